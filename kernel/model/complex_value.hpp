@@ -1,0 +1,24 @@
+// complex_value.hpp
+// A value bound to a complex attribute, as written in complex_values,
+// load_values, load_thresholds and job requests: the attribute's id plus the
+// value, numeric (already parsed with Grid Engine's number syntax) or textual.
+// Invariant: `number` is meaningful for numeric attribute types, `text` for
+// string types (STRING, CSTRING, RESTRING, HOST).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel/types.hpp"
+
+namespace schedk {
+
+struct ComplexValue {
+  ComplexId complex;
+  double number = 0;
+  std::string text;
+};
+
+using ComplexValueList = std::vector<ComplexValue>;
+
+}  // namespace schedk

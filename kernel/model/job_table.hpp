@@ -1,0 +1,135 @@
+// job_table.hpp
+// The jobs of a snapshot as a struct of arrays, partitioned into shards by job
+// number. One row is one job line: a job (or a range of its array tasks) in
+// one state. Rarely set fields (deadline, running placement, dependencies,
+// runtime) live in a per-shard side table so the hot columns stay dense.
+// Invariants:
+//   * every column of a shard has the shard's size();
+//   * all rows of one job number sit in the same shard (ShardOf), their task
+//     sets are disjoint, and they agree on owner, project, submit time,
+//     requests and POSIX priority;
+//   * running and suspended rows hold exactly one task;
+//   * task_first <= task_last, task_step >= 1.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "kernel/model/request_set.hpp"
+#include "kernel/types.hpp"
+
+namespace schedk {
+
+enum class JobState : std::uint8_t {
+  kPending,    // qw: waiting to be dispatched
+  kHeld,       // hqw: a user, operator or system hold
+  kRunning,    // r
+  kSuspended,  // s
+  kError,      // Eqw
+};
+
+enum JobFlags : std::uint8_t {
+  kJobReserve = 1,    // -R y
+  kJobImmediate = 2,  // -now y
+};
+
+struct GrantedSlots {
+  QueueId queue;
+  HostId host;
+  std::uint32_t slots = 0;
+};
+
+struct JobExtras {
+  Time deadline = 0;                    // -dl; 0 means none
+  Time start = 0;                       // running and suspended rows
+  std::vector<GrantedSlots> granted;    // master first
+  PeId granted_pe;
+  Duration runtime = -1;                // trace replay: actual run time; -1 unknown
+  std::vector<JobNumber> hold_jid;      // predecessors (ids, names already resolved)
+};
+
+inline constexpr std::uint32_t kNoExtras = std::numeric_limits<std::uint32_t>::max();
+
+struct JobShard {
+  std::vector<JobNumber> number;
+  std::vector<TaskNumber> task_first;
+  std::vector<TaskNumber> task_last;
+  std::vector<TaskNumber> task_step;
+  std::vector<JobState> state;
+  std::vector<std::int16_t> posix_priority;  // -p, -1023..1024
+  std::vector<std::uint8_t> flags;           // JobFlags
+  std::vector<UserId> owner;
+  std::vector<GroupId> group;
+  std::vector<ProjectId> project;
+  std::vector<UsersetId> department;
+  std::vector<JobNameId> name;
+  std::vector<Time> submit;
+  std::vector<std::uint32_t> jobshare;          // -js
+  std::vector<std::uint32_t> override_tickets;  // -ot
+  std::vector<RequestSetId> requests;
+  std::vector<std::uint32_t> extras_index;      // into extras, or kNoExtras
+  std::vector<JobExtras> extras;
+
+  std::size_t size() const { return number.size(); }
+  std::uint32_t task_count(std::size_t row) const {
+    return (task_last[row] - task_first[row]) / task_step[row] + 1;
+  }
+  const JobExtras* extras_of(std::size_t row) const {
+    return extras_index[row] == kNoExtras ? nullptr : &extras[extras_index[row]];
+  }
+  Time deadline(std::size_t row) const {
+    const JobExtras* e = extras_of(row);
+    return e ? e->deadline : 0;
+  }
+};
+
+// A row's address: its shard and its index inside the shard.
+struct RowRef {
+  std::uint32_t shard = 0;
+  std::uint32_t row = 0;
+};
+
+class JobTable {
+ public:
+  // Shard count: a power of two, so ShardOf is a multiply and a shift.
+  static constexpr std::uint32_t kDefaultShardBits = 6;
+
+  explicit JobTable(std::uint32_t shard_bits = kDefaultShardBits)
+      : shard_bits_(shard_bits), shards_(std::size_t{1} << shard_bits) {}
+
+  // Returns the shard that holds every row of job `number` (Fibonacci hashing,
+  // so consecutive job numbers spread evenly).
+  std::uint32_t ShardOf(JobNumber number) const {
+    if (shard_bits_ == 0) return 0;
+    return static_cast<std::uint32_t>((number * 2654435769u) >> (32 - shard_bits_));
+  }
+
+  std::vector<JobShard>& shards() { return shards_; }
+  const std::vector<JobShard>& shards() const { return shards_; }
+  std::vector<RequestSet>& request_sets() { return request_sets_; }
+  const std::vector<RequestSet>& request_sets() const { return request_sets_; }
+  const RequestSet& requests(RequestSetId id) const { return request_sets_[id.index()]; }
+
+  std::size_t rows() const {
+    std::size_t n = 0;
+    for (const JobShard& s : shards_) n += s.size();
+    return n;
+  }
+  // Returns the flat index of each shard's first row: a row's global index is
+  // offsets[shard] + row. The last element is rows().
+  std::vector<std::uint32_t> Offsets() const {
+    std::vector<std::uint32_t> offsets(shards_.size() + 1, 0);
+    for (std::size_t s = 0; s < shards_.size(); ++s) {
+      offsets[s + 1] = offsets[s] + static_cast<std::uint32_t>(shards_[s].size());
+    }
+    return offsets;
+  }
+
+ private:
+  std::uint32_t shard_bits_;
+  std::vector<JobShard> shards_;
+  std::vector<RequestSet> request_sets_;
+};
+
+}  // namespace schedk

@@ -1,0 +1,77 @@
+// scheduler_config.hpp
+// The scheduler configuration (qconf -ssconf, sched_conf(5)). Every field
+// starts at Grid Engine's install-template default (sge-algorithms.md §0), which
+// is what a snapshot gets for a key it leaves out.
+// Invariants: weights are finite; policy_hierarchy holds each policy at most once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel/types.hpp"
+
+namespace schedk {
+
+enum class TicketPolicy : std::uint8_t { kOverride, kFunctional, kShareTree };
+enum class QueueSortMethod : std::uint8_t { kLoad, kSeqNo };
+
+// One usage counter name (cpu, mem, io, finished_jobs, ...) with a number.
+struct UsageValue {
+  std::string name;
+  double value = 0;
+};
+
+struct SchedulerConfig {
+  // Priority weights: prio = weight_urgency*nurg + weight_ticket*ntckts + weight_priority*npprior.
+  double weight_priority = 1.0;
+  double weight_urgency = 0.1;
+  double weight_ticket = 0.01;
+  // Urgency: wtcontr = weight_waiting_time * waiting seconds; dlcontr = weight_deadline / seconds left.
+  double weight_waiting_time = 0.0;
+  double weight_deadline = 3600000.0;
+  // Functional policy category weights.
+  double weight_user = 0.25;
+  double weight_project = 0.25;
+  double weight_department = 0.25;
+  double weight_job = 0.25;
+  // Total tickets of the functional and share-tree policies.
+  double weight_tickets_functional = 0;
+  double weight_tickets_share = 0;
+  bool share_override_tickets = true;
+  bool share_functional_shares = true;
+  std::uint32_t max_functional_jobs_to_schedule = 200;
+  bool report_pjob_tickets = true;
+  std::uint32_t max_pending_tasks_per_job = 50;
+  // Dependent policies in order (default "OFS"); policies not listed run afterwards, independent.
+  std::vector<TicketPolicy> policy_hierarchy = {TicketPolicy::kOverride, TicketPolicy::kFunctional,
+                                                TicketPolicy::kShareTree};
+  // Share tree usage decay: halftime in hours; halflife_decay_list in minutes per usage name.
+  std::int64_t halftime_hours = 168;
+  std::vector<UsageValue> halflife_decay_list;  // empty = NONE
+  std::vector<UsageValue> usage_weight_list = {{"cpu", 1.0}, {"mem", 0.0}, {"io", 0.0}};
+  double compensation_factor = 5.0;
+  // Reservation and dispatch.
+  std::uint32_t max_reservation = 0;
+  Duration default_duration = kInfiniteDuration;
+  Duration schedule_interval = 15;
+  QueueSortMethod queue_sort_method = QueueSortMethod::kLoad;
+  std::string load_formula = "np_load_avg";
+  std::vector<std::pair<ComplexId, double>> job_load_adjustments;  // np_load_avg=0.50 when configured
+  Duration load_adjustment_decay_time = 450;
+  std::uint32_t maxujobs = 0;
+  Duration reprioritize_interval = 0;
+  // params
+  bool monitor = false;
+  bool profile = false;
+  Duration duration_offset = 60;
+  std::string pe_range_alg = "auto";
+  // Cluster configuration (qconf -mconf) keys the snapshot carries in sconf, because
+  // Grid Engine creates user objects automatically with these values (enforce_user auto).
+  double auto_user_fshare = 0;
+  double auto_user_oticket = 0;
+  ProjectId auto_user_default_project;
+};
+
+}  // namespace schedk

@@ -1,0 +1,283 @@
+#include "kernel/priority/functional_policy.hpp"
+
+#include <algorithm>
+
+#include "kernel/priority/lazy_max_heap.hpp"
+#include "kernel/priority/ticket_categories.hpp"
+
+namespace schedk {
+namespace {
+
+// One task's functional shares in the four categories (sge_ref_t's *_fshare).
+struct TaskShares {
+  double user = 0, project = 0, department = 0;
+  bool has_user = false, has_project = false, has_department = false;
+};
+
+// calc_job_functional_tickets_pass2, with Grid Engine's order of operations.
+double FunctionalTickets(const TaskShares& f, std::uint32_t jobshare, const FunctionalSums& s, double total,
+                         const FunctionalWeights& w) {
+  double user = 0, project = 0, department = 0, job = 0;
+  if (f.has_user && s.user != 0) user = f.user * total / s.user;
+  if (f.has_project && s.project != 0) project = f.project * total / s.project;
+  if (f.has_department && s.department != 0) department = f.department * total / s.department;
+  if (s.job != 0) job = static_cast<double>(jobshare) * total / s.job;
+  return w.user * user + w.department * department + w.project * project + w.job * job;
+}
+
+// calc_job_functional_tickets_pass1: the task's shares given the active counts
+// (which include the task itself), added to `sums` when `add_all` or when the
+// task is its entity's first active one.
+TaskShares Pass1(const EntityTables& entities, const EntityCounts& counts, const TicketRefs& refs, std::size_t i,
+                 bool shared, bool add_all, FunctionalSums& sums) {
+  TaskShares f;
+  if (refs.user[i].valid()) {
+    const double n = counts.user[refs.user[i].index()];
+    const double fshare = entities.user(refs.user[i]).fshare;
+    f.has_user = true;
+    f.user = shared ? fshare / n : fshare;
+    if (add_all || n <= 1) sums.user += f.user;
+  }
+  if (refs.project[i].valid()) {
+    const double n = counts.project[refs.project[i].index()];
+    const double fshare = entities.project(refs.project[i]).fshare;
+    f.has_project = true;
+    f.project = shared ? fshare / n : fshare;
+    if (add_all || n <= 1) sums.project += f.project;
+  }
+  if (refs.department[i].valid()) {
+    const double n = counts.department[refs.department[i].index()];
+    const double fshare = entities.userset(refs.department[i]).fshare;
+    f.has_department = true;
+    f.department = shared ? fshare / n : fshare;
+    if (add_all || n <= 1) sums.department += f.department;
+  }
+  sums.job += refs.jobshare[i];
+  return f;
+}
+
+// The state of the pending loop: active counts and the pending sums, plus
+// everything the estimate of a category head needs.
+class PendingLoop {
+ public:
+  PendingLoop(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs)
+      : config_(config),
+        entities_(entities),
+        counts_(counts),
+        sums_(running_sums),
+        dependent_(dependent),
+        refs_(refs),
+        categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent)),
+        weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
+        heads_(categories_.categories.size()) {
+    for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
+  }
+
+  std::size_t rounds() const {
+    return std::min<std::size_t>(config_.max_functional_jobs_to_schedule, categories_.members.size());
+  }
+  std::size_t category_count() const { return heads_.size(); }
+  bool exhausted(std::uint32_t c) const { return heads_[c] == categories_.categories[c].end; }
+  std::uint32_t head(std::uint32_t c) const { return categories_.members[heads_[c]]; }
+
+  // calc_intern_pending_job_functional_tickets: the head's tickets if it ran next.
+  double EstimateTickets(std::uint32_t c) const {
+    const TicketCategory& cat = categories_.categories[c];
+    const std::uint32_t i = head(c);
+    const bool shared = config_.share_functional_shares;
+    FunctionalSums s{sums_.user + 0.001, sums_.project + 0.001, sums_.department + 0.001, sums_.job + 0.001};
+    TaskShares f;
+    if (refs_.user[i].valid()) {
+      f.has_user = true;
+      f.user = cat.user_value;
+      if (shared) f.user /= static_cast<double>(counts_.user[refs_.user[i].index()] + 1);
+      else s.user += f.user;
+    }
+    if (refs_.project[i].valid()) {
+      f.has_project = true;
+      f.project = cat.project_value;
+      if (shared) f.project /= static_cast<double>(counts_.project[refs_.project[i].index()] + 1);
+      else s.project += f.project;
+    }
+    if (refs_.department[i].valid()) {
+      f.has_department = true;
+      f.department = cat.department_value;
+      if (shared) f.department /= static_cast<double>(counts_.department[refs_.department[i].index()] + 1);
+      else s.department += f.department;
+    }
+    s.job += cat.job_value;
+    return FunctionalTickets(f, refs_.jobshare[i], s, config_.weight_tickets_functional, weights_);
+  }
+  // The selection criterion: the estimate plus, for a dependent policy, earlier tickets.
+  double Criterion(std::uint32_t c, double estimate) const {
+    return dependent_ ? estimate + refs_.tickets[head(c)] : estimate;
+  }
+
+  // Marks category c's head as running and gives it its real tickets; its
+  // estimate passes to the category's next task (copy_ftickets).
+  void Select(std::uint32_t c, double estimate) {
+    const std::uint32_t i = head(c);
+    ++heads_[c];
+    if (!exhausted(c)) refs_.ftix[head(c)] = estimate;
+    counts_.Add(refs_, i, +1);
+    const bool shared = config_.share_functional_shares;
+    const TaskShares f = Pass1(entities_, counts_, refs_, i, shared, !shared, sums_);
+    refs_.ftix[i] = FunctionalTickets(f, refs_.jobshare[i], sums_, config_.weight_tickets_functional, weights_);
+    selected_.push_back(i);
+  }
+
+  // After the last round: every remaining task takes its head's value (destribute_ftickets).
+  void Finish() {
+    for (std::uint32_t i : selected_) {
+      counts_.Add(refs_, i, -1);
+      if (dependent_) refs_.tickets[i] += refs_.ftix[i];
+    }
+    for (std::size_t c = 0; c < heads_.size(); ++c) {
+      const TicketCategory& cat = categories_.categories[c];
+      if (heads_[c] == cat.end) continue;
+      const double value = refs_.ftix[categories_.members[heads_[c]]];
+      for (std::uint32_t m = heads_[c] + 1; m < cat.end; ++m) {
+        const std::uint32_t i = categories_.members[m];
+        refs_.ftix[i] = value;
+        if (dependent_) refs_.tickets[i] += value;
+      }
+    }
+  }
+
+  TicketRefs& refs() { return refs_; }
+
+ private:
+  const SchedulerConfig& config_;
+  const EntityTables& entities_;
+  EntityCounts& counts_;
+  FunctionalSums sums_;
+  bool dependent_;
+  TicketRefs& refs_;
+  TicketCategories categories_;
+  FunctionalWeights weights_;
+  std::vector<std::uint32_t> heads_;   // position of each category's head in members
+  std::vector<std::uint32_t> selected_;
+};
+
+// The winner's key: criterion, then earlier submission, lower job, lower task.
+struct Candidate {
+  double criterion;
+  Time submit;
+  JobNumber job;
+  TaskNumber task;
+};
+struct CandidateBetter {
+  bool operator()(const Candidate& a, const Candidate& b) const {
+    if (a.criterion != b.criterion) return a.criterion > b.criterion;
+    if (a.submit != b.submit) return a.submit < b.submit;
+    if (a.job != b.job) return a.job < b.job;
+    return a.task < b.task;
+  }
+};
+
+}  // namespace
+
+FunctionalWeights FunctionalWeighting(const SchedulerConfig& config, const FunctionalSums& sums) {
+  FunctionalWeights w;
+  if (sums.user > 0) w.user = config.weight_user;
+  if (sums.department > 0) w.department = config.weight_department;
+  if (sums.project > 0) w.project = config.weight_project;
+  if (sums.job > 0) w.job = config.weight_job;
+  const double k_sum = w.user + w.department + w.project + w.job;
+  if (k_sum > 0) {
+    w.user /= k_sum;
+    w.department /= k_sum;
+    w.project /= k_sum;
+    w.job /= k_sum;
+  }
+  return w;
+}
+
+FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const EntityTables& entities,
+                                        const EntityCounts& running_counts, TicketRefs& refs) {
+  FunctionalSums sums;
+  if (config.weight_tickets_functional <= 0) return sums;
+  const bool shared = config.share_functional_shares;
+  std::vector<TaskShares> shares(refs.running);
+  for (std::size_t i = 0; i < refs.running; ++i) {
+    shares[i] = Pass1(entities, running_counts, refs, i, shared, true, sums);
+  }
+  const FunctionalWeights w = FunctionalWeighting(config, sums);
+  for (std::size_t i = 0; i < refs.running; ++i) {
+    refs.ftix[i] = FunctionalTickets(shares[i], refs.jobshare[i], sums, config.weight_tickets_functional, w);
+  }
+  return sums;
+}
+
+void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs) {
+  if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs);
+  const std::size_t rounds = loop.rounds();
+  if (rounds == 0) return;
+  auto candidate = [&](std::uint32_t c, double estimate) {
+    const std::uint32_t i = loop.head(c);
+    return Candidate{loop.Criterion(c, estimate), refs.submit[i], refs.job[i], refs.task[i]};
+  };
+  LazyMaxHeap<Candidate, CandidateBetter> heap;
+  heap.Reserve(loop.category_count());
+  std::vector<double> estimate(loop.category_count());
+  for (std::uint32_t c = 0; c < loop.category_count(); ++c) {
+    estimate[c] = loop.EstimateTickets(c);
+    heap.PushUnordered(candidate(c, estimate[c]), c);
+  }
+  heap.Build();
+  auto fresh = [&](std::uint32_t c) {
+    estimate[c] = loop.EstimateTickets(c);
+    return candidate(c, estimate[c]);
+  };
+  for (std::size_t round = 0; round < rounds; ++round) {
+    const std::uint32_t winner = heap.Top(fresh).category;
+    if (round + 1 == rounds) {
+      // The last round's estimates are what the remaining heads keep.
+      for (const auto& e : heap.entries()) {
+        if (e.category != winner) refs.ftix[loop.head(e.category)] = loop.EstimateTickets(e.category);
+      }
+    }
+    loop.Select(winner, estimate[winner]);
+    if (loop.exhausted(winner)) {
+      heap.PopTop();
+    } else {
+      heap.ReplaceTop(fresh(winner));
+    }
+  }
+  loop.Finish();
+}
+
+void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                                   const FunctionalSums& running_sums, bool dependent, TicketRefs& refs) {
+  if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs);
+  const std::size_t rounds = loop.rounds();
+  if (rounds == 0) return;
+  for (std::size_t round = 0; round < rounds; ++round) {
+    bool found = false;
+    std::uint32_t best = 0;
+    double best_estimate = 0;
+    Candidate best_key{};
+    for (std::uint32_t c = 0; c < loop.category_count(); ++c) {
+      if (loop.exhausted(c)) continue;
+      const double e = loop.EstimateTickets(c);
+      refs.ftix[loop.head(c)] = e;
+      const std::uint32_t i = loop.head(c);
+      const Candidate key{loop.Criterion(c, e), refs.submit[i], refs.job[i], refs.task[i]};
+      if (!found || CandidateBetter{}(key, best_key)) {
+        found = true;
+        best = c;
+        best_estimate = e;
+        best_key = key;
+      }
+    }
+    if (!found) break;
+    loop.Select(best, best_estimate);
+  }
+  loop.Finish();
+}
+
+}  // namespace schedk

@@ -1,0 +1,55 @@
+// functional_policy.hpp
+// The functional ticket policy (sge_priority(5), sgeee.c): weight_tickets_functional
+// tickets are split over the four categories user, project, department and job
+// in proportion to the category weights, and inside a category in proportion to
+// the entities' functional shares (fshare, -js). With share_functional_shares an
+// entity's shares are divided among its jobs.
+//
+// Running tasks get their share directly (passes 1 and 2). Pending tasks are
+// ranked by a greedy loop: in each of max_functional_jobs_to_schedule rounds
+// the pending task that would get the most tickets if it ran next is marked as
+// running and gets its tickets; tasks never picked get their category head's
+// last estimate. FunctionalTicketsPending does this with a lazy heap over the
+// category heads (estimates only fall from round to round); the naive
+// all-categories-every-round loop is kept as its oracle.
+#pragma once
+
+#include "kernel/model/entities.hpp"
+#include "kernel/model/scheduler_config.hpp"
+#include "kernel/priority/ticket_refs.hpp"
+
+namespace schedk {
+
+// Sums of functional shares over the tasks considered active.
+struct FunctionalSums {
+  double user = 0;
+  double project = 0;
+  double department = 0;
+  double job = 0;
+};
+
+// Category weights normalised over the categories with non-zero sums
+// (get_functional_weighting_parameters).
+struct FunctionalWeights {
+  double user = 0;
+  double department = 0;
+  double project = 0;
+  double job = 0;
+};
+
+FunctionalWeights FunctionalWeighting(const SchedulerConfig& config, const FunctionalSums& sums);
+
+// Passes 1 and 2 for the running refs: writes ftix of refs [0, running) and
+// returns the sums of functional shares over them (summed in ref order).
+FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const EntityTables& entities,
+                                        const EntityCounts& running_counts, TicketRefs& refs);
+
+// The pending greedy loop. Writes ftix of the pending refs and, if `dependent`,
+// adds them to refs.tickets. `counts` must hold the running counts; it is
+// returned unchanged.
+void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs);
+void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                                   const FunctionalSums& running_sums, bool dependent, TicketRefs& refs);
+
+}  // namespace schedk

@@ -1,0 +1,180 @@
+#include "kernel/priority/override_policy.hpp"
+
+#include "kernel/priority/lazy_max_heap.hpp"
+#include "kernel/priority/ticket_categories.hpp"
+
+namespace schedk {
+namespace {
+
+double UserTickets(const EntityTables& e, UserId id) { return e.user(id).oticket; }
+double ProjectTickets(const EntityTables& e, ProjectId id) { return e.project(id).oticket; }
+double DepartmentTickets(const EntityTables& e, UsersetId id) { return e.userset(id).oticket; }
+
+// calc_job_override_tickets: the task's override tickets with the current counts.
+double OverrideTickets(const EntityTables& entities, const EntityCounts& counts, const TicketRefs& refs,
+                       std::size_t i, bool shared) {
+  double tickets = 0;
+  if (shared) {
+    if (refs.user[i].valid()) {
+      const double ot = UserTickets(entities, refs.user[i]);
+      const double n = counts.user[refs.user[i].index()];
+      if (ot != 0 && n != 0) tickets += ot / n;
+    }
+    if (refs.project[i].valid()) {
+      const double ot = ProjectTickets(entities, refs.project[i]);
+      const double n = counts.project[refs.project[i].index()];
+      if (ot != 0 && n != 0) tickets += ot / n;
+    }
+    if (refs.department[i].valid()) {
+      const double ot = DepartmentTickets(entities, refs.department[i]);
+      const double n = counts.department[refs.department[i].index()];
+      if (ot != 0 && n != 0) tickets += ot / n;
+    }
+  } else {
+    if (refs.user[i].valid()) tickets += UserTickets(entities, refs.user[i]);
+    if (refs.project[i].valid()) tickets += ProjectTickets(entities, refs.project[i]);
+    if (refs.department[i].valid()) tickets += DepartmentTickets(entities, refs.department[i]);
+  }
+  tickets += refs.job_oticket[i];
+  return tickets;
+}
+
+// calc_pjob_override_tickets_shared: the tickets a pending task would get if it ran next.
+double PendingSharedEstimate(const EntityTables& entities, const EntityCounts& counts, const TicketRefs& refs,
+                             std::size_t i) {
+  double tickets = 0;
+  if (refs.user[i].valid()) {
+    const double ot = UserTickets(entities, refs.user[i]);
+    if (ot > 0) tickets += ot / (counts.user[refs.user[i].index()] + 1);
+  }
+  if (refs.project[i].valid()) {
+    const double ot = ProjectTickets(entities, refs.project[i]);
+    if (ot > 0) tickets += ot / (counts.project[refs.project[i].index()] + 1);
+  }
+  if (refs.department[i].valid()) {
+    const double ot = DepartmentTickets(entities, refs.department[i]);
+    if (ot > 0) tickets += ot / (counts.department[refs.department[i].index()] + 1);
+  }
+  tickets += refs.job_oticket[i];
+  return tickets;
+}
+
+// The winner's key in the shared loop: most tickets, then lower job, lower task
+// (calculate_pending_shared_override_tickets has no submission-time key).
+struct Candidate {
+  double tickets;
+  JobNumber job;
+  TaskNumber task;
+};
+struct CandidateBetter {
+  bool operator()(const Candidate& a, const Candidate& b) const {
+    if (a.tickets != b.tickets) return a.tickets > b.tickets;
+    if (a.job != b.job) return a.job < b.job;
+    return a.task < b.task;
+  }
+};
+
+class SharedLoop {
+ public:
+  SharedLoop(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs)
+      : entities_(entities),
+        counts_(counts),
+        refs_(refs),
+        categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent)),
+        heads_(categories_.categories.size()) {
+    for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
+  }
+  std::size_t rounds() const { return categories_.members.size(); }
+  std::size_t category_count() const { return heads_.size(); }
+  bool exhausted(std::uint32_t c) const { return heads_[c] == categories_.categories[c].end; }
+  std::uint32_t head(std::uint32_t c) const { return categories_.members[heads_[c]]; }
+  Candidate Evaluate(std::uint32_t c) const {
+    const std::uint32_t i = head(c);
+    return Candidate{PendingSharedEstimate(entities_, counts_, refs_, i), refs_.job[i], refs_.task[i]};
+  }
+  void Select(std::uint32_t c, double tickets) {
+    const std::uint32_t i = head(c);
+    ++heads_[c];
+    refs_.otix[i] = tickets;
+    refs_.tickets[i] += tickets;
+    counts_.Add(refs_, i, +1);
+    selected_.push_back(i);
+  }
+  void Finish() {
+    for (std::uint32_t i : selected_) counts_.Add(refs_, i, -1);
+  }
+
+ private:
+  const EntityTables& entities_;
+  EntityCounts& counts_;
+  TicketRefs& refs_;
+  TicketCategories categories_;
+  std::vector<std::uint32_t> heads_;
+  std::vector<std::uint32_t> selected_;
+};
+
+bool PendingNotShared(const SchedulerConfig& config, const EntityTables& entities, const EntityCounts& counts,
+                      bool dependent, TicketRefs& refs) {
+  if (config.share_override_tickets) return false;
+  for (std::size_t i = refs.running; i < refs.size(); ++i) {
+    refs.otix[i] = OverrideTickets(entities, counts, refs, i, false);
+    if (dependent) refs.tickets[i] += refs.otix[i];
+  }
+  return true;
+}
+
+}  // namespace
+
+void OverrideTicketsRunning(const SchedulerConfig& config, const EntityTables& entities,
+                            const EntityCounts& running_counts, TicketRefs& refs) {
+  for (std::size_t i = 0; i < refs.running; ++i) {
+    refs.otix[i] = OverrideTickets(entities, running_counts, refs, i, config.share_override_tickets);
+  }
+}
+
+void OverrideTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                            bool dependent, TicketRefs& refs) {
+  if (PendingNotShared(config, entities, counts, dependent, refs)) return;
+  SharedLoop loop(entities, counts, dependent, refs);
+  LazyMaxHeap<Candidate, CandidateBetter> heap;
+  heap.Reserve(loop.category_count());
+  for (std::uint32_t c = 0; c < loop.category_count(); ++c) heap.PushUnordered(loop.Evaluate(c), c);
+  heap.Build();
+  auto fresh = [&](std::uint32_t c) { return loop.Evaluate(c); };
+  for (std::size_t round = 0; round < loop.rounds(); ++round) {
+    auto& top = heap.Top(fresh);
+    const std::uint32_t winner = top.category;
+    loop.Select(winner, top.key.tickets);
+    if (loop.exhausted(winner)) {
+      heap.PopTop();
+    } else {
+      heap.ReplaceTop(loop.Evaluate(winner));
+    }
+  }
+  loop.Finish();
+}
+
+void OverrideTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                                 bool dependent, TicketRefs& refs) {
+  if (PendingNotShared(config, entities, counts, dependent, refs)) return;
+  SharedLoop loop(entities, counts, dependent, refs);
+  for (std::size_t round = 0; round < loop.rounds(); ++round) {
+    bool found = false;
+    std::uint32_t best = 0;
+    Candidate best_key{};
+    for (std::uint32_t c = 0; c < loop.category_count(); ++c) {
+      if (loop.exhausted(c)) continue;
+      const Candidate key = loop.Evaluate(c);
+      if (!found || CandidateBetter{}(key, best_key)) {
+        found = true;
+        best = c;
+        best_key = key;
+      }
+    }
+    if (!found) break;
+    loop.Select(best, best_key.tickets);
+  }
+  loop.Finish();
+}
+
+}  // namespace schedk

@@ -1,0 +1,69 @@
+// priority.hpp
+// Grid Engine's job priority (sge_priority(5), sgeee_scheduler in sgeee.c):
+//   prio = weight_urgency * nurg + weight_ticket * ntckts + weight_priority * npprior
+// for every job task, where nurg normalises urgency over running and
+// dispatchable pending jobs, ntckts normalises tickets over [0, max_tix] and
+// npprior maps the POSIX priority -1023..1024 onto [0, 1]. The weights come from
+// the scheduler configuration (install defaults 0.1 / 0.01 / 1.0).
+//
+// The dispatch order ranks each pending job by the prio of its next task, then
+// by submission time and job number; after a task of an array job is taken the
+// job is re-ranked by its following task (sgeee_resort_pending_jobs).
+// ComputePriorities(..., kSerial) is the serial twin of the parallel default.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel/model/cluster.hpp"
+#include "kernel/model/job_table.hpp"
+#include "kernel/priority/tickets.hpp"
+#include "kernel/priority/urgency.hpp"
+
+namespace schedk {
+
+// One output row: a job task in dispatch order.
+struct DispatchEntry {
+  std::uint32_t row = 0;      // flat job-table row
+  TaskNumber task = 0;
+  std::uint32_t ref = kNoRef;  // ticket ref whose values the task shows
+  bool first_of_job = false;  // prio as sgeee_priority computes it (else as recompute_prio)
+};
+
+// Every column of qstat -ext -urg -pri for one task.
+struct TaskPriority {
+  double prio = 0;
+  double nurg = 0;
+  double npprior = 0;
+  double ntckts = 0;
+  double urg = 0;
+  double rrcontr = 0;
+  double wtcontr = 0;
+  double dlcontr = 0;
+  double tckts = 0;
+  double ovrts = 0;  // the job's own override tickets (-ot)
+  double otckt = 0;
+  double ftckt = 0;
+  double stckt = 0;
+  double share = 0;
+};
+
+struct PriorityResult {
+  std::vector<RowRole> roles;  // per flat row
+  UrgencyResult urgency;
+  TicketResult tickets;
+  std::vector<DispatchEntry> order;  // dispatchable tasks, then running/suspended, then the rest
+  std::size_t dispatchable_tasks = 0;
+
+  // The values of one output row.
+  TaskPriority Values(const Cluster& cluster, const JobTable& jobs, const std::vector<std::uint32_t>& offsets,
+                      const DispatchEntry& entry) const;
+};
+
+// Classifies every row (flat index) for the interval.
+std::vector<RowRole> ClassifyRows(const JobTable& jobs);
+
+PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs,
+                                 ExecutionMode mode = ExecutionMode::kParallel);
+
+}  // namespace schedk

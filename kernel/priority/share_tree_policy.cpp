@@ -1,0 +1,449 @@
+#include "kernel/priority/share_tree_policy.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <tbb/parallel_sort.h>
+#include <tbb/task_group.h>
+
+#include "kernel/priority/usage_decay.hpp"
+
+namespace schedk {
+namespace {
+
+constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE
+
+const UsageRecord* UserProjectUsage(const User& user, ProjectId project) {
+  for (const auto& [p, record] : user.project_usage) {
+    if (p == project) return &record;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ShareTreeWorkspace::ShareTreeWorkspace(const Cluster& cluster) : cluster_(cluster) {
+  const ShareTree& tree = cluster.share_tree;
+  if (tree.empty()) return;
+  // Copy the tree with the root at index 0, children in the order written.
+  std::vector<std::uint32_t> index(tree.nodes.size(), kNoNode);
+  std::vector<std::uint32_t> stack = {tree.root.index()};
+  index[tree.root.index()] = 0;
+  nodes_.resize(1);
+  std::vector<std::uint32_t> order;
+  while (!stack.empty()) {
+    const std::uint32_t original = stack.back();
+    stack.pop_back();
+    order.push_back(original);
+    for (ShareNodeId child : tree.nodes[original].children) {
+      index[child.index()] = static_cast<std::uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+      stack.push_back(child.index());
+    }
+  }
+  for (std::uint32_t original : order) {
+    const ShareTreeNode& source = tree.nodes[original];
+    NodeState& node = nodes_[index[original]];
+    node.shares = source.shares;
+    node.user = source.user;
+    node.project = source.project;
+    node.is_default = source.is_default;
+    for (ShareNodeId child : source.children) {
+      node.children.push_back(index[child.index()]);
+      nodes_[index[child.index()]].parent = index[original];
+    }
+  }
+  // Project nodes a job can be found under: the first node of each project in
+  // depth-first order, not inside another project's subtree.
+  std::vector<std::uint32_t> walk = {0};
+  while (!walk.empty()) {
+    const std::uint32_t n = walk.back();
+    walk.pop_back();
+    const NodeState& node = nodes_[n];
+    if (node.project.valid()) {
+      project_node_.emplace(node.project.value, n);
+      if (n != 0) continue;
+    }
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) walk.push_back(*it);
+  }
+}
+
+void ShareTreeWorkspace::BuildScope(std::uint32_t scope_root, Scope& scope) const {
+  std::vector<std::uint32_t> walk = {scope_root};
+  while (!walk.empty()) {
+    const std::uint32_t n = walk.back();
+    walk.pop_back();
+    const NodeState& node = nodes_[n];
+    if (n != scope_root && node.project.valid()) continue;  // other projects' subtrees are skipped
+    if (node.user.valid()) scope.user_node.emplace(node.user.value, n);
+    if (node.is_default && scope.default_node == kNoNode) scope.default_node = n;
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) walk.push_back(*it);
+  }
+}
+
+const ShareTreeWorkspace::Scope& ShareTreeWorkspace::ScopeOf(std::uint32_t scope_root) {
+  auto [it, inserted] = scopes_.try_emplace(scope_root);
+  if (inserted) BuildScope(scope_root, it->second);
+  return it->second;
+}
+
+ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
+  if (nodes_.empty()) return ShareNodeId::None();
+  const std::uint64_t cache_key = (std::uint64_t{user.value} << 32) | project.value;
+  if (auto it = lookup_cache_.find(cache_key); it != lookup_cache_.end()) {
+    return it->second == kNoNode ? ShareNodeId::None() : ShareNodeId(it->second);
+  }
+  std::uint32_t found = kNoNode;
+  std::uint32_t scope_root = 0;
+  bool search_user = true;
+  if (project.valid()) {
+    auto p = project_node_.find(project.value);
+    if (p == project_node_.end()) {
+      search_user = false;  // a job in a project the tree does not know gets no node
+    } else if (nodes_[p->second].children.empty()) {
+      found = p->second;
+      search_user = false;
+    } else {
+      scope_root = p->second;
+    }
+  }
+  if (search_user && user.valid()) {
+    const Scope& scope = ScopeOf(scope_root);
+    if (auto u = scope.user_node.find(user.value); u != scope.user_node.end()) {
+      found = u->second;
+    } else if (scope.default_node != kNoNode) {
+      found = scope.default_node;
+      const std::uint32_t parent = nodes_[found].parent;
+      if (parent != kNoNode) {
+        // A temporary sibling of "default" named after the user (sge_set_job_refs).
+        auto [t, inserted] = temporary_.try_emplace({user.value, parent}, 0);
+        if (inserted) {
+          NodeState copy;
+          copy.shares = nodes_[found].shares;
+          copy.parent = parent;
+          copy.user = user;
+          copy.is_temporary = true;
+          t->second = static_cast<std::uint32_t>(nodes_.size());
+          nodes_.push_back(copy);
+          nodes_[parent].children.push_back(t->second);
+        }
+        found = t->second;
+      }
+    }
+  }
+  lookup_cache_.emplace(cache_key, found);
+  return found == kNoNode ? ShareNodeId::None() : ShareNodeId(found);
+}
+
+double ShareTreeWorkspace::NodeUsage(std::uint32_t n, ProjectId context) {
+  const EntityTables& entities = cluster_.entities;
+  const SchedulerConfig& config = cluster_.config;
+  NodeState& node = nodes_[n];
+  const UsageRecord* record = nullptr;
+  bool project_node = false;
+  if (node.children.empty()) {
+    if (context.valid()) {
+      if (node.user.valid()) record = UserProjectUsage(entities.user(node.user), context);
+    } else if (node.user.valid()) {
+      record = &entities.user(node.user).usage;
+    } else if (node.project.valid()) {
+      record = &entities.project(node.project).usage;
+    }
+  } else if (!context.valid() && node.project.valid()) {
+    project_node = true;
+    record = &entities.project(node.project).usage;
+    context = node.project;
+  }
+  double usage = 0;
+  if (record != nullptr) {
+    double sum_of_weights = 0;
+    for (const UsageValue& w : config.usage_weight_list) sum_of_weights += w.value;
+    for (const UsageValue& v : DecayedUsage(*record, cluster_.now, config)) {
+      for (const UsageValue& w : config.usage_weight_list) {
+        if (w.name == v.name && sum_of_weights > 0) {
+          usage += v.value * (w.value / sum_of_weights);
+          break;
+        }
+      }
+      if (v.name == "finished_jobs") node.finished_jobs += v.value;
+    }
+  }
+  if (!node.children.empty()) {
+    double child_usage = 0;
+    const std::vector<std::uint32_t> children = node.children;
+    for (std::uint32_t c : children) {
+      child_usage += NodeUsage(c, context);
+      if (!project_node) nodes_[n].finished_jobs += nodes_[c].finished_jobs;
+    }
+    if (!project_node) {
+      usage += child_usage;
+    } else {
+      // Usage of users mapped to the project's "default" node is the project's
+      // usage not accounted for by its children; it is added on the path to it.
+      std::vector<std::uint32_t> path;
+      std::vector<std::pair<std::uint32_t, std::size_t>> walk = {{n, 0}};
+      while (!walk.empty()) {
+        auto& [m, next] = walk.back();
+        if (m != n && nodes_[m].is_default) {
+          for (const auto& [p, unused] : walk) path.push_back(p);
+          break;
+        }
+        if (next < nodes_[m].children.size()) {
+          walk.emplace_back(nodes_[m].children[next++], 0);
+        } else {
+          walk.pop_back();
+        }
+      }
+      const double default_usage = usage - child_usage;
+      if (!path.empty() && default_usage > 1.0) {
+        for (std::size_t i = 1; i < path.size(); ++i) nodes_[path[i]].combined_usage += default_usage;
+      }
+    }
+  }
+  nodes_[n].combined_usage = usage;
+  return usage;
+}
+
+void ShareTreeWorkspace::ComputeUsage() {
+  if (nodes_.empty()) return;
+  for (NodeState& node : nodes_) {
+    node.combined_usage = 0;
+    node.finished_jobs = 0;
+  }
+  NodeUsage(0, ProjectId::None());
+}
+
+void ShareTreeWorkspace::Targets(std::uint32_t n) {
+  NodeState& node = nodes_[n];
+  if (node.children.empty()) return;
+  double sum_shares = 0;
+  for (std::uint32_t c : node.children) {
+    if (nodes_[c].job_ref_count > 0) sum_shares += nodes_[c].shares;
+  }
+  double sum = 0;
+  for (std::uint32_t c : node.children) {
+    NodeState& child = nodes_[c];
+    if (child.job_ref_count == 0) continue;
+    const double shares = child.shares;
+    const double ltt = sum_shares > 0 ? shares / sum_shares : 0;
+    const double oltt = node.oltt * ltt;
+    child.ltt = ltt;
+    child.oltt = oltt;
+    child.shr = oltt > 0 ? shares * shares / std::max(child.combined_usage, kMinUsage * oltt) : 0;
+    sum += child.shr;
+  }
+  for (std::uint32_t c : node.children) {
+    NodeState& child = nodes_[c];
+    if (child.job_ref_count == 0) continue;
+    child.stt = sum > 0 ? child.shr / sum : 0;
+    child.ostt = node.ostt * child.stt;
+    child.adjusted_current_proportion = child.ostt;
+  }
+  const double cf = cluster_.config.compensation_factor;
+  if (cf != 0) {
+    bool compensation = false;
+    sum = 0;
+    for (std::uint32_t c : node.children) {
+      NodeState& child = nodes_[c];
+      if (child.job_ref_count == 0) continue;
+      if (child.ostt > cf * child.oltt) {
+        const double shares = child.shares;
+        child.shr = shares * shares /
+                    (std::max(child.combined_usage, kMinUsage * child.oltt) * (child.ostt / (cf * child.oltt)));
+        compensation = true;
+      }
+      sum += child.shr;
+    }
+    if (compensation) {
+      for (std::uint32_t c : node.children) {
+        NodeState& child = nodes_[c];
+        if (child.job_ref_count == 0) continue;
+        child.stt = child.shr / sum;
+        child.ostt = node.ostt * child.stt;
+        child.adjusted_current_proportion = child.ostt;
+      }
+    }
+  }
+  for (std::uint32_t c : node.children) {
+    if (nodes_[c].job_ref_count > 0) Targets(c);
+  }
+}
+
+void ShareTreeWorkspace::ComputeTargets(const TicketRefs& refs, const std::vector<ShareNodeId>& ref_node,
+                                        bool with_pending) {
+  if (nodes_.empty()) return;
+  for (NodeState& node : nodes_) {
+    node.job_ref_count = node.active_job_ref_count = 0;
+    node.sum_priority = 0;
+    node.ltt = node.oltt = node.stt = node.ostt = node.shr = node.adjusted_current_proportion = 0;
+  }
+  const std::size_t end = with_pending ? refs.size() : refs.running;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (!ref_node[i].valid()) continue;
+    NodeState& node = nodes_[ref_node[i].index()];
+    ++node.job_ref_count;
+    if (!refs.queued(i)) {
+      ++node.active_job_ref_count;
+      node.sum_priority += refs.jobshare[i];
+    }
+  }
+  // update_job_ref_count / update_active_job_ref_count: an internal node counts
+  // what is below it. Children have higher indices than their parents except
+  // temporary nodes, which are leaves, so a reverse sweep sees children first.
+  for (std::size_t n = nodes_.size(); n-- > 0;) {
+    NodeState& node = nodes_[n];
+    if (node.children.empty()) continue;
+    node.job_ref_count = node.active_job_ref_count = 0;
+    for (std::uint32_t c : node.children) {
+      node.job_ref_count += nodes_[c].job_ref_count;
+      node.active_job_ref_count += nodes_[c].active_job_ref_count;
+    }
+  }
+  NodeState& root = nodes_[0];
+  root.stt = root.ltt = root.ostt = root.oltt = 1.0;
+  Targets(0);
+}
+
+void ShareTreeWorkspace::RunningTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets,
+                                        TicketRefs& refs) const {
+  for (std::size_t i = 0; i < refs.running; ++i) {
+    if (!ref_node[i].valid()) continue;
+    const NodeState& node = nodes_[ref_node[i].index()];
+    const double tickets = node.adjusted_current_proportion * total_tickets;
+    if (node.sum_priority != 0) {
+      refs.stix[i] = static_cast<double>(static_cast<std::uint64_t>(static_cast<double>(refs.jobshare[i]) * tickets /
+                                                                    static_cast<double>(node.sum_priority)));
+    } else {
+      refs.stix[i] = tickets / node.job_ref_count;
+    }
+  }
+}
+
+template <bool kParallel>
+void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent,
+                                 TicketRefs& refs) const {
+  if (nodes_.empty()) return;
+  // Lay the pending refs out in depth-first order of their nodes, so that the
+  // pending tasks below any node form one contiguous range.
+  const std::size_t n_nodes = nodes_.size();
+  std::vector<std::uint32_t> pre(n_nodes), size(n_nodes, 1);
+  {
+    std::vector<std::uint32_t> walk = {0};
+    std::uint32_t next = 0;
+    std::vector<std::uint32_t> order;
+    while (!walk.empty()) {
+      const std::uint32_t n = walk.back();
+      walk.pop_back();
+      pre[n] = next++;
+      order.push_back(n);
+      for (auto it = nodes_[n].children.rbegin(); it != nodes_[n].children.rend(); ++it) walk.push_back(*it);
+    }
+    for (std::size_t k = order.size(); k-- > 0;) {
+      const std::uint32_t n = order[k];
+      for (std::uint32_t c : nodes_[n].children) size[n] += size[c];
+    }
+  }
+  std::vector<std::uint32_t> bucket_start(n_nodes + 1, 0);
+  for (std::size_t i = refs.running; i < refs.size(); ++i) {
+    if (ref_node[i].valid()) ++bucket_start[pre[ref_node[i].index()] + 1];
+  }
+  for (std::size_t k = 0; k < n_nodes; ++k) bucket_start[k + 1] += bucket_start[k];
+  std::vector<std::uint32_t> slots(bucket_start.back());
+  {
+    std::vector<std::uint32_t> fill(bucket_start.begin(), bucket_start.end() - 1);
+    for (std::size_t i = refs.running; i < refs.size(); ++i) {
+      if (ref_node[i].valid()) slots[fill[pre[ref_node[i].index()]]++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  if (slots.empty()) return;
+  std::vector<double> key(refs.size(), 0.0), shr(refs.size(), 0.0);
+  for (std::uint32_t i : slots) {
+    key[i] = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
+                       : static_cast<double>(refs.jobshare[i]);
+  }
+  auto range_of = [&](std::uint32_t n) {
+    return std::pair<std::uint32_t, std::uint32_t>{bucket_start[pre[n]], bucket_start[pre[n] + size[n]]};
+  };
+  auto pending_below = [&](std::uint32_t n) { return nodes_[n].job_ref_count - nodes_[n].active_job_ref_count; };
+  auto own_jobs = [&](std::uint32_t n) { return bucket_start[pre[n] + 1] > bucket_start[pre[n]]; };
+  // The effective root: descend while exactly one child has pending tasks and
+  // the node has none of its own.
+  std::uint32_t top = 0;
+  for (;;) {
+    if (own_jobs(top)) break;
+    std::uint32_t only = kNoNode;
+    int active = 0;
+    for (std::uint32_t c : nodes_[top].children) {
+      if (pending_below(c) > 0) {
+        only = c;
+        ++active;
+      }
+    }
+    if (active != 1) break;
+    top = only;
+  }
+  auto better = [&](std::uint32_t a, std::uint32_t b) {
+    if (key[a] != key[b]) return key[a] > key[b];
+    if (refs.job[a] != refs.job[b]) return refs.job[a] < refs.job[b];
+    return refs.task[a] < refs.task[b];
+  };
+  // Ranks the pending tasks below node n (its own and its children's): the
+  // k-th gets stt / (running below + finished jobs + k).
+  auto rank = [&](std::uint32_t n) {
+    const auto [begin, end] = range_of(n);
+    if constexpr (kParallel) {
+      tbb::parallel_sort(slots.begin() + begin, slots.begin() + end, better);
+    } else {
+      std::sort(slots.begin() + begin, slots.begin() + end, better);
+    }
+    double job_count = nodes_[n].active_job_ref_count + nodes_[n].finished_jobs;
+    const double stt = nodes_[n].stt;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint32_t i = slots[k];
+      job_count++;
+      shr[i] = stt / job_count;
+      key[i] = (dependent ? refs.tickets[i] : 0.0) + (stt / job_count) * total_tickets;
+    }
+  };
+  // Post-order over nodes with pending tasks below; siblings are independent.
+  auto visit = [&](auto&& self, std::uint32_t n) -> void {
+    auto children_with_pending = [&] {
+      std::vector<std::uint32_t> list;
+      for (std::uint32_t c : nodes_[n].children) {
+        const auto [b, e] = range_of(c);
+        if (e > b && pending_below(c) > 0) list.push_back(c);
+      }
+      return list;
+    };
+    const std::vector<std::uint32_t> children = children_with_pending();
+    if constexpr (kParallel) {
+      if (children.size() > 1) {
+        tbb::task_group group;
+        for (std::uint32_t c : children) group.run([&self, c] { self(self, c); });
+        group.wait();
+      } else {
+        for (std::uint32_t c : children) self(self, c);
+      }
+    } else {
+      for (std::uint32_t c : children) self(self, c);
+    }
+    if (n != top || own_jobs(n)) rank(n);
+  };
+  visit(visit, top);
+  for (std::uint32_t i : slots) {
+    refs.stix[i] = shr[i] * total_tickets;
+    if (dependent) refs.tickets[i] += refs.stix[i];
+  }
+}
+
+void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets,
+                                        bool dependent, TicketRefs& refs) const {
+  Pending<true>(ref_node, total_tickets, dependent, refs);
+}
+
+void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, double total_tickets,
+                                              bool dependent, TicketRefs& refs) const {
+  Pending<false>(ref_node, total_tickets, dependent, refs);
+}
+
+}  // namespace schedk

@@ -1,0 +1,99 @@
+// share_tree_policy.hpp
+// The share-tree ticket policy (share_tree(5), sgeee.c). Each interval:
+//   1. every job task is attached to the node of its user (under its project's
+//      node if it has a project), a user without a node of its own getting a
+//      temporary copy of the "default" leaf (search_userprj_node);
+//   2. node usage is the users' and projects' decayed usage, combined with
+//      usage_weight_list; internal nodes sum their children, project nodes use
+//      the project's usage (sge_calc_node_usage);
+//   3. among the active children of a node (those with jobs below them),
+//      long-term targets follow the shares and short-term targets correct them
+//      for past usage, limited by compensation_factor (sge_calc_node_targets);
+//   4. running tasks get a leaf's overall short-term target times
+//      weight_tickets_share, split by job share or evenly;
+//   5. pending tasks are ranked inside each node and get
+//      stt / (running jobs below + rank) of the tickets (sge_sort_pending_job_nodes).
+// Thread-safety: a workspace belongs to one ticket computation. PendingTickets
+// processes sibling subtrees in parallel; PendingTicketsSerial is its twin.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/model/cluster.hpp"
+#include "kernel/priority/ticket_refs.hpp"
+
+namespace schedk {
+
+class ShareTreeWorkspace {
+ public:
+  explicit ShareTreeWorkspace(const Cluster& cluster);
+
+  bool empty() const { return nodes_.empty(); }
+
+  // Returns the node for a job of `user` in `project` (None: no node), creating
+  // the user's copy of a "default" leaf on first use.
+  ShareNodeId NodeFor(UserId user, ProjectId project);
+
+  // Computes every node's combined usage. Call once, after all NodeFor calls.
+  void ComputeUsage();
+
+  // Counts the refs on their nodes (running refs always, pending refs when
+  // `with_pending`) and computes the targets of every active node.
+  void ComputeTargets(const TicketRefs& refs, const std::vector<ShareNodeId>& ref_node, bool with_pending);
+
+  // Share-tree tickets of the running refs, from the current targets.
+  void RunningTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets, TicketRefs& refs) const;
+
+  // Share-tree tickets of the pending refs, from the current targets (computed
+  // with pending refs). Adds them to refs.tickets if `dependent`.
+  void PendingTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent,
+                      TicketRefs& refs) const;
+  void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent,
+                            TicketRefs& refs) const;
+
+  // Node values, for tests and explanations.
+  struct NodeState {
+    std::uint32_t shares = 0;
+    std::vector<std::uint32_t> children;
+    std::uint32_t parent = kNoNode;
+    UserId user;
+    ProjectId project;
+    bool is_default = false;
+    bool is_temporary = false;
+    // Per pass.
+    std::uint32_t job_ref_count = 0;         // running + counted pending tasks below
+    std::uint32_t active_job_ref_count = 0;  // running tasks below
+    std::uint64_t sum_priority = 0;          // job shares of running tasks on the node
+    double combined_usage = 0;
+    double finished_jobs = 0;                // decayed "finished_jobs" usage
+    double ltt = 0, oltt = 0, stt = 0, ostt = 0, shr = 0;
+    double adjusted_current_proportion = 0;
+  };
+  static constexpr std::uint32_t kNoNode = UINT32_MAX;
+  const NodeState& node(ShareNodeId id) const { return nodes_[id.index()]; }
+  ShareNodeId root() const { return ShareNodeId(0); }
+
+ private:
+  struct Scope {
+    std::unordered_map<std::uint32_t, std::uint32_t> user_node;  // user id -> first node in scope
+    std::uint32_t default_node = kNoNode;
+  };
+  const Scope& ScopeOf(std::uint32_t scope_root);
+  void BuildScope(std::uint32_t scope_root, Scope& scope) const;
+  double NodeUsage(std::uint32_t n, ProjectId context);
+  void Targets(std::uint32_t n);
+  template <bool kParallel>
+  void Pending(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent, TicketRefs& refs) const;
+
+  const Cluster& cluster_;
+  std::vector<NodeState> nodes_;  // node 0 is the root; temporary nodes are appended
+  std::unordered_map<std::uint32_t, std::uint32_t> project_node_;  // project id -> reachable project node
+  std::unordered_map<std::uint32_t, Scope> scopes_;               // by scope root node
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> temporary_;  // (user, parent) -> node
+  std::unordered_map<std::uint64_t, std::uint32_t> lookup_cache_;  // (user, project) -> node
+};
+
+}  // namespace schedk

@@ -1,0 +1,41 @@
+// ticket_categories.hpp
+// Pending tasks grouped the way Grid Engine's pending ticket loops group them
+// (build_functional_categories in sgeee.c): tasks whose user, department,
+// project and job carry the same shares (functional policy) or override
+// tickets (override policy) form one category, and within a category only the
+// first task (the head) competes in each round. Tasks whose four values are all
+// zero never get tickets and are left out.
+// Order inside a category: for a dependent policy by the tickets of earlier
+// policies (descending), then submission time, job number and task number;
+// otherwise job-list order (job number, task number).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel/model/entities.hpp"
+#include "kernel/priority/ticket_refs.hpp"
+
+namespace schedk {
+
+enum class CategoryValues : std::uint8_t { kFunctionalShares, kOverrideTickets };
+
+struct TicketCategory {
+  std::uint32_t job_value = 0;  // jobshare or the job's override tickets
+  double user_value = 0;        // the entity's fshare or oticket; 0 if none
+  double project_value = 0;
+  double department_value = 0;
+  std::uint32_t begin = 0;      // members[begin, end) in category order
+  std::uint32_t end = 0;
+};
+
+struct TicketCategories {
+  std::vector<TicketCategory> categories;
+  std::vector<std::uint32_t> members;  // ref indices
+};
+
+// Groups the pending refs (parallel sort; the result does not depend on the thread count).
+TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
+                                       bool dependent);
+
+}  // namespace schedk

@@ -1,0 +1,79 @@
+// ticket_refs.hpp
+// The job tasks a ticket pass works on (Grid Engine's sge_ref_t array), as a
+// struct of arrays: first every active running task in job-list order, then up
+// to L = min(max_pending_tasks_per_job, free queue slots + 1) pending tasks of
+// each dispatchable job, in job-list order (job number, then task number).
+// The entity columns are copied from the job table so the policies read them
+// contiguously; the result columns are filled by the policies.
+// Invariants: all columns have size(); refs [0, running) are running tasks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel/types.hpp"
+
+namespace schedk {
+
+struct TicketRefs {
+  // Identity.
+  std::vector<std::uint32_t> row;  // flat job-table row
+  std::vector<TaskNumber> task;
+  std::vector<JobNumber> job;
+  std::vector<Time> submit;
+  // Entities; None where the job has no such object (user objects always exist).
+  std::vector<UserId> user;
+  std::vector<ProjectId> project;
+  std::vector<UsersetId> department;
+  std::vector<std::uint32_t> jobshare;     // -js
+  std::vector<std::uint32_t> job_oticket;  // -ot
+  std::size_t running = 0;
+  // Results.
+  std::vector<double> ftix;     // functional tickets
+  std::vector<double> otix;     // override tickets
+  std::vector<double> stix;     // share-tree tickets
+  std::vector<double> tickets;  // pending: tickets of the dependent policies computed so far
+  std::vector<double> share;    // tix / sum of tix over the running (or pending) tasks
+
+  std::size_t size() const { return row.size(); }
+  bool queued(std::size_t i) const { return i >= running; }
+
+  void Resize(std::size_t n) {
+    row.resize(n);
+    task.resize(n);
+    job.resize(n);
+    submit.resize(n);
+    user.resize(n);
+    project.resize(n);
+    department.resize(n);
+    jobshare.resize(n);
+    job_oticket.resize(n);
+    ResetResults();
+  }
+  void ResetResults() {
+    const std::size_t n = row.size();
+    ftix.assign(n, 0.0);
+    otix.assign(n, 0.0);
+    stix.assign(n, 0.0);
+    tickets.assign(n, 0.0);
+    share.assign(n, 0.0);
+  }
+  // tix in calc_job_tickets' order of addition.
+  double Total(std::size_t i) const { return stix[i] + ftix[i] + otix[i]; }
+};
+
+// Number of active running tasks per user, project and department (Grid Engine's
+// UP_job_cnt / US_job_cnt), which the pending loops raise while they work.
+struct EntityCounts {
+  std::vector<std::uint32_t> user;
+  std::vector<std::uint32_t> project;
+  std::vector<std::uint32_t> department;
+
+  void Add(const TicketRefs& refs, std::size_t i, int delta) {
+    if (refs.user[i].valid()) user[refs.user[i].index()] += delta;
+    if (refs.project[i].valid()) project[refs.project[i].index()] += delta;
+    if (refs.department[i].valid()) department[refs.department[i].index()] += delta;
+  }
+};
+
+}  // namespace schedk

@@ -1,0 +1,48 @@
+// tickets.hpp
+// The ticket computation of one interval (sge_calc_tickets, called twice by
+// sgeee_scheduler):
+//   Pass A, running and pending tasks: entity counts, share-tree usage and
+//     targets, running tickets, then the pending tickets policy by policy in
+//     policy_hierarchy order (listed policies are dependent: their tickets rank
+//     the next policy's tasks), then every task's total.
+//   Pass B, running tasks only: share-tree targets without the pending tasks;
+//     running tasks keep these values, pending tasks keep pass A's.
+// max_tix, the upper end of the ntckts range, is the largest total of either pass.
+// Thread-safety: pure function of its inputs. ExecutionMode::kSerial runs the
+// naive pending loops and serial sorts: the oracle of the default mode.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel/model/cluster.hpp"
+#include "kernel/model/job_table.hpp"
+#include "kernel/priority/ticket_refs.hpp"
+#include "kernel/priority/urgency.hpp"
+
+namespace schedk {
+
+enum class ExecutionMode : std::uint8_t { kParallel, kSerial };
+
+inline constexpr std::uint32_t kNoRef = UINT32_MAX;
+
+struct TicketResult {
+  TicketRefs refs;
+  double max_tix = 0;
+  // Per flat row: the row's first ref and how many refs it has. A pending row's
+  // refs are its first tasks, in task order, up to the job's limit L.
+  std::vector<std::uint32_t> first_ref;
+  std::vector<std::uint32_t> ref_count;
+  std::uint32_t pending_task_limit = 0;  // L = min(max_pending_tasks_per_job, free queue slots + 1)
+  // Dispatchable rows (flat) in job-list order: job number, then first task.
+  std::vector<std::uint32_t> pending_rows;
+};
+
+// Free slots over all queue instances: sum of max(0, slots - slots used by
+// running and suspended tasks).
+std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs);
+
+TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
+                            ExecutionMode mode);
+
+}  // namespace schedk

@@ -1,0 +1,60 @@
+// urgency.hpp
+// The urgency policy (sge_priority(5), sge_urgency.c):
+//   urg = rrcontr + wtcontr + dlcontr
+// rrcontr (resource requirement contribution) comes from the implicit slots
+// request and every hard -l request, each weighted by its complex's urgency and,
+// for numeric types, by the assumed slot count S; wtcontr grows with waiting
+// time; dlcontr with the nearness of a deadline. nurg normalises urg over the
+// running jobs plus the dispatchable pending jobs of the interval.
+// Thread-safety: pure functions; ComputeUrgency runs in parallel with oneTBB
+// and ComputeUrgencySerial is its serial twin (the test oracle).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kernel/model/cluster.hpp"
+#include "kernel/model/job_table.hpp"
+
+namespace schedk {
+
+// The slot count S the urgency policy assumes for a job (sge_job_slot_request):
+// 1 for a sequential job, the single value of a fixed PE range, otherwise the
+// PE's urgency_slots rule (min, max, avg, or a fixed number) applied to the range.
+std::uint32_t UrgencySlotCount(const RequestSet& requests, const std::vector<ParallelEnvironment>& pes);
+
+// rrcontr for one request set, or nullopt when the complex has no "slots" row
+// (Grid Engine then leaves the job's urgency unset).
+std::optional<double> ResourceRequestContribution(const RequestSet& requests, const ComplexTable& complexes,
+                                                  const std::vector<ParallelEnvironment>& pes);
+
+// wtcontr = weight * (now - submit), with the difference in Grid Engine's
+// unsigned 32-bit seconds.
+double WaitingTimeContribution(double weight_waiting_time, Time now, Time submit);
+
+// dlcontr = weight_deadline / max(deadline - now, 1) for a job with a deadline, else 0.
+double DeadlineContribution(double weight_deadline, Time now, Time deadline);
+
+// Which rows take part in the urgency range (and in the ticket passes).
+enum class RowRole : std::uint8_t {
+  kDispatchable,  // pending, not held, no unfinished predecessor
+  kRunning,       // running, not suspended
+  kSuspended,     // shown, but outside every range and ticket pass
+  kInactive,      // held, waiting on a predecessor, or in error: priority info cleared
+};
+
+struct UrgencyResult {
+  std::vector<double> rrcontr;  // per request set (NaN when unset)
+  std::vector<double> urg;      // per flat row (0 where not computed)
+  std::vector<double> nurg;     // per flat row
+  double min_urg = 0;
+  double max_urg = 0;
+  bool computed = false;        // false: weight_urgency == 0 and !report_pjob_tickets, nurg forced to 0.5
+};
+
+// Computes urgency for every row (flat index = JobTable::Offsets()[shard] + row).
+UrgencyResult ComputeUrgency(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles);
+UrgencyResult ComputeUrgencySerial(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles);
+
+}  // namespace schedk
