@@ -20,6 +20,7 @@ namespace schedk {
 
 template <class T>
 struct PerHost {
+  using value_type = T;
   T default_value{};
   std::vector<std::pair<HostgroupId, T>> group_values;  // in the order written
   std::vector<std::pair<HostId, T>> host_values;

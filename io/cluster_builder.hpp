@@ -1,0 +1,81 @@
+// cluster_builder.hpp
+// Turns the object blocks and records of a snapshot into the kernel's Cluster:
+// the complex (Grid Engine's default complex when the snapshot has none),
+// scheduler configuration with install-template defaults, usersets and
+// departments, projects, users, hostgroups, hosts, parallel environments,
+// queues with per-host overrides, and the share tree. Attributes left out take
+// Grid Engine's template defaults; unknown attributes are kept with a warning;
+// a malformed value is an error naming file, line and attribute.
+// Usage: AddBlock() for each block in file order, then Build(), then (after the
+// jobs are read, so every job owner exists) FinishUsers() and BuildShareTree().
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/snapshot.hpp"
+#include "io/status.hpp"
+
+namespace schedk::io {
+
+// The records outside blocks that describe the cluster rather than jobs.
+struct UsageLine {
+  int line = 0;
+  bool is_project = false;
+  std::string name;
+  std::string values;   // cpu=..,mem=..,io=..
+  std::string project;  // for per-project user usage, else empty
+  Time at = 0;          // 0: as of now
+};
+struct LoadLine {
+  int line = 0;
+  std::string host;
+  std::string values;
+};
+
+class ClusterBuilder {
+ public:
+  explicit ClusterBuilder(Snapshot& snapshot) : s_(snapshot) {}
+
+  // Builds every object kind from the blocks collected in snapshot.blocks.
+  Status Build();
+  // Applies `load` records (after Build).
+  Status ApplyLoad(const std::vector<LoadLine>& loads);
+  // Creates user objects for job owners and usage records, applies usage (after the jobs are read).
+  Status FinishUsers(const std::vector<UsageLine>& usage);
+  // Resolves the share tree's node names (after FinishUsers).
+  Status BuildShareTree();
+
+  // Resolves a complex attribute by name or shortcut.
+  std::optional<ComplexId> FindComplex(std::string_view name) const;
+
+ private:
+  Status BuildComplex(const ObjectBlock* block);
+  Status BuildSchedulerConfig(const ObjectBlock& block);
+  Status BuildUserset(const ObjectBlock& block);
+  Status BuildProject(const ObjectBlock& block);
+  Status BuildUser(const ObjectBlock& block);
+  Status BuildHostgroups();
+  Status BuildHost(const ObjectBlock& block, bool global);
+  Status BuildPe(const ObjectBlock& block);
+  Status BuildQueue(const ObjectBlock& block);
+
+  Status Error(int line, std::string message) const { return Status::InvalidInput(s_.source, line, std::move(message)); }
+  Status ErrorAt(const ObjectBlock& block, const Attribute& a, const std::string& what) const;
+  void Warn(int line, std::string message) { s_.warnings.push_back({s_.source, line, std::move(message)}); }
+
+  Status ParseComplexValues(const ObjectBlock& block, const Attribute& a, std::string_view text,
+                            ComplexValueList& out) const;
+  Status ParseUsersetList(const ObjectBlock& block, const Attribute& a, std::string_view text,
+                          std::vector<UsersetId>& out) const;
+  Status ParseProjectList(const ObjectBlock& block, const Attribute& a, std::string_view text,
+                          std::vector<ProjectId>& out) const;
+  Status ParseUsage(int line, std::string_view text, UsageRecord& out) const;
+
+  Snapshot& s_;
+  const ObjectBlock* share_tree_block_ = nullptr;
+  std::vector<std::string> unknown_params_;  // sconf params keys without meaning, warned about
+};
+
+}  // namespace schedk::io

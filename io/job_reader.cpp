@@ -1,0 +1,751 @@
+#include "io/job_reader.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include <tbb/parallel_for.h>
+
+#include "io/ge_value.hpp"
+
+namespace schedk::io {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint64_t kOpenRangeThreshold = 9999999;  // JSV writes 9999999 for "n-"
+
+// Names seen in one chunk, in order of first use, with the line of first use.
+class LocalNames {
+ public:
+  std::uint32_t Intern(std::string_view name, int line) {
+    auto [it, inserted] = index_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
+    if (inserted) {
+      names_.push_back(name);
+      lines_.push_back(line);
+    }
+    return it->second;
+  }
+  // Interns a name whose bytes live in a temporary buffer.
+  std::uint32_t InternCopy(std::string_view name, int line, std::deque<std::string>& storage) {
+    if (auto it = index_.find(name); it != index_.end()) return it->second;
+    storage.emplace_back(name);
+    return Intern(storage.back(), line);
+  }
+  const std::vector<std::string_view>& names() const { return names_; }
+  const std::vector<int>& lines() const { return lines_; }
+
+ private:
+  std::unordered_map<std::string_view, std::uint32_t> index_;
+  std::vector<std::string_view> names_;
+  std::vector<int> lines_;
+};
+
+struct ParsedJob {
+  int line = 0;
+  JobNumber number = 0;
+  TaskNumber first = 1, last = 1, step = 1;
+  bool task_range_given = false;
+  JobState state = JobState::kPending;
+  std::int16_t posix_priority = 0;
+  std::uint8_t flags = 0;
+  bool has_submit = false;
+  Time submit = 0;
+  std::uint32_t jobshare = 0;
+  std::uint32_t oticket = 0;
+  std::uint32_t owner = kNone, group = kNone, project = kNone, department = kNone, name = kNone;
+  std::uint32_t requests = kNone;
+  Time deadline = 0;
+  bool has_start = false;
+  Time start = 0;
+  Duration runtime = -1;
+  std::string_view granted, master, hold_jid;
+};
+
+struct ChunkResult {
+  std::vector<ParsedJob> jobs;
+  LocalNames owners, groups, projects, departments, job_names, requests;
+  std::deque<std::string> storage;  // unescaped quoted values and request keys
+  std::optional<Status> error;      // the chunk's first error
+};
+
+struct Token {
+  std::string_view key;
+  std::string_view value;
+};
+
+// Splits a job line into its tokens: the first two are "job" and the id, the
+// rest key=value with optional double-quoted values (\" and \\ escapes).
+std::optional<std::string> Tokenize(std::string_view line, std::vector<Token>& tokens,
+                                    std::deque<std::string>& storage) {
+  tokens.clear();
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) break;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '=') ++i;
+    if (i == line.size() || line[i] != '=') {
+      if (tokens.size() >= 2) return "expected key=value, not '" + std::string(line.substr(start, i - start)) + "'";
+      tokens.push_back({line.substr(start, i - start), {}});
+      continue;
+    }
+    const std::string_view key = line.substr(start, i - start);
+    ++i;  // '='
+    if (i < line.size() && line[i] == '"') {
+      std::string value;
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        const char c = line[i++];
+        if (c == '\\' && i < line.size()) {
+          value.push_back(line[i++]);
+        } else if (c == '"') {
+          closed = true;
+          break;
+        } else {
+          value.push_back(c);
+        }
+      }
+      if (!closed) return "unterminated quoted value of '" + std::string(key) + "'";
+      if (i < line.size() && line[i] != ' ' && line[i] != '\t') {
+        return "text after the closing quote of '" + std::string(key) + "'";
+      }
+      storage.push_back(std::move(value));
+      tokens.push_back({key, storage.back()});
+    } else {
+      const std::size_t vstart = i;
+      while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+      tokens.push_back({key, line.substr(vstart, i - vstart)});
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
+  const std::size_t dot = t.find('.');
+  auto number = ParseUnsigned(t.substr(0, dot));
+  if (!number || *number == 0 || *number > UINT32_MAX) return "malformed job id '" + std::string(t) + "'";
+  job.number = static_cast<JobNumber>(*number);
+  if (dot == std::string_view::npos) return std::nullopt;
+  job.task_range_given = true;
+  std::string_view range = t.substr(dot + 1);
+  const std::size_t dash = range.find('-');
+  const std::size_t colon = range.find(':');
+  auto first = ParseUnsigned(range.substr(0, std::min(dash, colon)));
+  std::optional<std::uint64_t> last = first, step = 1;
+  if (dash != std::string_view::npos) {
+    last = ParseUnsigned(range.substr(dash + 1, colon == std::string_view::npos ? colon : colon - dash - 1));
+  }
+  if (colon != std::string_view::npos) {
+    if (dash == std::string_view::npos || colon < dash) return "malformed task range '" + std::string(range) + "'";
+    step = ParseUnsigned(range.substr(colon + 1));
+  }
+  if (!first || !last || !step || *first == 0 || *last < *first || *step == 0 || *last > UINT32_MAX ||
+      *step > UINT32_MAX) {
+    return "malformed task range '" + std::string(range) + "' (expected first[-last[:step]] with 1 <= first <= last)";
+  }
+  job.first = static_cast<TaskNumber>(*first);
+  job.step = static_cast<TaskNumber>(*step);
+  // Normalise the last task onto the step grid, as Grid Engine's range lists do.
+  job.last = static_cast<TaskNumber>(*first + (*last - *first) / *step * *step);
+  return std::nullopt;
+}
+
+// Parses one job line; returns an error text naming the key.
+std::optional<std::string> ParseJobLine(std::string_view line, int line_no, ChunkResult& chunk,
+                                        std::vector<Token>& tokens, std::string& request_key) {
+  if (auto e = Tokenize(line, tokens, chunk.storage)) return e;
+  if (tokens.size() < 2 || tokens[0].key != "job") return std::string("expected 'job <id> key=value ...'");
+  ParsedJob job;
+  job.line = line_no;
+  if (auto e = ParseJobId(tokens[1].key, job)) return e;
+  std::string_view l_hard, l_soft, q_hard, q_soft, pe_name, pe_min, pe_max;
+  bool has_pe_min = false, has_pe_max = false;
+  std::uint64_t seen = 0;
+  static const std::string_view kKeys[] = {"owner", "group", "project", "department", "name", "submit", "state",
+                                           "p", "R", "l_hard", "l_soft", "q_hard", "q_soft", "pe_name", "pe_min",
+                                           "pe_max", "hold_jid", "dl", "oticket", "js", "now", "start", "granted",
+                                           "master", "runtime"};
+  for (std::size_t t = 2; t < tokens.size(); ++t) {
+    const std::string_view key = tokens[t].key;
+    const std::string_view value = tokens[t].value;
+    std::size_t k = 0;
+    while (k < std::size(kKeys) && kKeys[k] != key) ++k;
+    if (k == std::size(kKeys)) return "unknown job key '" + std::string(key) + "'";
+    if (seen & (std::uint64_t{1} << k)) return "job key '" + std::string(key) + "' given twice";
+    seen |= std::uint64_t{1} << k;
+    auto bad = [&](const char* what) { return "job key '" + std::string(key) + "': " + what + ", not '" + std::string(value) + "'"; };
+    switch (k) {
+      case 0: job.owner = chunk.owners.Intern(value, line_no); break;
+      case 1: job.group = chunk.groups.Intern(value, line_no); break;
+      case 2: if (!IsNone(value)) job.project = chunk.projects.Intern(value, line_no); break;
+      case 3: job.department = chunk.departments.Intern(value, line_no); break;
+      case 4: job.name = chunk.job_names.Intern(value, line_no); break;
+      case 5: {
+        auto v = ParseTime(value);
+        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
+        job.submit = *v;
+        job.has_submit = true;
+        break;
+      }
+      case 6:
+        if (value == "qw") job.state = JobState::kPending;
+        else if (value == "hqw") job.state = JobState::kHeld;
+        else if (value == "r") job.state = JobState::kRunning;
+        else if (value == "s") job.state = JobState::kSuspended;
+        else if (value == "Eqw") job.state = JobState::kError;
+        else return bad("expected qw, hqw, r, s or Eqw");
+        break;
+      case 7: {
+        auto v = ParseInteger(value);
+        if (!v || *v < -1023 || *v > 1024) return bad("expected a POSIX priority from -1023 to 1024");
+        job.posix_priority = static_cast<std::int16_t>(*v);
+        break;
+      }
+      case 8:
+      case 20: {
+        auto v = ParseBool(value);
+        if (!v) return bad("expected y or n");
+        if (*v) job.flags |= k == 8 ? kJobReserve : kJobImmediate;
+        break;
+      }
+      case 9: l_hard = value; break;
+      case 10: l_soft = value; break;
+      case 11: q_hard = value; break;
+      case 12: q_soft = value; break;
+      case 13: pe_name = value; break;
+      case 14: pe_min = value; has_pe_min = true; break;
+      case 15: pe_max = value; has_pe_max = true; break;
+      case 16: job.hold_jid = value; break;
+      case 17: {
+        auto v = ParseTime(value);
+        if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
+        job.deadline = *v;
+        break;
+      }
+      case 18:
+      case 19: {
+        auto v = ParseUnsigned(value);
+        if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
+        (k == 18 ? job.oticket : job.jobshare) = static_cast<std::uint32_t>(*v);
+        break;
+      }
+      case 21: {
+        auto v = ParseTime(value);
+        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
+        job.start = *v;
+        job.has_start = true;
+        break;
+      }
+      case 22: job.granted = value; break;
+      case 23: job.master = value; break;
+      case 24: {
+        auto v = ParseDuration(value);
+        if (!v) return bad("expected a duration (seconds or h:m:s)");
+        job.runtime = *v;
+        break;
+      }
+      default: break;
+    }
+  }
+  if (job.owner == kNone) return std::string("job record has no owner= key");
+  if ((has_pe_min || has_pe_max) && pe_name.empty()) return std::string("pe_min/pe_max given without pe_name");
+  if (!pe_name.empty() && !has_pe_min) return std::string("pe_name given without pe_min");
+  const bool running = job.state == JobState::kRunning || job.state == JobState::kSuspended;
+  if (running) {
+    if (job.first != job.last) return std::string("a running or suspended record must name a single task");
+    if (!job.has_start) return std::string("a running or suspended job needs start=");
+    if (job.granted.empty()) return std::string("a running or suspended job needs granted=");
+  } else {
+    if (job.has_start || !job.granted.empty() || !job.master.empty()) {
+      return std::string("start=, granted= and master= are only for running and suspended jobs");
+    }
+  }
+  request_key.clear();
+  for (std::string_view part : {l_hard, l_soft, q_hard, q_soft, pe_name, pe_min, pe_max}) {
+    request_key.append(part);
+    request_key.push_back('\x1f');
+  }
+  job.requests = chunk.requests.InternCopy(request_key, line_no, chunk.storage);
+  chunk.jobs.push_back(job);
+  return std::nullopt;
+}
+
+void ParseChunk(const JobChunk& input, const std::string& source, ChunkResult& chunk) {
+  std::vector<Token> tokens;
+  std::string request_key;
+  std::string joined;
+  std::string_view text = input.text;
+  int line_no = input.first_line;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const int start_line = line_no;
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty() && line.back() == '\\') {
+      joined.assign(line.substr(0, line.size() - 1));
+      joined.push_back(' ');
+      while (pos < text.size()) {
+        std::size_t e = text.find('\n', pos);
+        if (e == std::string_view::npos) e = text.size();
+        std::string_view next = text.substr(pos, e - pos);
+        pos = e + 1;
+        ++line_no;
+        if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
+        if (!next.empty() && next.back() == '\\') {
+          joined.append(next.substr(0, next.size() - 1));
+          joined.push_back(' ');
+        } else {
+          joined.append(next);
+          break;
+        }
+      }
+      chunk.storage.push_back(joined);
+      line = chunk.storage.back();
+    }
+    const std::string_view trimmed = Trim(line);
+    if (trimmed.empty() || trimmed.front() == '#') continue;
+    if (auto e = ParseJobLine(trimmed, start_line, chunk, tokens, request_key)) {
+      chunk.error = Status::InvalidInput(source, start_line, *e);
+      return;
+    }
+  }
+}
+
+// Maps each chunk's local ids to global ids, keeping the earliest line of use.
+struct GlobalNames {
+  std::vector<std::vector<std::uint32_t>> map;  // [chunk][local] -> global
+  std::vector<int> first_line;                  // [global]
+};
+
+template <class Intern>
+GlobalNames MergeNames(const std::vector<ChunkResult>& chunks, LocalNames ChunkResult::*field, Intern intern) {
+  GlobalNames out;
+  out.map.resize(chunks.size());
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const LocalNames& local = chunks[c].*field;
+    out.map[c].resize(local.names().size());
+    for (std::size_t i = 0; i < local.names().size(); ++i) {
+      const std::uint32_t g = intern(local.names()[i]);
+      out.map[c][i] = g;
+      if (out.first_line.size() <= g) out.first_line.resize(g + 1, std::numeric_limits<int>::max());
+      out.first_line[g] = std::min(out.first_line[g], local.lines()[i]);
+    }
+  }
+  return out;
+}
+
+class RequestParser {
+ public:
+  RequestParser(const ClusterBuilder& builder, const Snapshot& s) : builder_(builder), s_(s) {}
+
+  std::optional<std::string> Parse(std::string_view key, RequestSet& out) const {
+    std::string_view parts[7];
+    for (int i = 0; i < 7; ++i) {
+      const std::size_t sep = key.find('\x1f');
+      parts[i] = key.substr(0, sep);
+      key.remove_prefix(sep + 1);
+    }
+    if (auto e = Resources(parts[0], "l_hard", out.hard)) return e;
+    if (auto e = Resources(parts[1], "l_soft", out.soft)) return e;
+    if (auto e = Queues(parts[2], "q_hard", out.queue_hard)) return e;
+    if (auto e = Queues(parts[3], "q_soft", out.queue_soft)) return e;
+    if (!parts[4].empty()) {
+      out.has_pe = true;
+      if (auto e = Pe(parts[4], parts[5], parts[6], out.pe)) return e;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<std::string> Resources(std::string_view text, const char* key, ComplexValueList& out) const {
+    if (text.empty()) return std::nullopt;
+    for (std::string_view item : SplitList(text)) {
+      const std::size_t eq = item.find('=');
+      const std::string_view name = item.substr(0, eq);
+      auto id = builder_.FindComplex(name);
+      if (!id) return std::string(key) + ": unknown complex attribute '" + std::string(name) + "'";
+      const ComplexAttribute& a = s_.cluster.complexes[*id];
+      if (*id == s_.cluster.complexes.slots) {
+        return std::string(key) + ": slots cannot be requested with -l; use pe_name/pe_min/pe_max";
+      }
+      if (a.requestable == Requestable::kNo) {
+        return std::string(key) + ": complex attribute '" + std::string(name) + "' is not requestable";
+      }
+      ComplexValue v;
+      v.complex = *id;
+      if (eq == std::string_view::npos) {
+        if (a.type != ValueType::kBool) return std::string(key) + ": '" + std::string(name) + "' needs a value";
+        v.number = 1;
+      } else if (IsNumeric(a.type)) {
+        auto d = ParseTypedNumber(item.substr(eq + 1), a.type);
+        if (!d) return std::string(key) + ": malformed value '" + std::string(item.substr(eq + 1)) + "' for " + std::string(name);
+        v.number = *d;
+      } else {
+        v.text = std::string(item.substr(eq + 1));
+      }
+      for (const ComplexValue& prior : out) {
+        if (prior.complex == v.complex) return std::string(key) + ": '" + std::string(name) + "' is requested twice";
+      }
+      out.push_back(std::move(v));
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> Queues(std::string_view text, const char* key, std::vector<QueueSelector>& out) const {
+    for (std::string_view item : SplitList(text)) {
+      QueueSelector q;
+      const std::size_t at = item.find('@');
+      const std::string_view queue = item.substr(0, at);
+      if (queue != "*" && !queue.empty()) {
+        auto id = s_.names.queues.Find(queue);
+        if (!id) return std::string(key) + ": unknown queue '" + std::string(queue) + "'";
+        q.queue = QueueId(*id);
+      }
+      if (at != std::string_view::npos) {
+        const std::string_view where = item.substr(at + 1);
+        if (!where.empty() && where.front() == '@') {
+          auto g = s_.names.hostgroups.Find(where);
+          if (!g) return std::string(key) + ": unknown hostgroup '" + std::string(where) + "'";
+          q.group = HostgroupId(*g);
+        } else if (where != "*") {
+          auto h = s_.names.hosts.Find(where);
+          if (!h) return std::string(key) + ": unknown host '" + std::string(where) + "'";
+          q.host = HostId(*h);
+        }
+      }
+      if (item.find_first_of("?[]") != std::string_view::npos ||
+          (queue.find('*') != std::string_view::npos && queue != "*")) {
+        return std::string(key) + ": wildcard patterns other than '*' are not supported in queue lists ('" +
+               std::string(item) + "')";
+      }
+      out.push_back(q);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> Pe(std::string_view name, std::string_view min_text, std::string_view max_text,
+                                PeRequest& pe) const {
+    const std::string pattern(name);
+    pe.wildcard = name.find_first_of("*?[") != std::string_view::npos;
+    for (std::uint32_t id = 0; id < s_.names.pes.size(); ++id) {
+      if (fnmatch(pattern.c_str(), s_.names.pes.Name(id).c_str(), 0) == 0) pe.matching.emplace_back(id);
+    }
+    if (pe.matching.empty()) return "pe_name: no parallel environment matches '" + pattern + "'";
+    auto min = ParseUnsigned(min_text);
+    if (!min || *min == 0 || *min > UINT32_MAX) return "pe_min: expected a positive slot count, not '" + std::string(min_text) + "'";
+    std::optional<std::uint64_t> max = min;
+    if (!max_text.empty()) max = EqualsIgnoreCase(max_text, "infinity") ? kOpenRangeThreshold : ParseUnsigned(max_text);
+    if (!max || *max < *min) return "pe_max: expected a slot count >= pe_min, not '" + std::string(max_text) + "'";
+    pe.min = static_cast<std::uint32_t>(*min);
+    pe.max = *max >= kOpenRangeThreshold ? kOpenSlotRange : static_cast<std::uint32_t>(*max);
+    return std::nullopt;
+  }
+
+  const ClusterBuilder& builder_;
+  const Snapshot& s_;
+};
+
+// Resolves granted=queue@host:slots[,...] of a running row.
+std::optional<std::string> ParseGranted(std::string_view text, const Snapshot& s, std::vector<GrantedSlots>& out) {
+  for (std::string_view item : SplitList(text)) {
+    const std::size_t colon = item.rfind(':');
+    const std::size_t at = item.find('@');
+    auto slots = colon == std::string_view::npos ? std::nullopt : ParseUnsigned(item.substr(colon + 1));
+    if (at == std::string_view::npos || !slots || *slots == 0 || *slots > UINT32_MAX || at > colon) {
+      return "granted: expected queue@host:slots, not '" + std::string(item) + "'";
+    }
+    const std::string_view queue = item.substr(0, at);
+    const std::string_view host = item.substr(at + 1, colon - at - 1);
+    auto q = s.names.queues.Find(queue);
+    if (!q) return "granted: unknown queue '" + std::string(queue) + "'";
+    auto h = s.names.hosts.Find(host);
+    const auto& hosts = s.cluster.queues[*q].hosts;
+    if (!h || !std::binary_search(hosts.begin(), hosts.end(), HostId(*h))) {
+      return "granted: host '" + std::string(host) + "' is not in the hostlist of queue " + std::string(queue);
+    }
+    out.push_back({QueueId(*q), HostId(*h), static_cast<std::uint32_t>(*slots)});
+  }
+  return std::nullopt;
+}
+
+// Returns true if the task sets first1..last1:step1 and first2..last2:step2 share a task.
+bool TasksOverlap(std::uint64_t f1, std::uint64_t l1, std::uint64_t s1, std::uint64_t f2, std::uint64_t l2,
+                  std::uint64_t s2) {
+  const std::uint64_t lo = std::max(f1, f2), hi = std::min(l1, l2);
+  if (lo > hi) return false;
+  // Walk the sparser progression, testing membership in the other; bounded by
+  // the smaller of the two counts within [lo, hi].
+  if (s1 < s2) {
+    std::swap(f1, f2);
+    std::swap(s1, s2);
+  }
+  std::uint64_t x = f1 + (lo > f1 ? (lo - f1 + s1 - 1) / s1 * s1 : 0);
+  for (int guard = 0; x <= hi && guard < 1000000; x += s1, ++guard) {
+    if ((x - f2) % s2 == 0) return true;
+  }
+  return false;
+}
+
+// Rows of one job must have disjoint tasks and the same job-level attributes.
+std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>& lines, const std::string& source) {
+  std::vector<std::uint32_t> order(shard.size());
+  for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(shard.number[a], shard.task_first[a], lines[a]) < std::tie(shard.number[b], shard.task_first[b], lines[b]);
+  });
+  std::optional<Status> first;
+  auto report = [&](std::uint32_t row, const std::string& what) {
+    Status st = Status::InvalidInput(source, lines[row], "job " + std::to_string(shard.number[row]) + ": " + what);
+    if (!first || st.line() < first->line()) first = st;
+  };
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::uint32_t b = order[i];
+    for (std::size_t k = i; k-- > 0;) {
+      const std::uint32_t a = order[k];
+      if (shard.number[a] != shard.number[b]) break;
+      const std::uint32_t later = lines[a] > lines[b] ? a : b;
+      const std::uint32_t earlier = later == a ? b : a;
+      const std::string other = " differs from line " + std::to_string(lines[earlier]);
+      if (TasksOverlap(shard.task_first[a], shard.task_last[a], shard.task_step[a], shard.task_first[b],
+                       shard.task_last[b], shard.task_step[b])) {
+        report(later, "duplicate object: a task is also on line " + std::to_string(lines[earlier]));
+      } else if (shard.owner[a] != shard.owner[b]) {
+        report(later, "owner" + other);
+      } else if (shard.project[a] != shard.project[b]) {
+        report(later, "project" + other);
+      } else if (shard.submit[a] != shard.submit[b]) {
+        report(later, "submit" + other);
+      } else if (shard.requests[a] != shard.requests[b]) {
+        report(later, "requests" + other);
+      } else if (shard.posix_priority[a] != shard.posix_priority[b]) {
+        report(later, "p" + other);
+      }
+    }
+  }
+  return first;
+}
+
+}  // namespace
+
+Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& builder, Snapshot& s) {
+  std::vector<ChunkResult> results(chunks.size());
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) { ParseChunk(chunks[c], s.source, results[c]); });
+  for (const ChunkResult& r : results) {
+    if (r.error) return *r.error;  // chunks are in file order, so this is the earliest error
+  }
+  Names& names = s.names;
+  EntityTables& entities = s.cluster.entities;
+
+  auto owners = MergeNames(results, &ChunkResult::owners, [&](std::string_view n) { return names.users.Intern(n); });
+  auto groups = MergeNames(results, &ChunkResult::groups, [&](std::string_view n) { return names.groups.Intern(n); });
+  auto job_names = MergeNames(results, &ChunkResult::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
+  NameTable project_names, department_names;
+  auto projects = MergeNames(results, &ChunkResult::projects, [&](std::string_view n) { return project_names.Intern(n); });
+  auto departments = MergeNames(results, &ChunkResult::departments, [&](std::string_view n) { return department_names.Intern(n); });
+  NameTable request_keys;
+  auto requests = MergeNames(results, &ChunkResult::requests, [&](std::string_view n) { return request_keys.Intern(n); });
+
+  // References to objects that must exist.
+  std::vector<ProjectId> project_of(project_names.size());
+  for (std::uint32_t p = 0; p < project_names.size(); ++p) {
+    auto id = names.projects.Find(project_names.Name(p));
+    if (!id) {
+      return Status::InvalidInput(s.source, projects.first_line[p],
+                                  "job key 'project': unknown project '" + project_names.Name(p) + "'");
+    }
+    project_of[p] = ProjectId(*id);
+  }
+  std::vector<UsersetId> department_of(department_names.size());
+  for (std::uint32_t d = 0; d < department_names.size(); ++d) {
+    auto id = names.usersets.Find(department_names.Name(d));
+    if (!id || !entities.usersets[*id].is_department) {
+      return Status::InvalidInput(s.source, departments.first_line[d],
+                                  "job key 'department': unknown department '" + department_names.Name(d) + "'");
+    }
+    department_of[d] = UsersetId(*id);
+  }
+  // Request combinations: parsed once each; an error names the first line using it.
+  RequestParser parser(builder, s);
+  std::vector<RequestSet>& sets = s.jobs.request_sets();
+  sets.assign(request_keys.size(), RequestSet{});
+  {
+    std::vector<std::uint32_t> order(request_keys.size());
+    for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return requests.first_line[a] < requests.first_line[b]; });
+    for (std::uint32_t r : order) {
+      if (auto e = parser.Parse(request_keys.Name(r), sets[r])) return Status::InvalidInput(s.source, requests.first_line[r], *e);
+    }
+  }
+  // Users known so far (declared, ACL entries, job owners) get objects now.
+  entities.users.resize(names.users.size());
+
+  // Department of each user: the first department (in definition order) listing the user or the user's group.
+  std::unordered_map<std::uint32_t, UsersetId> user_department;
+  std::unordered_map<std::uint32_t, UsersetId> group_department;
+  for (std::uint32_t d = 0; d < entities.usersets.size(); ++d) {
+    const Userset& u = entities.usersets[d];
+    if (!u.is_department) continue;
+    for (UserId user : u.users) user_department.try_emplace(user.value, UsersetId(d));
+    for (GroupId group : u.groups) group_department.try_emplace(group.value, UsersetId(d));
+  }
+
+  // Scatter rows into shards: count per (chunk, shard), then fill in parallel.
+  JobTable& table = s.jobs;
+  const std::size_t n_shards = table.shards().size();
+  std::vector<std::vector<std::uint32_t>> counts(results.size(), std::vector<std::uint32_t>(n_shards, 0));
+  tbb::parallel_for(std::size_t{0}, results.size(), [&](std::size_t c) {
+    for (const ParsedJob& j : results[c].jobs) ++counts[c][table.ShardOf(j.number)];
+  });
+  std::vector<std::vector<std::uint32_t>> start(results.size(), std::vector<std::uint32_t>(n_shards, 0));
+  s.job_lines.assign(n_shards, {});
+  for (std::size_t sh = 0; sh < n_shards; ++sh) {
+    std::uint32_t total = 0;
+    for (std::size_t c = 0; c < results.size(); ++c) {
+      start[c][sh] = total;
+      total += counts[c][sh];
+    }
+    JobShard& shard = table.shards()[sh];
+    shard.number.resize(total);
+    shard.task_first.resize(total);
+    shard.task_last.resize(total);
+    shard.task_step.resize(total);
+    shard.state.resize(total);
+    shard.posix_priority.resize(total);
+    shard.flags.resize(total);
+    shard.owner.resize(total);
+    shard.group.resize(total);
+    shard.project.resize(total);
+    shard.department.resize(total);
+    shard.name.resize(total);
+    shard.submit.resize(total);
+    shard.jobshare.resize(total);
+    shard.override_tickets.resize(total);
+    shard.requests.resize(total);
+    shard.extras_index.assign(total, kNoExtras);
+    s.job_lines[sh].resize(total);
+  }
+  const Time now = s.cluster.now;
+  std::mutex extras_mutex;
+  struct PendingExtras {
+    std::uint32_t shard, row;
+    const ParsedJob* job;
+  };
+  std::vector<PendingExtras> with_extras;
+  tbb::parallel_for(std::size_t{0}, results.size(), [&](std::size_t c) {
+    std::vector<std::uint32_t> next = start[c];
+    std::vector<PendingExtras> local_extras;
+    for (const ParsedJob& j : results[c].jobs) {
+      const std::uint32_t sh = table.ShardOf(j.number);
+      const std::uint32_t r = next[sh]++;
+      JobShard& shard = table.shards()[sh];
+      shard.number[r] = j.number;
+      shard.task_first[r] = j.first;
+      shard.task_last[r] = j.last;
+      shard.task_step[r] = j.step;
+      shard.state[r] = j.state;
+      shard.posix_priority[r] = j.posix_priority;
+      shard.flags[r] = j.flags;
+      const UserId owner(owners.map[c][j.owner]);
+      shard.owner[r] = owner;
+      shard.group[r] = j.group == kNone ? GroupId::None() : GroupId(groups.map[c][j.group]);
+      ProjectId project = j.project == kNone ? ProjectId::None() : project_of[projects.map[c][j.project]];
+      if (!project.valid()) project = entities.users[owner.index()].default_project;
+      shard.project[r] = project;
+      UsersetId department = entities.default_department;
+      if (j.department != kNone) {
+        department = department_of[departments.map[c][j.department]];
+      } else if (auto u = user_department.find(owner.value); u != user_department.end()) {
+        department = u->second;
+      } else if (auto g = j.group == kNone ? group_department.end() : group_department.find(shard.group[r].value);
+                 g != group_department.end()) {
+        department = g->second;
+      }
+      shard.department[r] = department;
+      shard.name[r] = j.name == kNone ? JobNameId::None() : JobNameId(job_names.map[c][j.name]);
+      shard.submit[r] = j.has_submit ? j.submit : now;
+      shard.jobshare[r] = j.jobshare;
+      shard.override_tickets[r] = j.oticket;
+      shard.requests[r] = RequestSetId(requests.map[c][j.requests]);
+      s.job_lines[sh][r] = j.line;
+      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || !j.hold_jid.empty()) {
+        local_extras.push_back({sh, r, &j});
+      }
+    }
+    std::lock_guard<std::mutex> lock(extras_mutex);
+    with_extras.insert(with_extras.end(), local_extras.begin(), local_extras.end());
+  });
+  // Extras (rare): resolved sequentially in line order, so the first error is the earliest.
+  std::sort(with_extras.begin(), with_extras.end(), [](const auto& a, const auto& b) { return a.job->line < b.job->line; });
+  std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name;  // built on first name reference
+  bool jobs_by_name_built = false;
+  for (const PendingExtras& pe : with_extras) {
+    const ParsedJob& j = *pe.job;
+    JobShard& shard = table.shards()[pe.shard];
+    JobExtras e;
+    e.deadline = j.deadline;
+    e.start = j.start;
+    e.runtime = j.runtime;
+    if (!j.granted.empty()) {
+      if (auto err = ParseGranted(j.granted, s, e.granted)) return Status::InvalidInput(s.source, j.line, *err);
+      if (!j.master.empty()) {
+        std::vector<GrantedSlots> master;
+        if (auto err = ParseGranted(std::string(j.master) + ":1", s, master)) {
+          return Status::InvalidInput(s.source, j.line, "master: " + *err);
+        }
+        auto it = std::find_if(e.granted.begin(), e.granted.end(), [&](const GrantedSlots& g) {
+          return g.queue == master[0].queue && g.host == master[0].host;
+        });
+        if (it == e.granted.end()) return Status::InvalidInput(s.source, j.line, "master: not one of the granted queue instances");
+        std::rotate(e.granted.begin(), it, it + 1);
+      }
+      const RequestSet& rs = table.requests(shard.requests[pe.row]);
+      if (rs.has_pe) e.granted_pe = rs.pe.matching.front();
+    }
+    for (std::string_view item : SplitList(j.hold_jid)) {
+      if (auto number = ParseUnsigned(item)) {
+        if (*number == 0 || *number > UINT32_MAX) return Status::InvalidInput(s.source, j.line, "hold_jid: malformed job id '" + std::string(item) + "'");
+        e.hold_jid.push_back(static_cast<JobNumber>(*number));
+        continue;
+      }
+      if (!jobs_by_name_built) {
+        for (const JobShard& sh : table.shards()) {
+          for (std::size_t r = 0; r < sh.size(); ++r) {
+            if (sh.name[r].valid()) jobs_by_name[sh.name[r].value].push_back(sh.number[r]);
+          }
+        }
+        jobs_by_name_built = true;
+      }
+      if (auto id = names.job_names.Find(item)) {
+        for (JobNumber n : jobs_by_name[*id]) e.hold_jid.push_back(n);
+      }
+    }
+    shard.extras_index[pe.row] = static_cast<std::uint32_t>(shard.extras.size());
+    shard.extras.push_back(std::move(e));
+  }
+  std::vector<std::optional<Status>> shard_errors(n_shards);
+  tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
+    shard_errors[sh] = CheckJobRows(table.shards()[sh], s.job_lines[sh], s.source);
+  });
+  std::optional<Status> earliest;
+  for (auto& e : shard_errors) {
+    if (e && (!earliest || e->line() < earliest->line())) earliest = e;
+  }
+  if (earliest) return *earliest;
+  return Status::Ok();
+}
+
+}  // namespace schedk::io

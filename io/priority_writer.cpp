@@ -1,0 +1,181 @@
+#include "io/priority_writer.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include <tbb/parallel_for.h>
+
+namespace schedk::io {
+namespace {
+
+constexpr std::size_t kRowsPerBlock = 4096;
+
+std::string StateOf(JobState state, RowRole role) {
+  switch (state) {
+    case JobState::kPending: return role == RowRole::kInactive ? "hqw" : "qw";
+    case JobState::kHeld: return "hqw";
+    case JobState::kRunning: return "r";
+    case JobState::kSuspended: return "s";
+    case JobState::kError: return "Eqw";
+  }
+  return "qw";
+}
+
+// qstat prints ticket counts as whole numbers, truncated.
+long long Whole(double tickets) { return static_cast<long long>(tickets); }
+
+struct RowText {
+  JobNumber job;
+  TaskNumber task;
+  int ppri;
+  const std::string* user;
+  const std::string* project;  // nullptr: none
+  const std::string* department;
+  std::string state;
+};
+
+// snprintf into `out`, growing past the stack buffer when names are long.
+template <class... Args>
+void AppendFormat(std::string& out, const char* format, Args... args) {
+  char buffer[512];
+  const int n = std::snprintf(buffer, sizeof buffer, format, args...);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) < sizeof buffer) {
+    out.append(buffer, static_cast<std::size_t>(n));
+    return;
+  }
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(big.data(), big.size(), format, args...);
+  out.append(big.data(), static_cast<std::size_t>(n));
+}
+
+void AppendTableRow(std::string& out, const RowText& r, const TaskPriority& v) {
+  AppendFormat(out,
+               "%8u %6u %7.5f %7.5f %7.5f %7.5f %8.0f %8.0f %8.0f %8.0f %5d %6lld %5lld %5lld %5lld %5lld %5.2f "
+               "%-12s %-12s %-16s %s\n",
+               r.job, r.task, v.prio, v.nurg, v.npprior, v.ntckts, v.urg, v.rrcontr, v.wtcontr, v.dlcontr, r.ppri,
+               Whole(v.tckts), Whole(v.ovrts), Whole(v.otckt), Whole(v.ftckt), Whole(v.stckt), v.share,
+               r.user->c_str(), r.project ? r.project->c_str() : "NONE", r.department->c_str(), r.state.c_str());
+}
+
+void AppendJsonRow(std::string& out, const RowText& r, const TaskPriority& v) {
+  auto key = [&](const char* name) {
+    out += out.back() == '{' ? "\"" : ",\"";
+    out += name;
+    out += "\":";
+  };
+  out += '{';
+  key("job");
+  out += std::to_string(r.job);
+  key("task");
+  out += std::to_string(r.task);
+  const std::pair<const char*, double> numbers[] = {{"prio", v.prio},       {"nurg", v.nurg},
+                                                    {"npprior", v.npprior}, {"ntckts", v.ntckts},
+                                                    {"urg", v.urg},         {"rrcontr", v.rrcontr},
+                                                    {"wtcontr", v.wtcontr}, {"dlcontr", v.dlcontr}};
+  for (const auto& [name, value] : numbers) {
+    key(name);
+    AppendJsonNumber(out, value);
+  }
+  key("ppri");
+  out += std::to_string(r.ppri);
+  const std::pair<const char*, double> tickets[] = {{"tckts", v.tckts}, {"ovrts", v.ovrts}, {"otckt", v.otckt},
+                                                    {"ftckt", v.ftckt}, {"stckt", v.stckt}, {"share", v.share}};
+  for (const auto& [name, value] : tickets) {
+    key(name);
+    AppendJsonNumber(out, value);
+  }
+  key("user");
+  AppendJsonString(out, *r.user);
+  key("project");
+  if (r.project) AppendJsonString(out, *r.project);
+  else out += "null";
+  key("department");
+  AppendJsonString(out, *r.department);
+  key("state");
+  AppendJsonString(out, r.state);
+  out += "}\n";
+}
+
+}  // namespace
+
+void AppendJsonNumber(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  if (value == 0) value = 0;  // no "-0"
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
+void AppendJsonString(std::string& out, std::string_view value) {
+  out += '"';
+  for (char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buffer;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string FormatPriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format) {
+  const JobTable& jobs = snapshot.jobs;
+  const auto offsets = jobs.Offsets();
+  const std::size_t rows = result.order.size();
+  const std::size_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  std::vector<std::string> text(blocks);
+  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+    std::string& out = text[b];
+    out.reserve(kRowsPerBlock * (format == PriorityFormat::kTable ? 170 : 330));
+    const std::size_t end = std::min(rows, (b + 1) * kRowsPerBlock);
+    for (std::size_t i = b * kRowsPerBlock; i < end; ++i) {
+      const DispatchEntry& e = result.order[i];
+      const auto it = std::upper_bound(offsets.begin(), offsets.end(), e.row);
+      const std::size_t shard_index = static_cast<std::size_t>(it - offsets.begin() - 1);
+      const JobShard& shard = jobs.shards()[shard_index];
+      const std::size_t r = e.row - offsets[shard_index];
+      const ProjectId project = shard.project[r];
+      const RowText row{shard.number[r],
+                        e.task,
+                        shard.posix_priority[r],
+                        &snapshot.names.users.Name(shard.owner[r].index()),
+                        project.valid() ? &snapshot.names.projects.Name(project.index()) : nullptr,
+                        &snapshot.names.usersets.Name(shard.department[r].index()),
+                        StateOf(shard.state[r], result.roles[e.row])};
+      const TaskPriority v = result.Values(snapshot.cluster, jobs, offsets, e);
+      if (format == PriorityFormat::kTable) AppendTableRow(out, row, v);
+      else AppendJsonRow(out, row, v);
+    }
+  });
+  std::string out;
+  if (format == PriorityFormat::kTable) {
+    char header[256];
+    std::snprintf(header, sizeof header,
+                  "%8s %6s %7s %7s %7s %7s %8s %8s %8s %8s %5s %6s %5s %5s %5s %5s %5s %-12s %-12s %-16s %s\n", "job",
+                  "task", "prio", "nurg", "npprior", "ntckts", "urg", "rrcontr", "wtcontr", "dlcontr", "ppri", "tckts",
+                  "ovrts", "otckt", "ftckt", "stckt", "share", "user", "project", "department", "state");
+    out += header;
+  }
+  std::size_t total = out.size();
+  for (const std::string& t : text) total += t.size();
+  out.reserve(total);
+  for (const std::string& t : text) out += t;
+  return out;
+}
+
+}  // namespace schedk::io

@@ -1,0 +1,263 @@
+#include "io/snapshot_reader.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include "io/cluster_builder.hpp"
+#include "io/ge_value.hpp"
+#include "io/job_reader.hpp"
+
+namespace schedk::io {
+namespace {
+
+// Block kinds, whether they take a name, and whether their lines are key/value attributes.
+struct BlockKind {
+  const char* kind;
+  bool named;
+};
+constexpr BlockKind kBlockKinds[] = {{"complex", false},  {"sconf", false},   {"global", false},
+                                     {"exechost", true},  {"hostgroup", true}, {"queue", true},
+                                     {"pe", true},        {"sharetree", false}, {"user", true},
+                                     {"project", true},   {"department", true}, {"maui", false}};
+
+const BlockKind* FindBlockKind(std::string_view kind) {
+  for (const BlockKind& k : kBlockKinds) {
+    if (kind == k.kind) return &k;
+  }
+  return nullptr;
+}
+
+// Job runs are cut into chunks of about this many lines for parallel parsing.
+constexpr int kLinesPerChunk = 8192;
+
+std::pair<std::string_view, std::string_view> FirstWord(std::string_view line) {
+  line = Trim(line);
+  std::size_t i = 0;
+  while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+  return {line.substr(0, i), Trim(line.substr(i))};
+}
+
+class StructureReader {
+ public:
+  StructureReader(std::string_view text, Snapshot& s) : text_(text), s_(s) {}
+
+  Status Read();
+  std::vector<JobChunk>& chunks() { return chunks_; }
+  std::vector<UsageLine>& usage() { return usage_; }
+  std::vector<LoadLine>& loads() { return loads_; }
+  bool has_now() const { return has_now_; }
+
+ private:
+  // The next physical line, without its line end; false at the end.
+  bool NextPhysical(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    std::size_t end = text_.find('\n', pos_);
+    if (end == std::string_view::npos) end = text_.size();
+    line = text_.substr(pos_, end - pos_);
+    line_start_ = pos_;
+    pos_ = end + 1;
+    ++line_no_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    return true;
+  }
+  // Joins `\` continuations into storage; returns the logical line.
+  std::string_view Logical(std::string_view line) {
+    if (line.empty() || line.back() != '\\') return line;
+    std::string joined(line.substr(0, line.size() - 1));
+    joined.push_back(' ');
+    std::string_view next;
+    while (NextPhysical(next)) {
+      if (!next.empty() && next.back() == '\\') {
+        joined.append(next.substr(0, next.size() - 1));
+        joined.push_back(' ');
+      } else {
+        joined.append(next);
+        break;
+      }
+    }
+    storage_.push_back(std::move(joined));
+    return storage_.back();
+  }
+  // Ends the current run of job lines just before `end` (a byte offset).
+  void CloseJobRun(std::size_t end) {
+    if (run_start_ != std::string_view::npos) {
+      chunks_.push_back({text_.substr(run_start_, end - run_start_), run_first_line_});
+      run_start_ = std::string_view::npos;
+    }
+  }
+  Status Error(int line, std::string message) const { return Status::InvalidInput(s_.source, line, std::move(message)); }
+  Status Record(std::string_view line, int line_no);
+
+  std::string_view text_;
+  Snapshot& s_;
+  std::size_t pos_ = 0;
+  std::size_t line_start_ = 0;
+  int line_no_ = 0;
+  std::vector<std::string> storage_;
+  std::vector<JobChunk> chunks_;
+  std::size_t run_start_ = std::string_view::npos;
+  int run_first_line_ = 0;
+  int run_lines_ = 0;
+  std::vector<UsageLine> usage_;
+  std::vector<LoadLine> loads_;
+  bool has_now_ = false;
+};
+
+Status StructureReader::Record(std::string_view line, int line_no) {
+  const auto [word, rest] = FirstWord(line);
+  if (word == "now") {
+    if (has_now_) return Error(line_no, "duplicate object: 'now' is given twice");
+    auto t = ParseTime(rest);
+    if (!t) return Error(line_no, "now: expected epoch seconds or ISO-8601 with Z or an offset, not '" + std::string(rest) + "'");
+    s_.cluster.now = *t;
+    has_now_ = true;
+  } else if (word == "load") {
+    const auto [host, values] = FirstWord(rest);
+    if (host.empty() || values.empty()) return Error(line_no, "load: expected 'load <host> name=value[,...]'");
+    loads_.push_back({line_no, std::string(host), std::string(values)});
+  } else if (word == "usage") {
+    const auto [kind, after_kind] = FirstWord(rest);
+    const auto [name, after_name] = FirstWord(after_kind);
+    if ((kind != "user" && kind != "project") || name.empty()) {
+      return Error(line_no, "usage: expected 'usage user|project <name> cpu=<s>,mem=<GBs>,io=<GB> [project=<p>] [at=<time>]'");
+    }
+    UsageLine u{line_no, kind == "project", std::string(name), "", "", 0};
+    std::string_view tail = after_name;
+    while (!tail.empty()) {
+      const auto [token, more] = FirstWord(tail);
+      tail = more;
+      if (token.substr(0, 8) == "project=") {
+        if (u.is_project) return Error(line_no, "usage: project= is only for user usage");
+        u.project = std::string(token.substr(8));
+      } else if (token.substr(0, 3) == "at=") {
+        auto t = ParseTime(token.substr(3));
+        if (!t) return Error(line_no, "usage: at: expected a time, not '" + std::string(token.substr(3)) + "'");
+        u.at = *t;
+      } else if (u.values.empty()) {
+        u.values = std::string(token);
+      } else {
+        return Error(line_no, "usage: unexpected '" + std::string(token) + "'");
+      }
+    }
+    usage_.push_back(std::move(u));
+  } else if (word == "end") {
+    return Error(line_no, "'end' without a matching 'begin'");
+  } else {
+    return Error(line_no, "unknown record '" + std::string(word) + "' (expected begin, now, load, usage or job)");
+  }
+  return Status::Ok();
+}
+
+Status StructureReader::Read() {
+  bool header = false;
+  ObjectBlock* block = nullptr;
+  std::set<std::pair<std::string, std::string>> objects;
+  std::string_view physical;
+  while (NextPhysical(physical)) {
+    const int line_no = line_no_;
+    const std::string_view trimmed = Trim(physical);
+    const bool in_run = run_start_ != std::string_view::npos;
+    // Fast path: job lines, and comments or blank lines between them.
+    if (header && block == nullptr &&
+        (trimmed.substr(0, 4) == "job " || trimmed.substr(0, 4) == "job\t" ||
+         (in_run && (trimmed.empty() || trimmed.front() == '#')))) {
+      if (!in_run || run_lines_ >= kLinesPerChunk) {
+        CloseJobRun(line_start_);
+        run_start_ = line_start_;
+        run_first_line_ = line_no;
+        run_lines_ = 0;
+      }
+      ++run_lines_;
+      // Continuation lines belong to the same record (and chunk).
+      std::string_view p = physical;
+      while (!p.empty() && p.back() == '\\' && NextPhysical(p)) ++run_lines_;
+      continue;
+    }
+    CloseJobRun(line_start_);
+    const std::string_view line = Trim(Logical(physical));
+    if (line.empty() || line.front() == '#') continue;
+    if (!header) {
+      if (line != "schedk-snapshot 1") {
+        return Error(line_no, "expected the header 'schedk-snapshot 1', not '" + std::string(line) + "'");
+      }
+      header = true;
+      continue;
+    }
+    const auto [word, rest] = FirstWord(line);
+    if (block != nullptr) {
+      if (word == "end") {
+        if (!rest.empty() && rest != block->kind) {
+          return Error(line_no, "'end " + std::string(rest) + "' closes a '" + block->kind + "' block");
+        }
+        block = nullptr;
+        continue;
+      }
+      if (word == "begin") return Error(line_no, "'begin' inside the '" + block->kind + "' block opened on line " + std::to_string(block->line));
+      block->attributes.push_back({std::string(word), std::string(rest), line_no});
+      continue;
+    }
+    if (word == "begin") {
+      const auto [kind, name_rest] = FirstWord(rest);
+      const auto [name, extra] = FirstWord(name_rest);
+      const BlockKind* k = FindBlockKind(kind);
+      if (k == nullptr) return Error(line_no, "unknown block kind '" + std::string(kind) + "'");
+      if (k->named && name.empty()) return Error(line_no, "begin " + std::string(kind) + ": the object needs a name");
+      if (!k->named && !name.empty()) return Error(line_no, "begin " + std::string(kind) + ": takes no name");
+      if (!extra.empty()) return Error(line_no, "begin: unexpected '" + std::string(extra) + "'");
+      if (kind == "hostgroup" && name.front() != '@') return Error(line_no, "hostgroup names start with '@'");
+      if (!objects.insert({std::string(kind), std::string(name)}).second) {
+        return Error(line_no, "duplicate object: " + std::string(kind) + (name.empty() ? "" : " ") + std::string(name) +
+                                  " is defined twice");
+      }
+      s_.blocks.push_back(ObjectBlock{std::string(kind), std::string(name), line_no, {}, {}});
+      block = &s_.blocks.back();
+      continue;
+    }
+    if (Status st = Record(line, line_no); !st.ok()) return st;
+  }
+  CloseJobRun(text_.size());
+  if (block != nullptr) return Error(block->line, "'begin " + block->kind + "' has no matching 'end'");
+  if (!header) return Error(std::max(line_no_, 1), "empty input: expected the header 'schedk-snapshot 1'");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source) {
+  Snapshot s;
+  s.source = source == "-" ? "<stdin>" : source;
+  StructureReader structure(text, s);
+  if (Status st = structure.Read(); !st.ok()) return st;
+  if (!structure.has_now()) return Status::InvalidInput(s.source, 0, "the snapshot has no 'now <time>' record");
+  ClusterBuilder builder(s);
+  if (Status st = builder.Build(); !st.ok()) return st;
+  if (Status st = builder.ApplyLoad(structure.loads()); !st.ok()) return st;
+  if (Status st = ReadJobs(structure.chunks(), builder, s); !st.ok()) return st;
+  if (Status st = builder.FinishUsers(structure.usage()); !st.ok()) return st;
+  if (Status st = builder.BuildShareTree(); !st.ok()) return st;
+  return s;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  const std::string name = path == "-" ? "<stdin>" : path;
+  if (f == nullptr) return Status::IoError(name, std::strerror(errno));
+  std::string data;
+  char buffer[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) data.append(buffer, n);
+  const bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (failed) return Status::IoError(name, "read error");
+  return data;
+}
+
+Result<Snapshot> ReadSnapshotFile(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ReadSnapshot(text.value(), path);
+}
+
+}  // namespace schedk::io

@@ -1,0 +1,83 @@
+// schedk: the command-line front end. Parses flags, bounds oneTBB from
+// --threads, calls io/ and kernel/, prints results and errors, and picks the
+// exit code: 0 success, 2 bad input (file:line: message), 1 any other failure.
+// Nothing is written to standard output after an error.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
+
+#include "io/priority_writer.hpp"
+#include "io/snapshot_reader.hpp"
+#include "kernel/priority/priority.hpp"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+int Fail(const schedk::io::Status& status) {
+  std::fprintf(stderr, "schedk: %s\n", status.ToString().c_str());
+  return status.code() == schedk::io::Status::Code::kInvalidInput ? kExitBadInput : kExitFailure;
+}
+
+void PrintWarnings(const schedk::io::Snapshot& snapshot) {
+  for (const auto& w : snapshot.warnings) std::fprintf(stderr, "schedk: %s\n", w.ToString().c_str());
+}
+
+bool WriteAll(const std::string& text) {
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) return false;
+  return std::fflush(stdout) == 0;
+}
+
+struct PrioritiesOptions {
+  std::string snapshot = "-";
+  std::string format = "table";
+};
+
+int RunPriorities(const PrioritiesOptions& options) {
+  auto snapshot = schedk::io::ReadSnapshotFile(options.snapshot);
+  if (!snapshot.ok()) return Fail(snapshot.status());
+  PrintWarnings(snapshot.value());
+  const schedk::PriorityResult result = schedk::ComputePriorities(snapshot->cluster, snapshot->jobs);
+  const auto format = options.format == "jsonl" ? schedk::io::PriorityFormat::kJsonl : schedk::io::PriorityFormat::kTable;
+  if (!WriteAll(schedk::io::FormatPriorities(snapshot.value(), result, format))) {
+    std::fprintf(stderr, "schedk: cannot write to standard output\n");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"schedk: a Grid Engine-compatible scheduler kernel.\n"
+               "Reads cluster snapshots (see datasets/README.md) and computes what Grid Engine's scheduler would."};
+  app.set_version_flag("--version", std::string("schedk ") + SCHEDK_VERSION);
+  app.require_subcommand(1);
+  int threads = 0;
+  app.add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+
+  PrioritiesOptions priorities;
+  CLI::App* p = app.add_subcommand("priorities", "Job priorities as qstat -ext -urg -pri shows them, in dispatch order");
+  p->add_option("snapshot", priorities.snapshot, "Snapshot file, or - for standard input")->capture_default_str();
+  p->add_option("--format", priorities.format, "Output format")->check(CLI::IsMember({"table", "jsonl"}))->capture_default_str();
+  p->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads > 0) {
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<std::size_t>(threads));
+  }
+  if (*p) return RunPriorities(priorities);
+  return kExitFailure;
+}
