@@ -95,8 +95,8 @@ class JobTable {
   // Shard count: a power of two, so ShardOf is a multiply and a shift.
   static constexpr std::uint32_t kDefaultShardBits = 6;
 
-  explicit JobTable(std::uint32_t shard_bits = kDefaultShardBits)
-      : shard_bits_(shard_bits), shards_(std::size_t{1} << shard_bits) {}
+  JobTable() : JobTable(kDefaultShardBits) {}
+  explicit JobTable(std::uint32_t shard_bits) : shard_bits_(shard_bits), shards_(std::size_t{1} << shard_bits) {}
 
   // Returns the shard that holds every row of job `number` (Fibonacci hashing,
   // so consecutive job numbers spread evenly).

@@ -1,0 +1,188 @@
+// The snapshot reader: what it builds from each part of protocol.md §1, and
+// one test per category of bad input, checking the message and the line.
+#include "io/snapshot_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.hpp"
+
+namespace schedk::io {
+namespace {
+
+using schedk::testing::Load;
+using schedk::testing::LoadError;
+
+const std::string kHeader = "schedk-snapshot 1\nnow 1000\n";
+
+void ExpectError(const std::string& text, int line, const std::string& fragment) {
+  const Status st = LoadError(text);
+  ASSERT_FALSE(st.ok()) << "expected an error containing '" << fragment << "'";
+  EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(st.line(), line) << st.ToString();
+  EXPECT_NE(st.ToString().find(fragment), std::string::npos) << st.ToString();
+  EXPECT_EQ(st.ToString().rfind("bad.snap:" + std::to_string(line) + ": ", 0), 0u) << st.ToString();
+}
+
+TEST(SnapshotReaderTest, UnknownBlockKind) {
+  ExpectError(kHeader + "begin frobnicate x\nend\n", 3, "unknown block kind 'frobnicate'");
+}
+
+TEST(SnapshotReaderTest, MalformedValueNamesTheAttribute) {
+  ExpectError(kHeader + "begin sconf\nweight_urgency abc\nend sconf\n", 4, "attribute 'weight_urgency'");
+  ExpectError(kHeader + "begin queue q\nhostlist h1\nslots 4,[h1=lots]\nend\n", 5, "attribute 'slots'");
+  ExpectError(kHeader + "begin complex\nslots s INT <= YES YES 1 1000\nlic l INT <= YES YES 0 abc\nend\n", 5,
+              "malformed urgency");
+  ExpectError(kHeader + "begin exechost h1\ncomplex_values slots=x\nend\n", 4, "attribute 'complex_values'");
+}
+
+TEST(SnapshotReaderTest, UnknownComplexInARequest) {
+  ExpectError(kHeader + "job 1 owner=u\njob 2 owner=u l_hard=nosuch=1\n", 4, "unknown complex attribute 'nosuch'");
+  ExpectError(kHeader + "job 1 owner=u l_hard=load_avg=1\n", 3, "not requestable");
+  ExpectError(kHeader + "job 1 owner=u l_hard=slots=2\n", 3, "slots cannot be requested");
+}
+
+TEST(SnapshotReaderTest, BadTime) {
+  ExpectError("schedk-snapshot 1\nnow yesterday\n", 2, "now: expected epoch seconds");
+  ExpectError(kHeader + "job 1 owner=u submit=2004-02-27T17:36:56\n", 3, "job key 'submit'");
+  ExpectError(kHeader + "begin sconf\ndefault_duration 1:30\nend\n", 4, "attribute 'default_duration'");
+}
+
+TEST(SnapshotReaderTest, DuplicateObject) {
+  ExpectError(kHeader + "begin queue all.q\nend\nbegin queue all.q\nend\n", 5, "duplicate object");
+  ExpectError(kHeader + "job 7.1-10 owner=u\njob 7.5 owner=u\n", 4, "duplicate object");
+  ExpectError(kHeader + "now 2000\n", 3, "duplicate object");
+}
+
+TEST(SnapshotReaderTest, JobLineErrors) {
+  ExpectError(kHeader + "job 1 submit=5\n", 3, "no owner");
+  ExpectError(kHeader + "job 1 owner=u colour=blue\n", 3, "unknown job key 'colour'");
+  ExpectError(kHeader + "job 1.5-2 owner=u\n", 3, "malformed task range");
+  ExpectError(kHeader + "job x owner=u\n", 3, "malformed job id");
+  ExpectError(kHeader + "job 1 owner=u state=running\n", 3, "job key 'state'");
+  ExpectError(kHeader + "job 1 owner=u p=2000\n", 3, "job key 'p'");
+  ExpectError(kHeader + "job 1 owner=u owner=v\n", 3, "given twice");
+  ExpectError(kHeader + "job 1 owner=u project=nope\n", 3, "unknown project 'nope'");
+  ExpectError(kHeader + "job 1 owner=u state=r start=5\n", 3, "needs granted=");
+  ExpectError(kHeader + "begin queue q\nhostlist h1\nend\njob 1 owner=u state=r start=5 granted=q@h2:1\n", 6,
+              "not in the hostlist");
+  ExpectError(kHeader + "job 1 owner=u pe_name=nope pe_min=2\n", 3, "no parallel environment matches");
+  ExpectError(kHeader + "job 1 owner=u name=\"unterminated\n", 3, "unterminated quoted value");
+  ExpectError(kHeader + "job 1 owner=u\njob 1.2 owner=v\n", 4, "owner differs from line 3");
+}
+
+TEST(SnapshotReaderTest, StructureErrors) {
+  ExpectError("now 5\n", 1, "expected the header");
+  ExpectError(kHeader + "begin sconf\nmaxujobs 1\n", 3, "has no matching 'end'");
+  ExpectError(kHeader + "end sconf\n", 3, "without a matching 'begin'");
+  ExpectError(kHeader + "begin sconf\nend queue\n", 4, "closes a 'sconf' block");
+  ExpectError(kHeader + "frobnicate 1\n", 3, "unknown record 'frobnicate'");
+  ExpectError(kHeader + "begin queue\nend\n", 3, "needs a name");
+  const Status no_now = LoadError("schedk-snapshot 1\njob 1 owner=u\n");
+  EXPECT_NE(no_now.ToString().find("no 'now"), std::string::npos);
+}
+
+TEST(SnapshotReaderTest, ErrorsInLaterParallelChunksReportTheirLine) {
+  std::string text = kHeader;
+  for (int i = 1; i <= 30000; ++i) text += "job " + std::to_string(i) + " owner=u" + std::to_string(i % 7) + "\n";
+  text += "job 30001 owner=u bogus=1\n";
+  for (int i = 30002; i <= 40000; ++i) text += "job " + std::to_string(i) + " owner=u\n";
+  text += "job 40001 owner=u state=nope\n";
+  ExpectError(text, 30003, "unknown job key 'bogus'");
+}
+
+TEST(SnapshotReaderTest, ReadsManyJobsIntoShards) {
+  std::string text = kHeader;
+  for (int i = 1; i <= 20000; ++i) text += "job " + std::to_string(i) + " owner=u" + std::to_string(i % 13) + "\n";
+  const Snapshot s = Load(text);
+  EXPECT_EQ(s.jobs.rows(), 20000u);
+  EXPECT_EQ(s.names.users.size(), 13u);
+  for (const JobShard& shard : s.jobs.shards()) EXPECT_GT(shard.size(), 0u);
+  std::size_t total_lines = 0;
+  for (const auto& lines : s.job_lines) total_lines += lines.size();
+  EXPECT_EQ(total_lines, 20000u);
+}
+
+TEST(SnapshotReaderTest, ContinuationsCommentsAndCarriageReturns) {
+  const Snapshot s = Load("# comment\r\nschedk-snapshot 1\r\nnow 2004-02-27T17:36:56Z\r\n"
+                          "begin queue all.q\r\nhostlist a \\\r\n  b\r\nslots 4\r\nend\r\n"
+                          "job 1 owner=u \\\nname=\"two words \\\"quoted\\\"\"\n");
+  EXPECT_EQ(s.cluster.now, 1077903416);
+  ASSERT_EQ(s.cluster.queues.size(), 1u);
+  EXPECT_EQ(s.cluster.queues[0].hosts.size(), 2u);
+  ASSERT_EQ(s.jobs.rows(), 1u);
+  EXPECT_TRUE(s.names.job_names.Find("two words \"quoted\"").has_value());
+}
+
+TEST(SnapshotReaderTest, PerHostOverridesAndHostgroups) {
+  const Snapshot s = Load(kHeader + R"(
+begin hostgroup @big
+hostlist n2 @huge
+end hostgroup
+begin hostgroup @huge
+hostlist n3
+end hostgroup
+begin queue all.q
+hostlist n1 @big
+slots 16,[@big=32],[n3=64]
+seq_no 0,[@huge=5]
+end queue
+)");
+  const ClusterQueue& q = s.cluster.queues[0];
+  auto host = [&](const char* name) { return HostId(*s.names.hosts.Find(name)); };
+  EXPECT_EQ(q.hosts.size(), 3u);
+  EXPECT_EQ(q.slots.For(host("n1"), s.cluster.hostgroups), 16u);
+  EXPECT_EQ(q.slots.For(host("n2"), s.cluster.hostgroups), 32u);
+  EXPECT_EQ(q.slots.For(host("n3"), s.cluster.hostgroups), 64u);  // host beats hostgroup
+  EXPECT_EQ(q.seq_no.For(host("n3"), s.cluster.hostgroups), 5);
+}
+
+TEST(SnapshotReaderTest, DefaultsAndDerivedJobFields) {
+  const Snapshot s = Load(kHeader + R"(
+begin project bio
+fshare 10
+end project
+begin user alice
+default_project bio
+end user
+begin department physics
+entries bob,@chem
+end department
+job 1 owner=alice
+job 2 owner=bob
+job 3 owner=carol group=chem
+job 4 owner=dave
+job 5.1-9:4 owner=dave state=hqw
+)");
+  const JobTable& jobs = s.jobs;
+  auto row = [&](JobNumber n) {
+    const JobShard& shard = jobs.shards()[jobs.ShardOf(n)];
+    for (std::size_t r = 0; r < shard.size(); ++r) {
+      if (shard.number[r] == n) return std::pair<const JobShard*, std::size_t>{&shard, r};
+    }
+    return std::pair<const JobShard*, std::size_t>{nullptr, 0};
+  };
+  auto [s1, r1] = row(1);
+  EXPECT_EQ(s.names.projects.Name(s1->project[r1].index()), "bio");  // the user's default project
+  EXPECT_EQ(s1->submit[r1], 1000);                                   // submit defaults to now
+  auto [s2, r2] = row(2);
+  EXPECT_EQ(s.names.usersets.Name(s2->department[r2].index()), "physics");
+  auto [s3, r3] = row(3);
+  EXPECT_EQ(s.names.usersets.Name(s3->department[r3].index()), "physics");  // through the group
+  auto [s4, r4] = row(4);
+  EXPECT_EQ(s.names.usersets.Name(s4->department[r4].index()), "defaultdepartment");
+  auto [s5, r5] = row(5);
+  EXPECT_EQ(s5->task_count(r5), 3u);  // 1, 5, 9
+  EXPECT_EQ(s5->task_last[r5], 9u);
+  EXPECT_EQ(s.cluster.complexes.size(), 52u);  // Grid Engine's default complex
+}
+
+TEST(SnapshotReaderTest, UnknownAttributesAreKeptWithAWarning) {
+  const Snapshot s = Load(kHeader + "begin pe mpi\nslots 8\nfancy_new_key 1\nend\n");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0].line, 5);
+  EXPECT_NE(s.warnings[0].message.find("fancy_new_key"), std::string::npos);
+  EXPECT_EQ(s.blocks[0].attributes.size(), 2u);
+}
+
+}  // namespace
+}  // namespace schedk::io

@@ -1,0 +1,65 @@
+// Test vector T3.3 of sge-algorithms.md §3.3 (override tickets) and T1.4's
+// "equal non-zero totals normalise to 1.0".
+#include "kernel/priority/override_policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.hpp"
+
+namespace schedk {
+namespace {
+
+using testing::Find;
+using testing::Load;
+
+std::string Snapshot(const std::string& sconf, const std::string& p2_extra) {
+  return R"(schedk-snapshot 1
+now 2000
+begin sconf
+)" + sconf + R"(
+end sconf
+begin user U
+oticket 1000
+end user
+begin queue all.q
+hostlist n1
+slots 8
+end queue
+job 1 owner=U submit=1000 state=r start=1100 granted=all.q@n1:1
+job 2 owner=U submit=1001 state=r start=1100 granted=all.q@n1:1
+job 5 owner=U submit=1500
+job 6 owner=U submit=1501 )" + p2_extra + "\n";
+}
+
+TEST(OverridePolicyTest, SharedTicketsAreDividedAmongActiveJobs) {
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto s = Load(Snapshot("", ""));
+    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(s, r, 1).values.otckt, 500);
+    EXPECT_DOUBLE_EQ(Find(s, r, 2).values.otckt, 500);
+    EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 1000.0 / 3);
+    EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 250);
+  }
+}
+
+TEST(OverridePolicyTest, UnsharedTicketsGoWholeToEveryJob) {
+  const auto s = Load(Snapshot("share_override_tickets false", ""));
+  const auto r = ComputePriorities(s.cluster, s.jobs);
+  for (JobNumber j : {1u, 2u, 5u, 6u}) {
+    EXPECT_DOUBLE_EQ(Find(s, r, j).values.otckt, 1000);
+    EXPECT_DOUBLE_EQ(Find(s, r, j).values.ntckts, 1.0);  // equal non-zero totals: 1.0, not 0.5
+  }
+}
+
+TEST(OverridePolicyTest, JobTicketsCanWinTheFirstRound) {
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto s = Load(Snapshot("", "oticket=50"));
+    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 1000.0 / 3 + 50);
+    EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 250);
+    EXPECT_DOUBLE_EQ(Find(s, r, 6).values.ovrts, 50);
+  }
+}
+
+}  // namespace
+}  // namespace schedk

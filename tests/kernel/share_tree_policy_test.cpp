@@ -1,0 +1,219 @@
+// Test vectors T3.4 and T3.5 of sge-algorithms.md §3.4 (share-tree targets,
+// pending "previous jobs" ranking, pass B, compensation), plus the "default"
+// leaf, project subtrees and the effective root.
+#include "kernel/priority/share_tree_policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.hpp"
+
+namespace schedk {
+namespace {
+
+using testing::Find;
+using testing::Load;
+
+const char* kHead = R"(schedk-snapshot 1
+now 5000
+begin queue all.q
+hostlist n1
+slots 8
+end queue
+)";
+
+TEST(ShareTreePolicyTest, PendingTasksAreRankedWithinTheirNode) {  // T3.4
+  const auto s = Load(std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 10000
+end sconf
+begin sharetree
+id=0
+name=Root
+type=0
+shares=1
+childnodes=1,2
+id=1
+name=A
+type=0
+shares=60
+childnodes=NONE
+id=2
+name=B
+type=0
+shares=40
+childnodes=NONE
+end sharetree
+usage user A cpu=300,mem=0,io=0
+usage user B cpu=100,mem=0,io=0
+job 1 owner=A submit=100 state=r start=200 granted=all.q@n1:1
+job 2 owner=A submit=300
+job 3 owner=A submit=301
+job 4 owner=B submit=302
+job 5 owner=B submit=303
+)");
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    const double stt_a = 12.0 / 28, stt_b = 16.0 / 28;  // shr 3600/300 and 1600/100
+    EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, stt_a / 2 * 10000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 3).values.stckt, stt_a / 3 * 10000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 4).values.stckt, stt_b / 1 * 10000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 5).values.stckt, stt_b / 2 * 10000);
+    EXPECT_NEAR(Find(s, r, 2).values.stckt, 2142.86, 0.01);
+    EXPECT_NEAR(Find(s, r, 3).values.stckt, 1428.57, 0.01);
+    EXPECT_NEAR(Find(s, r, 4).values.stckt, 5714.29, 0.01);
+    EXPECT_NEAR(Find(s, r, 5).values.stckt, 2857.14, 0.01);
+    // Pass B: only A is active, so the running task gets every share-tree ticket.
+    EXPECT_DOUBLE_EQ(Find(s, r, 1).values.stckt, 10000);
+    EXPECT_DOUBLE_EQ(r.tickets.max_tix, 10000);
+  }
+}
+
+TEST(ShareTreePolicyTest, CompensationFactorLimitsUnderusedNodes) {  // T3.5
+  const auto s = Load(std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 1000000
+compensation_factor 5
+end sconf
+begin sharetree
+id=0
+name=Root
+shares=1
+childnodes=1,2,3
+id=1
+name=X
+shares=10
+id=2
+name=Y
+shares=10
+id=3
+name=Z
+shares=80
+end sharetree
+usage user Y cpu=1000
+usage user Z cpu=1000
+job 1 owner=X submit=100 state=r start=200 granted=all.q@n1:1
+job 2 owner=Y submit=100 state=r start=200 granted=all.q@n1:1
+job 3 owner=Z submit=100 state=r start=200 granted=all.q@n1:1
+)");
+  const auto r = ComputePriorities(s.cluster, s.jobs);
+  EXPECT_NEAR(Find(s, r, 1).values.stckt / 1e6, 0.98725, 1e-5);
+  EXPECT_NEAR(Find(s, r, 2).values.stckt / 1e6, 0.000196, 1e-6);
+  EXPECT_NEAR(Find(s, r, 3).values.stckt / 1e6, 0.012555, 1e-6);
+  // Exactly: X's shr becomes 100 / (0.1 * (stt_x / (5 * 0.1))).
+  const double stt_x = 1000 / (1000 + 0.1 + 6.4);
+  const double shr_x = 100 / (0.1 * (stt_x / (5 * 0.1)));
+  EXPECT_DOUBLE_EQ(Find(s, r, 1).values.stckt, shr_x / (shr_x + 0.1 + 6.4) * 1e6);
+}
+
+TEST(ShareTreePolicyTest, UsersWithoutNodesGetTheirOwnCopyOfDefault) {
+  const auto s = Load(std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 3000
+end sconf
+begin sharetree
+id=0
+name=Root
+shares=1
+childnodes=1,2
+id=1
+name=A
+shares=10
+id=2
+name=default
+shares=10
+end sharetree
+job 1 owner=A submit=100
+job 2 owner=B submit=100
+job 3 owner=C submit=100
+)");
+  const auto r = ComputePriorities(s.cluster, s.jobs);
+  for (JobNumber j : {1u, 2u, 3u}) EXPECT_DOUBLE_EQ(Find(s, r, j).values.stckt, 1.0 / 3 * 3000);
+}
+
+std::string ProjectTree(const std::string& jobs) {
+  return std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 1000
+end sconf
+begin project P1
+end project
+begin project P2
+end project
+begin sharetree
+id=0
+name=Root
+shares=1
+childnodes=1,2
+id=1
+name=P1
+shares=50
+childnodes=3,4
+id=2
+name=P2
+shares=50
+id=3
+name=alice
+shares=10
+id=4
+name=default
+shares=10
+end sharetree
+)" + jobs;
+}
+
+TEST(ShareTreePolicyTest, ProjectSubtreesAndJobsOutsideThem) {
+  const auto s = Load(ProjectTree(R"(
+job 1 owner=alice project=P1 submit=100
+job 2 owner=bob project=P1 submit=100
+job 3 owner=carol project=P2 submit=100
+job 4 owner=dave submit=100
+)"));
+  const auto r = ComputePriorities(s.cluster, s.jobs);
+  // P1 and P2 share the root 50:50; alice and bob (a copy of default) share P1.
+  EXPECT_DOUBLE_EQ(Find(s, r, 3).values.stckt, 0.5 * 1000);
+  EXPECT_DOUBLE_EQ(Find(s, r, 1).values.stckt, 0.5 / 1 * 1000);  // ranked at P1: first of two
+  EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, 0.5 / 2 * 1000);  // second of two
+  EXPECT_DOUBLE_EQ(Find(s, r, 4).values.stckt, 0);               // no node for a job outside every project
+}
+
+TEST(ShareTreePolicyTest, RankingStartsBelowTheEffectiveRoot) {
+  const auto s = Load(ProjectTree(R"(
+job 1 owner=alice project=P1 submit=100
+job 2 owner=bob project=P1 submit=100
+)"));
+  const auto r = ComputePriorities(s.cluster, s.jobs);
+  // Only P1 has pending jobs, so P1 is the effective root and the ranking
+  // happens at the user nodes: each is the first job of its own node.
+  EXPECT_DOUBLE_EQ(Find(s, r, 1).values.stckt, 0.5 * 1000);
+  EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, 0.5 * 1000);
+}
+
+TEST(ShareTreePolicyTest, ProjectUsageAndFinishedJobs) {
+  const auto s = Load(std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 1000
+end sconf
+begin sharetree
+id=0
+name=Root
+shares=1
+childnodes=1,2
+id=1
+name=A
+shares=50
+id=2
+name=B
+shares=50
+end sharetree
+usage user A cpu=0,finished_jobs=2
+job 1 owner=A submit=100
+job 2 owner=B submit=100
+)");
+  const auto r = ComputePriorities(s.cluster, s.jobs);
+  // Each node has stt 0.5; A's two recently finished jobs count as running ones.
+  EXPECT_DOUBLE_EQ(Find(s, r, 1).values.stckt, 0.5 / 3 * 1000);
+  EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, 0.5 / 1 * 1000);
+}
+
+}  // namespace
+}  // namespace schedk
