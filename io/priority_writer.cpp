@@ -135,7 +135,7 @@ void AppendJsonString(std::string& out, std::string_view value) {
 
 std::string FormatPriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format) {
   const JobTable& jobs = snapshot.jobs;
-  const auto offsets = jobs.Offsets();
+  const RowIndex index(jobs);
   const std::size_t rows = result.order.size();
   const std::size_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   std::vector<std::string> text(blocks);
@@ -145,10 +145,8 @@ std::string FormatPriorities(const Snapshot& snapshot, const PriorityResult& res
     const std::size_t end = std::min(rows, (b + 1) * kRowsPerBlock);
     for (std::size_t i = b * kRowsPerBlock; i < end; ++i) {
       const DispatchEntry& e = result.order[i];
-      const auto it = std::upper_bound(offsets.begin(), offsets.end(), e.row);
-      const std::size_t shard_index = static_cast<std::size_t>(it - offsets.begin() - 1);
-      const JobShard& shard = jobs.shards()[shard_index];
-      const std::size_t r = e.row - offsets[shard_index];
+      const JobShard& shard = jobs.shards()[index.shard(e.row)];
+      const std::size_t r = index.row(e.row);
       const ProjectId project = shard.project[r];
       const RowText row{shard.number[r],
                         e.task,
@@ -157,7 +155,7 @@ std::string FormatPriorities(const Snapshot& snapshot, const PriorityResult& res
                         project.valid() ? &snapshot.names.projects.Name(project.index()) : nullptr,
                         &snapshot.names.usersets.Name(shard.department[r].index()),
                         StateOf(shard.state[r], result.roles[e.row])};
-      const TaskPriority v = result.Values(snapshot.cluster, jobs, offsets, e);
+      const TaskPriority v = result.Values(snapshot.cluster, jobs, index, e);
       if (format == PriorityFormat::kTable) AppendTableRow(out, row, v);
       else AppendJsonRow(out, row, v);
     }

@@ -33,13 +33,11 @@ struct Row {
 
 // The values shown for job `job`, task `task`.
 inline Row Find(const io::Snapshot& s, const PriorityResult& r, JobNumber job, TaskNumber task = 1) {
-  const auto offsets = s.jobs.Offsets();
+  const RowIndex index(s.jobs);
   for (std::size_t i = 0; i < r.order.size(); ++i) {
     const DispatchEntry& e = r.order[i];
-    const auto it = std::upper_bound(offsets.begin(), offsets.end(), e.row);
-    const std::size_t shard = static_cast<std::size_t>(it - offsets.begin() - 1);
-    if (s.jobs.shards()[shard].number[e.row - offsets[shard]] == job && e.task == task) {
-      return {r.Values(s.cluster, s.jobs, offsets, e), i};
+    if (s.jobs.shards()[index.shard(e.row)].number[index.row(e.row)] == job && e.task == task) {
+      return {r.Values(s.cluster, s.jobs, index, e), i};
     }
   }
   ADD_FAILURE() << "job " << job << "." << task << " not in the result";

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
@@ -13,17 +15,6 @@
 
 namespace schedk {
 namespace {
-
-struct RowLocation {
-  std::uint32_t shard;
-  std::uint32_t row;
-};
-
-RowLocation Locate(const std::vector<std::uint32_t>& offsets, std::uint32_t flat) {
-  const auto it = std::upper_bound(offsets.begin(), offsets.end(), flat);
-  const auto shard = static_cast<std::uint32_t>(it - offsets.begin() - 1);
-  return {shard, flat - offsets[shard]};
-}
 
 // The three-term sum in sgeee_priority's order (first task of a job, running tasks)...
 double PrioFirst(const SchedulerConfig& c, double nurg, double ntix, double npri) {
@@ -33,15 +24,6 @@ double PrioFirst(const SchedulerConfig& c, double nurg, double ntix, double npri
 double PrioLater(const SchedulerConfig& c, double nurg, double ntix, double npri) {
   return c.weight_urgency * nurg + c.weight_priority * npri + c.weight_ticket * ntix;
 }
-
-// A dispatchable job in the merge: its pending tasks in order and their refs.
-struct PendingJob {
-  std::uint32_t first_row_index;  // into TicketResult::pending_rows
-  std::uint32_t row_count;
-  std::uint32_t ref_begin;
-  std::uint32_t ref_end;
-  std::uint64_t task_count;
-};
 
 struct MergeKey {
   double prio;
@@ -103,27 +85,37 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs) {
   return roles;
 }
 
-TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs,
-                                    const std::vector<std::uint32_t>& offsets, const DispatchEntry& entry) const {
+double PriorityResult::Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const {
+  const SchedulerConfig& c = cluster.config;
+  const bool do_nprio = c.weight_priority != 0 || c.report_pjob_tickets;
+  const double npprior = do_nprio ? NormalizePosixPriority(posix_priority) : 0.5;
+  const double tix = entry.ref == kNoRef ? 0.0 : tickets.refs.Total(entry.ref);
+  const double ntix = NormalizeValue(tix, 0, tickets.max_tix);
+  const double nurg = urgency.nurg[entry.row];
+  return entry.first_of_job ? PrioFirst(c, nurg, ntix, npprior) : PrioLater(c, nurg, ntix, npprior);
+}
+
+TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
+                                    const DispatchEntry& entry) const {
   TaskPriority v;
-  const RowLocation at = Locate(offsets, entry.row);
-  const JobShard& shard = jobs.shards()[at.shard];
-  v.ovrts = shard.override_tickets[at.row];
+  const JobShard& shard = jobs.shards()[index.shard(entry.row)];
+  const std::uint32_t row = index.row(entry.row);
+  v.ovrts = shard.override_tickets[row];
   const RowRole role = roles[entry.row];
   if (role == RowRole::kInactive) return v;  // Grid Engine clears priority info of such jobs
   const SchedulerConfig& c = cluster.config;
   v.urg = urgency.urg[entry.row];
   v.nurg = urgency.nurg[entry.row];
   if (urgency.computed) {
-    const double rrc = urgency.rrcontr[shard.requests[at.row].index()];
+    const double rrc = urgency.rrcontr[shard.requests[row].index()];
     if (!std::isnan(rrc)) {
       v.rrcontr = rrc;
-      v.wtcontr = WaitingTimeContribution(c.weight_waiting_time, cluster.now, shard.submit[at.row]);
-      v.dlcontr = DeadlineContribution(c.weight_deadline, cluster.now, shard.deadline(at.row));
+      v.wtcontr = WaitingTimeContribution(c.weight_waiting_time, cluster.now, shard.submit[row]);
+      v.dlcontr = DeadlineContribution(c.weight_deadline, cluster.now, shard.deadline(row));
     }
   }
   const bool do_nprio = c.weight_priority != 0 || c.report_pjob_tickets;
-  v.npprior = do_nprio ? NormalizePosixPriority(shard.posix_priority[at.row]) : 0.5;
+  v.npprior = do_nprio ? NormalizePosixPriority(shard.posix_priority[row]) : 0.5;
   if (entry.ref != kNoRef) {
     const TicketRefs& refs = tickets.refs;
     v.otckt = refs.otix[entry.ref];
@@ -133,9 +125,36 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
     v.share = refs.share[entry.ref];
   }
   v.ntckts = NormalizeValue(v.tckts, 0, tickets.max_tix);
-  v.prio = entry.first_of_job ? PrioFirst(c, v.nurg, v.ntckts, v.npprior) : PrioLater(c, v.nurg, v.ntckts, v.npprior);
+  v.prio = Prio(cluster, shard.posix_priority[row], entry);
   return v;
 }
+
+namespace {
+
+// A dispatchable job in the merge: its rows (in pending_rows) and ticket refs.
+struct PendingJob {
+  std::uint32_t first_row_index;  // into TicketResult::pending_rows
+  std::uint32_t ref_begin;        // kNoRef: no task of the job has tickets
+  std::uint32_t ref_end;
+  std::uint64_t task_count;
+};
+
+// The entry of the job's k-th pending task (0-based). Tasks past the ticketed
+// ones keep the last computed values, prio included (sgeee_resort_pending_jobs).
+DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t flat, TaskNumber task) {
+  DispatchEntry e;
+  e.row = flat;
+  e.task = task;
+  std::uint64_t last_computed = 0;
+  if (job.ref_begin != kNoRef) {
+    last_computed = job.ref_end - job.ref_begin - 1;
+    e.ref = job.ref_begin + static_cast<std::uint32_t>(std::min(k, last_computed));
+  }
+  e.first_of_job = std::min(k, last_computed) == 0;
+  return e;
+}
+
+}  // namespace
 
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
   PriorityResult result;
@@ -143,58 +162,45 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
                                                     : ComputeUrgencySerial(cluster, jobs, result.roles);
   result.tickets = ComputeTickets(cluster, jobs, result.roles, mode);
-  const auto offsets = jobs.Offsets();
+  const RowIndex index(jobs);
   const TicketResult& tickets = result.tickets;
   const std::vector<std::uint32_t>& pending_rows = tickets.pending_rows;
+  auto shard_of = [&](std::uint32_t flat) -> const JobShard& { return jobs.shards()[index.shard(flat)]; };
 
-  // Group the dispatchable rows by job.
+  // Group the dispatchable rows (already in job-list order) by job.
   std::vector<PendingJob> pending_jobs;
+  pending_jobs.reserve(pending_rows.size());
+  JobNumber previous = 0;
   for (std::uint32_t p = 0; p < pending_rows.size(); ++p) {
-    const RowLocation at = Locate(offsets, pending_rows[p]);
-    const JobShard& shard = jobs.shards()[at.shard];
-    const bool new_job = p == 0 || shard.number[at.row] != [&] {
-      const RowLocation prev = Locate(offsets, pending_rows[p - 1]);
-      return jobs.shards()[prev.shard].number[prev.row];
-    }();
-    if (new_job) pending_jobs.push_back({p, 0, kNoRef, kNoRef, 0});
-    PendingJob& job = pending_jobs.back();
-    ++job.row_count;
-    job.task_count += shard.task_count(at.row);
     const std::uint32_t flat = pending_rows[p];
+    const JobShard& shard = shard_of(flat);
+    const std::uint32_t row = index.row(flat);
+    if (p == 0 || shard.number[row] != previous) pending_jobs.push_back({p, kNoRef, kNoRef, 0});
+    previous = shard.number[row];
+    PendingJob& job = pending_jobs.back();
+    job.task_count += shard.task_count(row);
     if (tickets.ref_count[flat] > 0) {
       if (job.ref_begin == kNoRef) job.ref_begin = tickets.first_ref[flat];
       job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
     }
   }
-  auto entry_for = [&](const PendingJob& job, std::uint64_t k, std::uint32_t flat, TaskNumber task) {
-    DispatchEntry e;
-    e.row = flat;
-    e.task = task;
-    if (job.ref_begin != kNoRef) {
-      const std::uint64_t available = job.ref_end - job.ref_begin;
-      e.ref = job.ref_begin + static_cast<std::uint32_t>(std::min<std::uint64_t>(k, available - 1));
-    }
-    // Tasks past the ticketed ones keep the last computed values, prio included.
-    const std::uint64_t last_computed = job.ref_begin == kNoRef ? 0 : job.ref_end - job.ref_begin - 1;
-    e.first_of_job = std::min(k, last_computed) == 0;
-    return e;
-  };
   auto key_for = [&](std::uint32_t j, const DispatchEntry& e) {
-    const RowLocation at = Locate(offsets, e.row);
-    const JobShard& shard = jobs.shards()[at.shard];
-    return MergeKey{result.Values(cluster, jobs, offsets, e).prio, shard.submit[at.row], shard.number[at.row], j};
+    const JobShard& shard = shard_of(e.row);
+    const std::uint32_t row = index.row(e.row);
+    return MergeKey{result.Prio(cluster, shard.posix_priority[row], e), shard.submit[row], shard.number[row], j};
+  };
+  auto first_entry = [&](std::size_t j) {
+    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
+    return EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
   };
 
   // Initial ranking of every pending job by its first task.
   std::vector<MergeKey> ranked(pending_jobs.size());
-  auto rank_job = [&](std::size_t j) {
-    const PendingJob& job = pending_jobs[j];
-    const std::uint32_t flat = pending_rows[job.first_row_index];
-    const RowLocation at = Locate(offsets, flat);
-    ranked[j] = key_for(static_cast<std::uint32_t>(j), entry_for(job, 0, flat, jobs.shards()[at.shard].task_first[at.row]));
-  };
+  auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
   if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(std::size_t{0}, ranked.size(), rank_job);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
+      for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
+    });
     tbb::parallel_sort(ranked.begin(), ranked.end(), MergeBefore);
   } else {
     for (std::size_t j = 0; j < ranked.size(); ++j) rank_job(j);
@@ -207,14 +213,10 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     TaskNumber task;
     std::uint64_t k;
   };
-  std::vector<Cursor> cursor(pending_jobs.size());
-  for (std::size_t j = 0; j < pending_jobs.size(); ++j) {
-    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
-    const RowLocation at = Locate(offsets, flat);
-    cursor[j] = {pending_jobs[j].first_row_index, jobs.shards()[at.shard].task_first[at.row], 0};
-  }
+  std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
   auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
   std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
+  result.order.reserve(pending_jobs.size());
   std::size_t next = 0;
   while (next < ranked.size() || !again.empty()) {
     MergeKey key;
@@ -225,39 +227,44 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
       again.pop();
     }
     const PendingJob& job = pending_jobs[key.pending_job];
-    Cursor& c = cursor[key.pending_job];
+    if (job.task_count == 1) {
+      result.order.push_back(first_entry(key.pending_job));
+      continue;
+    }
+    auto [it, fresh] = cursors.try_emplace(key.pending_job);
+    Cursor& c = it->second;
+    if (fresh) c = {job.first_row_index, shard_of(pending_rows[job.first_row_index]).task_first[index.row(pending_rows[job.first_row_index])], 0};
     const std::uint32_t flat = pending_rows[c.row_index];
-    result.order.push_back(entry_for(job, c.k, flat, c.task));
-    // Advance to the job's next pending task.
-    const RowLocation at = Locate(offsets, flat);
-    const JobShard& shard = jobs.shards()[at.shard];
+    result.order.push_back(EntryFor(job, c.k, flat, c.task));
     ++c.k;
     if (c.k == job.task_count) continue;
-    if (shard.task_last[at.row] - c.task >= shard.task_step[at.row]) {
-      c.task += shard.task_step[at.row];
+    const JobShard& shard = shard_of(flat);
+    const std::uint32_t row = index.row(flat);
+    if (shard.task_last[row] - c.task >= shard.task_step[row]) {
+      c.task += shard.task_step[row];
     } else {
       ++c.row_index;
-      const RowLocation nat = Locate(offsets, pending_rows[c.row_index]);
-      c.task = jobs.shards()[nat.shard].task_first[nat.row];
+      const std::uint32_t next_flat = pending_rows[c.row_index];
+      c.task = shard_of(next_flat).task_first[index.row(next_flat)];
     }
-    again.push(key_for(key.pending_job, entry_for(job, c.k, pending_rows[c.row_index], c.task)));
+    again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
   }
   result.dispatchable_tasks = result.order.size();
 
   // Running and suspended tasks by prio; then the tasks without priority information.
   std::vector<std::pair<MergeKey, DispatchEntry>> running;
-  std::vector<DispatchEntry> rest;
+  std::vector<std::pair<JobNumber, DispatchEntry>> rest;
   for (std::size_t s = 0; s < jobs.shards().size(); ++s) {
     const JobShard& shard = jobs.shards()[s];
     for (std::size_t r = 0; r < shard.size(); ++r) {
-      const std::uint32_t flat = offsets[s] + static_cast<std::uint32_t>(r);
+      const std::uint32_t flat = index.offsets()[s] + static_cast<std::uint32_t>(r);
       const RowRole role = result.roles[flat];
       if (role == RowRole::kRunning || role == RowRole::kSuspended) {
-        DispatchEntry e{flat, shard.task_first[r], tickets.first_ref[flat], true};
+        const DispatchEntry e{flat, shard.task_first[r], tickets.first_ref[flat], true};
         running.emplace_back(key_for(0, e), e);
       } else if (role == RowRole::kInactive) {
         for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
-          rest.push_back(DispatchEntry{flat, t, kNoRef, true});
+          rest.emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
           if (shard.task_last[r] - t < shard.task_step[r]) break;
         }
       }
@@ -269,14 +276,10 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     return a.second.task < b.second.task;
   });
   for (const auto& [key, e] : running) result.order.push_back(e);
-  auto job_of = [&](const DispatchEntry& e) {
-    const RowLocation at = Locate(offsets, e.row);
-    return jobs.shards()[at.shard].number[at.row];
-  };
-  std::sort(rest.begin(), rest.end(), [&](const DispatchEntry& a, const DispatchEntry& b) {
-    return std::make_tuple(job_of(a), a.task) < std::make_tuple(job_of(b), b.task);
+  std::sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(a.first, a.second.task) < std::make_tuple(b.first, b.second.task);
   });
-  result.order.insert(result.order.end(), rest.begin(), rest.end());
+  for (const auto& [job, e] : rest) result.order.push_back(e);
   return result;
 }
 

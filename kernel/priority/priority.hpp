@@ -19,6 +19,7 @@
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/tickets.hpp"
 #include "kernel/priority/urgency.hpp"
+#include "kernel/row_index.hpp"
 
 namespace schedk {
 
@@ -56,8 +57,10 @@ struct PriorityResult {
   std::size_t dispatchable_tasks = 0;
 
   // The values of one output row.
-  TaskPriority Values(const Cluster& cluster, const JobTable& jobs, const std::vector<std::uint32_t>& offsets,
+  TaskPriority Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const DispatchEntry& entry) const;
+  // Just its prio (for ordering).
+  double Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const;
 };
 
 // Classifies every row (flat index) for the interval.

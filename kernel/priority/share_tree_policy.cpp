@@ -348,19 +348,26 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (ref_node[i].valid()) ++bucket_start[pre[ref_node[i].index()] + 1];
   }
   for (std::size_t k = 0; k < n_nodes; ++k) bucket_start[k + 1] += bucket_start[k];
-  std::vector<std::uint32_t> slots(bucket_start.back());
+  // One packed entry per pending task: the sort key of the current level, the
+  // tie-breaks and the ref, so that sorting touches contiguous memory only.
+  struct Entry {
+    double key;
+    JobNumber job;
+    TaskNumber task;
+    std::uint32_t ref;
+  };
+  std::vector<Entry> slots(bucket_start.back());
+  if (slots.empty()) return;
   {
     std::vector<std::uint32_t> fill(bucket_start.begin(), bucket_start.end() - 1);
     for (std::size_t i = refs.running; i < refs.size(); ++i) {
-      if (ref_node[i].valid()) slots[fill[pre[ref_node[i].index()]]++] = static_cast<std::uint32_t>(i);
+      if (!ref_node[i].valid()) continue;
+      const double key = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
+                                   : static_cast<double>(refs.jobshare[i]);
+      slots[fill[pre[ref_node[i].index()]]++] = Entry{key, refs.job[i], refs.task[i], static_cast<std::uint32_t>(i)};
     }
   }
-  if (slots.empty()) return;
-  std::vector<double> key(refs.size(), 0.0), shr(refs.size(), 0.0);
-  for (std::uint32_t i : slots) {
-    key[i] = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
-                       : static_cast<double>(refs.jobshare[i]);
-  }
+  std::vector<double> shr(refs.size(), 0.0);
   auto range_of = [&](std::uint32_t n) {
     return std::pair<std::uint32_t, std::uint32_t>{bucket_start[pre[n]], bucket_start[pre[n] + size[n]]};
   };
@@ -382,40 +389,38 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (active != 1) break;
     top = only;
   }
-  auto better = [&](std::uint32_t a, std::uint32_t b) {
-    if (key[a] != key[b]) return key[a] > key[b];
-    if (refs.job[a] != refs.job[b]) return refs.job[a] < refs.job[b];
-    return refs.task[a] < refs.task[b];
+  auto better = [](const Entry& a, const Entry& b) {
+    if (a.key != b.key) return a.key > b.key;
+    if (a.job != b.job) return a.job < b.job;
+    return a.task < b.task;
   };
   // Ranks the pending tasks below node n (its own and its children's): the
   // k-th gets stt / (running below + finished jobs + k).
   auto rank = [&](std::uint32_t n) {
     const auto [begin, end] = range_of(n);
-    if constexpr (kParallel) {
-      tbb::parallel_sort(slots.begin() + begin, slots.begin() + end, better);
-    } else {
-      std::sort(slots.begin() + begin, slots.begin() + end, better);
+    const auto first = slots.begin() + begin, last = slots.begin() + end;
+    if (!std::is_sorted(first, last, better)) {
+      if constexpr (kParallel) {
+        tbb::parallel_sort(first, last, better);
+      } else {
+        std::sort(first, last, better);
+      }
     }
     double job_count = nodes_[n].active_job_ref_count + nodes_[n].finished_jobs;
     const double stt = nodes_[n].stt;
-    for (std::uint32_t k = begin; k < end; ++k) {
-      const std::uint32_t i = slots[k];
+    for (auto it = first; it != last; ++it) {
       job_count++;
-      shr[i] = stt / job_count;
-      key[i] = (dependent ? refs.tickets[i] : 0.0) + (stt / job_count) * total_tickets;
+      shr[it->ref] = stt / job_count;
+      it->key = (dependent ? refs.tickets[it->ref] : 0.0) + (stt / job_count) * total_tickets;
     }
   };
   // Post-order over nodes with pending tasks below; siblings are independent.
   auto visit = [&](auto&& self, std::uint32_t n) -> void {
-    auto children_with_pending = [&] {
-      std::vector<std::uint32_t> list;
-      for (std::uint32_t c : nodes_[n].children) {
-        const auto [b, e] = range_of(c);
-        if (e > b && pending_below(c) > 0) list.push_back(c);
-      }
-      return list;
-    };
-    const std::vector<std::uint32_t> children = children_with_pending();
+    std::vector<std::uint32_t> children;
+    for (std::uint32_t c : nodes_[n].children) {
+      const auto [b, e] = range_of(c);
+      if (e > b && pending_below(c) > 0) children.push_back(c);
+    }
     if constexpr (kParallel) {
       if (children.size() > 1) {
         tbb::task_group group;
@@ -430,9 +435,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (n != top || own_jobs(n)) rank(n);
   };
   visit(visit, top);
-  for (std::uint32_t i : slots) {
-    refs.stix[i] = shr[i] * total_tickets;
-    if (dependent) refs.tickets[i] += refs.stix[i];
+  for (const Entry& e : slots) {
+    refs.stix[e.ref] = shr[e.ref] * total_tickets;
+    if (dependent) refs.tickets[e.ref] += refs.stix[e.ref];
   }
 }
 

@@ -1,8 +1,9 @@
 #include "kernel/priority/ticket_categories.hpp"
 
-#include <tuple>
+#include <algorithm>
 
-#include <tbb/parallel_sort.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 namespace schedk {
 namespace {
@@ -46,42 +47,86 @@ CategoryKey KeyOf(const TicketRefs& refs, const EntityValues& v, std::size_t i) 
                      v.department > 0 ? refs.department[i].value : kNone};
 }
 
+// Category ids in order of first appearance, from an open-addressing table.
+class CategoryIds {
+ public:
+  explicit CategoryIds(std::size_t expected) {
+    std::size_t capacity = 16;
+    while (capacity < expected * 2) capacity <<= 1;
+    slots_.assign(capacity, kEmpty);
+    mask_ = capacity - 1;
+  }
+  std::uint32_t Find(const CategoryKey& key, std::vector<CategoryKey>& keys_by_id) {
+    std::uint64_t h = (std::uint64_t{key.job_value} << 32 | key.user) * 0x9e3779b97f4a7c15ull;
+    h ^= (std::uint64_t{key.project} << 32 | key.department) * 0xc2b2ae3d27d4eb4full;
+    h ^= h >> 29;
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i] == kEmpty) {
+        slots_[i] = static_cast<std::uint32_t>(keys_by_id.size());
+        keys_by_id.push_back(key);
+        return slots_[i];
+      }
+      if (keys_by_id[slots_[i]] == key) return slots_[i];
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  std::vector<std::uint32_t> slots_;
+  std::size_t mask_ = 0;
+};
+
 }  // namespace
 
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
                                        bool dependent) {
   TicketCategories result;
-  std::vector<CategoryKey> keys(refs.size());
-  std::vector<std::uint32_t>& members = result.members;
+  // Members in ref order (which is job-list order) with their category.
+  std::vector<std::uint32_t> category_of;
+  std::vector<std::uint32_t> in_order;
+  std::vector<CategoryKey> keys_by_id;
+  CategoryIds ids(refs.size() - refs.running);
   for (std::size_t i = refs.running; i < refs.size(); ++i) {
     const EntityValues v = ValuesOf(refs, entities, values, i);
     if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
-    keys[i] = KeyOf(refs, v, i);
-    members.push_back(static_cast<std::uint32_t>(i));
+    in_order.push_back(static_cast<std::uint32_t>(i));
+    category_of.push_back(ids.Find(KeyOf(refs, v, i), keys_by_id));
   }
-  // Sort by category, then by the order inside the category. Both are total
-  // orders over distinct (job, task) pairs, so any sort yields the same sequence.
-  tbb::parallel_sort(members.begin(), members.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (keys[a] != keys[b]) return keys[a] < keys[b];
-    if (dependent) {
+  // A stable counting sort by category keeps job-list order inside each category.
+  const std::size_t n_categories = keys_by_id.size();
+  result.categories.resize(n_categories);
+  std::vector<std::uint32_t> start(n_categories + 1, 0);
+  for (std::uint32_t c : category_of) ++start[c + 1];
+  for (std::size_t c = 0; c < n_categories; ++c) start[c + 1] += start[c];
+  result.members.resize(in_order.size());
+  {
+    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+    for (std::size_t m = 0; m < in_order.size(); ++m) result.members[fill[category_of[m]]++] = in_order[m];
+  }
+  for (std::size_t c = 0; c < n_categories; ++c) {
+    TicketCategory& cat = result.categories[c];
+    cat.begin = start[c];
+    cat.end = start[c + 1];
+    const EntityValues v = ValuesOf(refs, entities, values, result.members[cat.begin]);
+    cat.job_value = v.job;
+    cat.user_value = v.user;
+    cat.project_value = v.project;
+    cat.department_value = v.department;
+  }
+  if (dependent) {
+    // By earlier tickets (descending), then submission time; the stable sort keeps
+    // job-list order (job, task) for equal keys, which completes the total order.
+    auto before = [&](std::uint32_t a, std::uint32_t b) {
       if (refs.tickets[a] != refs.tickets[b]) return refs.tickets[a] > refs.tickets[b];
-      if (refs.submit[a] != refs.submit[b]) return refs.submit[a] < refs.submit[b];
-    }
-    return std::tie(refs.job[a], refs.task[a]) < std::tie(refs.job[b], refs.task[b]);
-  });
-  for (std::size_t m = 0; m < members.size(); ++m) {
-    const std::uint32_t i = members[m];
-    if (m == 0 || keys[i] != keys[members[m - 1]]) {
-      const EntityValues v = ValuesOf(refs, entities, values, i);
-      TicketCategory c;
-      c.job_value = v.job;
-      c.user_value = v.user;
-      c.project_value = v.project;
-      c.department_value = v.department;
-      c.begin = static_cast<std::uint32_t>(m);
-      result.categories.push_back(c);
-    }
-    result.categories.back().end = static_cast<std::uint32_t>(m + 1);
+      return refs.submit[a] < refs.submit[b];
+    };
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 64), [&](const auto& range) {
+      for (std::size_t c = range.begin(); c != range.end(); ++c) {
+        auto first = result.members.begin() + start[c];
+        auto last = result.members.begin() + start[c + 1];
+        if (!std::is_sorted(first, last, before)) std::stable_sort(first, last, before);
+      }
+    });
   }
   return result;
 }

@@ -3,100 +3,114 @@
 #include <algorithm>
 #include <tuple>
 
-#include <tbb/parallel_sort.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include "kernel/priority/functional_policy.hpp"
 #include "kernel/priority/override_policy.hpp"
 #include "kernel/priority/share_tree_policy.hpp"
+#include "kernel/radix_sort.hpp"
+#include "kernel/row_index.hpp"
 
 namespace schedk {
 namespace {
 
-struct RowKey {
+struct JobRow {
   JobNumber job;
-  TaskNumber first_task;
   std::uint32_t flat;
-  std::uint32_t shard;
-  std::uint32_t row;
-  bool operator<(const RowKey& o) const { return std::tie(job, first_task) < std::tie(o.job, o.first_task); }
 };
 
-template <class It, class Less>
-void Sort(ExecutionMode mode, It begin, It end, Less less) {
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_sort(begin, end, less);
-  } else {
-    std::sort(begin, end, less);
+// Puts rows into job-list order: job number, then first task (rows of one job
+// are rare, so ties are fixed up after a linear-time radix sort by job).
+void SortJobRows(std::vector<JobRow>& rows, const JobTable& jobs, const RowIndex& index) {
+  RadixSortBy32(rows, [](const JobRow& r) { return r.job; });
+  auto first_task = [&](const JobRow& r) { return jobs.shards()[index.shard(r.flat)].task_first[index.row(r.flat)]; };
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i + 1;
+    while (j < rows.size() && rows[j].job == rows[i].job) ++j;
+    if (j - i > 1) {
+      std::sort(rows.begin() + static_cast<std::ptrdiff_t>(i), rows.begin() + static_cast<std::ptrdiff_t>(j),
+                [&](const JobRow& a, const JobRow& b) { return first_task(a) < first_task(b); });
+    }
+    i = j;
   }
-}
-
-void AppendRef(TicketRefs& refs, const JobShard& shard, std::size_t row, std::uint32_t flat, TaskNumber task,
-               const EntityTables& entities) {
-  refs.row.push_back(flat);
-  refs.task.push_back(task);
-  refs.job.push_back(shard.number[row]);
-  refs.submit.push_back(shard.submit[row]);
-  refs.user.push_back(shard.owner[row]);
-  refs.project.push_back(shard.project[row]);
-  const UsersetId dept = shard.department[row];
-  refs.department.push_back(dept.valid() && entities.userset(dept).is_department ? dept : UsersetId::None());
-  refs.jobshare.push_back(shard.jobshare[row]);
-  refs.job_oticket.push_back(shard.override_tickets[row]);
 }
 
 // Builds the refs: running tasks in job-list order, then each dispatchable
 // job's first L pending tasks.
 TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
-                       ExecutionMode mode) {
+                       const RowIndex& index) {
   TicketResult result;
-  const auto offsets = jobs.Offsets();
   const std::size_t n = jobs.rows();
   result.first_ref.assign(n, kNoRef);
   result.ref_count.assign(n, 0);
-  std::vector<RowKey> running, pending;
+  std::vector<JobRow> running, pending;
   for (std::size_t s = 0; s < jobs.shards().size(); ++s) {
     const JobShard& shard = jobs.shards()[s];
+    const std::uint32_t base = index.offsets()[s];
     for (std::size_t r = 0; r < shard.size(); ++r) {
-      const std::uint32_t flat = offsets[s] + static_cast<std::uint32_t>(r);
-      const RowKey key{shard.number[r], shard.task_first[r], flat, static_cast<std::uint32_t>(s),
-                       static_cast<std::uint32_t>(r)};
-      if (roles[flat] == RowRole::kRunning) running.push_back(key);
-      if (roles[flat] == RowRole::kDispatchable) pending.push_back(key);
+      const std::uint32_t flat = base + static_cast<std::uint32_t>(r);
+      if (roles[flat] == RowRole::kRunning) running.push_back({shard.number[r], flat});
+      if (roles[flat] == RowRole::kDispatchable) pending.push_back({shard.number[r], flat});
     }
   }
-  Sort(mode, running.begin(), running.end(), std::less<RowKey>());
-  Sort(mode, pending.begin(), pending.end(), std::less<RowKey>());
+  SortJobRows(running, jobs, index);
+  SortJobRows(pending, jobs, index);
 
   const std::uint64_t limit = std::min<std::uint64_t>(cluster.config.max_pending_tasks_per_job,
                                                       FreeQueueSlots(cluster, jobs) + 1);
   result.pending_task_limit = static_cast<std::uint32_t>(limit);
-  TicketRefs& refs = result.refs;
-  for (const RowKey& k : running) {
-    const JobShard& shard = jobs.shards()[k.shard];
-    result.first_ref[k.flat] = static_cast<std::uint32_t>(refs.size());
-    result.ref_count[k.flat] = 1;
-    AppendRef(refs, shard, k.row, k.flat, shard.task_first[k.row], cluster.entities);
+  // Ref ranges: one per running row; up to L per job for pending rows.
+  std::uint32_t total = 0;
+  for (const JobRow& r : running) {
+    result.first_ref[r.flat] = total++;
+    result.ref_count[r.flat] = 1;
   }
-  refs.running = refs.size();
+  const std::uint32_t running_refs = total;
   std::uint64_t tasks_of_job = 0;
   for (std::size_t p = 0; p < pending.size(); ++p) {
-    const RowKey& k = pending[p];
-    if (p == 0 || pending[p - 1].job != k.job) tasks_of_job = 0;
-    const JobShard& shard = jobs.shards()[k.shard];
-    const std::uint32_t first = static_cast<std::uint32_t>(refs.size());
-    for (TaskNumber t = shard.task_first[k.row]; tasks_of_job < limit; t += shard.task_step[k.row]) {
-      AppendRef(refs, shard, k.row, k.flat, t, cluster.entities);
-      ++tasks_of_job;
-      if (shard.task_last[k.row] - t < shard.task_step[k.row]) break;
-    }
-    if (refs.size() > first) {
-      result.first_ref[k.flat] = first;
-      result.ref_count[k.flat] = static_cast<std::uint32_t>(refs.size()) - first;
+    const JobRow& r = pending[p];
+    if (p == 0 || pending[p - 1].job != r.job) tasks_of_job = 0;
+    const std::uint64_t room = limit - std::min(limit, tasks_of_job);
+    const JobShard& shard = jobs.shards()[index.shard(r.flat)];
+    const std::uint64_t count = std::min<std::uint64_t>(room, shard.task_count(index.row(r.flat)));
+    tasks_of_job += count;
+    if (count > 0) {
+      result.first_ref[r.flat] = total;
+      result.ref_count[r.flat] = static_cast<std::uint32_t>(count);
+      total += static_cast<std::uint32_t>(count);
     }
   }
-  refs.ResetResults();
+  TicketRefs& refs = result.refs;
+  refs.Resize(total);
+  refs.running = running_refs;
+  const EntityTables& entities = cluster.entities;
+  auto fill = [&](const JobRow& r) {
+    const std::uint32_t count = result.ref_count[r.flat];
+    if (count == 0) return;
+    const JobShard& shard = jobs.shards()[index.shard(r.flat)];
+    const std::uint32_t row = index.row(r.flat);
+    const UsersetId dept = shard.department[row];
+    const UsersetId department = dept.valid() && entities.userset(dept).is_department ? dept : UsersetId::None();
+    TaskNumber task = shard.task_first[row];
+    for (std::uint32_t k = 0, i = result.first_ref[r.flat]; k < count; ++k, ++i, task += shard.task_step[row]) {
+      refs.row[i] = r.flat;
+      refs.task[i] = task;
+      refs.job[i] = shard.number[row];
+      refs.submit[i] = shard.submit[row];
+      refs.user[i] = shard.owner[row];
+      refs.project[i] = shard.project[row];
+      refs.department[i] = department;
+      refs.jobshare[i] = shard.jobshare[row];
+      refs.job_oticket[i] = shard.override_tickets[row];
+    }
+  };
+  for (const JobRow& r : running) fill(r);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending.size(), 4096), [&](const auto& range) {
+    for (std::size_t p = range.begin(); p != range.end(); ++p) fill(pending[p]);
+  });
   result.pending_rows.reserve(pending.size());
-  for (const RowKey& k : pending) result.pending_rows.push_back(k.flat);
+  for (const JobRow& r : pending) result.pending_rows.push_back(r.flat);
   return result;
 }
 
@@ -161,7 +175,8 @@ std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
 TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
                             ExecutionMode mode) {
   const SchedulerConfig& config = cluster.config;
-  TicketResult result = BuildRefs(cluster, jobs, roles, mode);
+  const RowIndex index(jobs);
+  TicketResult result = BuildRefs(cluster, jobs, roles, index);
   TicketRefs& refs = result.refs;
   EntityCounts counts = RunningCounts(cluster, refs);
 

@@ -17,12 +17,12 @@ namespace {
 // Every output value of every row, bit for bit.
 void ExpectIdentical(const Cluster& c, const JobTable& jobs, const PriorityResult& a, const PriorityResult& b) {
   ASSERT_EQ(a.order.size(), b.order.size());
-  const auto offsets = jobs.Offsets();
+  const RowIndex index(jobs);
   for (std::size_t i = 0; i < a.order.size(); ++i) {
     ASSERT_EQ(a.order[i].row, b.order[i].row) << "position " << i;
     ASSERT_EQ(a.order[i].task, b.order[i].task) << "position " << i;
-    const TaskPriority va = a.Values(c, jobs, offsets, a.order[i]);
-    const TaskPriority vb = b.Values(c, jobs, offsets, b.order[i]);
+    const TaskPriority va = a.Values(c, jobs, index, a.order[i]);
+    const TaskPriority vb = b.Values(c, jobs, index, b.order[i]);
     ASSERT_EQ(std::memcmp(&va, &vb, sizeof va), 0) << "position " << i;
   }
 }

@@ -1,0 +1,64 @@
+// priority_stress: one priority pass over a generated population, reporting
+// the time and the resident memory it costs per pending job.
+//   priority_stress JOBS [THREADS]
+// Memory per job = (peak resident set while the population is loaded and one
+// pass runs - resident set before the population existed) / JOBS, read from
+// /proc/self/status (VmHWM is reset through /proc/self/clear_refs). One size
+// per process, so no other size's memory is counted or reused.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <tbb/task_arena.h>
+
+#include "kernel/priority/priority.hpp"
+#include "kernel/synth/population.hpp"
+
+namespace {
+
+long StatusKb(const char* key) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(key, 0) == 0) return std::strtol(line.c_str() + std::string(key).size(), nullptr, 10);
+  }
+  return -1;
+}
+
+void ResetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: priority_stress JOBS [THREADS]\n");
+    return 1;
+  }
+  const std::size_t jobs = std::strtoull(argv[1], nullptr, 10);
+  const int threads = argc > 2 ? std::atoi(argv[2]) : tbb::this_task_arena::max_concurrency();
+  const long before = StatusKb("VmRSS:");
+  schedk::PopulationSpec spec;
+  spec.seed = 42;
+  spec.pending_jobs = jobs;
+  spec.running_jobs = jobs / 100;
+  spec.hosts = jobs / 1000 > 100 ? jobs / 1000 : 100;
+  const schedk::Population p = schedk::GeneratePopulation(spec);
+  const long loaded = StatusKb("VmRSS:");
+  ResetPeak();
+  tbb::task_arena arena(threads);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t rows = 0;
+  arena.execute([&] {
+    const schedk::PriorityResult r = schedk::ComputePriorities(p.cluster, p.jobs);
+    rows = r.order.size();
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const long peak = StatusKb("VmHWM:");
+  std::printf("jobs %zu threads %d rows %zu pass %.3f s (%.0f jobs/s) table %.1f B/job peak %.1f B/job\n", jobs,
+              threads, rows, seconds, static_cast<double>(jobs) / seconds,
+              static_cast<double>(loaded - before) * 1024 / static_cast<double>(jobs),
+              static_cast<double>(peak - before) * 1024 / static_cast<double>(jobs));
+  return 0;
+}
