@@ -91,7 +91,7 @@ double PriorityResult::Prio(const Cluster& cluster, std::int16_t posix_priority,
   const double npprior = do_nprio ? NormalizePosixPriority(posix_priority) : 0.5;
   const double tix = entry.ref == kNoRef ? 0.0 : tickets.refs.Total(entry.ref);
   const double ntix = NormalizeValue(tix, 0, tickets.max_tix);
-  const double nurg = urgency.nurg[entry.row];
+  const double nurg = urgency.Nurg(entry.row, roles[entry.row]);
   return entry.first_of_job ? PrioFirst(c, nurg, ntix, npprior) : PrioLater(c, nurg, ntix, npprior);
 }
 
@@ -104,9 +104,9 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
   const RowRole role = roles[entry.row];
   if (role == RowRole::kInactive) return v;  // Grid Engine clears priority info of such jobs
   const SchedulerConfig& c = cluster.config;
-  v.urg = urgency.urg[entry.row];
-  v.nurg = urgency.nurg[entry.row];
+  v.nurg = urgency.Nurg(entry.row, role);
   if (urgency.computed) {
+    v.urg = urgency.urg[entry.row];
     const double rrc = urgency.rrcontr[shard.requests[row].index()];
     if (!std::isnan(rrc)) {
       v.rrcontr = rrc;
@@ -136,7 +136,7 @@ struct PendingJob {
   std::uint32_t first_row_index;  // into TicketResult::pending_rows
   std::uint32_t ref_begin;        // kNoRef: no task of the job has tickets
   std::uint32_t ref_end;
-  std::uint64_t task_count;
+  std::uint32_t task_count;       // saturates at UINT32_MAX (array ranges hold at most 2^32-1 tasks)
 };
 
 // The entry of the job's k-th pending task (0-based). Tasks past the ticketed
@@ -178,7 +178,8 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     if (p == 0 || shard.number[row] != previous) pending_jobs.push_back({p, kNoRef, kNoRef, 0});
     previous = shard.number[row];
     PendingJob& job = pending_jobs.back();
-    job.task_count += shard.task_count(row);
+    job.task_count = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(std::uint64_t{job.task_count} + shard.task_count(row), UINT32_MAX));
     if (tickets.ref_count[flat] > 0) {
       if (job.ref_begin == kNoRef) job.ref_begin = tickets.first_ref[flat];
       job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
@@ -250,6 +251,8 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
   }
   result.dispatchable_tasks = result.order.size();
+  std::vector<MergeKey>().swap(ranked);
+  std::vector<PendingJob>().swap(pending_jobs);
 
   // Running and suspended tasks by prio; then the tasks without priority information.
   std::vector<std::pair<MergeKey, DispatchEntry>> running;

@@ -367,7 +367,6 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
       slots[fill[pre[ref_node[i].index()]]++] = Entry{key, refs.job[i], refs.task[i], static_cast<std::uint32_t>(i)};
     }
   }
-  std::vector<double> shr(refs.size(), 0.0);
   auto range_of = [&](std::uint32_t n) {
     return std::pair<std::uint32_t, std::uint32_t>{bucket_start[pre[n]], bucket_start[pre[n] + size[n]]};
   };
@@ -410,7 +409,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     const double stt = nodes_[n].stt;
     for (auto it = first; it != last; ++it) {
       job_count++;
-      shr[it->ref] = stt / job_count;
+      // shr * T_S; the highest level that ranks a task sets its final value.
+      refs.stix[it->ref] = (stt / job_count) * total_tickets;
       it->key = (dependent ? refs.tickets[it->ref] : 0.0) + (stt / job_count) * total_tickets;
     }
   };
@@ -435,9 +435,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (n != top || own_jobs(n)) rank(n);
   };
   visit(visit, top);
-  for (const Entry& e : slots) {
-    refs.stix[e.ref] = shr[e.ref] * total_tickets;
-    if (dependent) refs.tickets[e.ref] += refs.stix[e.ref];
+  if (dependent) {
+    for (const Entry& e : slots) refs.tickets[e.ref] += refs.stix[e.ref];
   }
 }
 

@@ -18,8 +18,8 @@ namespace schedk {
 struct TicketRefs {
   // Identity.
   std::vector<std::uint32_t> row;  // flat job-table row
-  std::vector<TaskNumber> task;
-  std::vector<JobNumber> job;
+  std::vector<std::uint32_t> task;  // TaskNumber
+  std::vector<std::uint32_t> job;   // JobNumber
   std::vector<Time> submit;
   // Entities; None where the job has no such object (user objects always exist).
   std::vector<UserId> user;
@@ -35,7 +35,7 @@ struct TicketRefs {
   std::vector<double> tickets;  // pending: tickets of the dependent policies computed so far
   std::vector<double> share;    // tix / sum of tix over the running (or pending) tasks
 
-  std::size_t size() const { return row.size(); }
+  std::size_t size() const { return ftix.size(); }
   bool queued(std::size_t i) const { return i >= running; }
 
   void Resize(std::size_t n) {
@@ -51,12 +51,22 @@ struct TicketRefs {
     ResetResults();
   }
   void ResetResults() {
-    const std::size_t n = row.size();
+    const std::size_t n = row.size();  // the identity columns give the size while they exist
     ftix.assign(n, 0.0);
     otix.assign(n, 0.0);
     stix.assign(n, 0.0);
     tickets.assign(n, 0.0);
     share.assign(n, 0.0);
+  }
+  // Frees the identity, entity and working columns once the tickets are final;
+  // the result columns (ftix, otix, stix, share) stay. size() becomes 0.
+  void ReleaseWorkingColumns() {
+    for (auto* v : {&row, &task, &job, &jobshare, &job_oticket}) std::vector<std::uint32_t>().swap(*v);
+    std::vector<Time>().swap(submit);
+    std::vector<UserId>().swap(user);
+    std::vector<ProjectId>().swap(project);
+    std::vector<UsersetId>().swap(department);
+    std::vector<double>().swap(tickets);
   }
   // tix in calc_job_tickets' order of addition.
   double Total(std::size_t i) const { return stix[i] + ftix[i] + otix[i]; }

@@ -247,6 +247,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
     refs.share[i] = tix > 0 ? tix / running_sum : 0;
   }
   result.max_tix = max_tix == -1 ? 0 : max_tix;
+  refs.ReleaseWorkingColumns();
   return result;
 }
 

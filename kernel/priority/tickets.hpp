@@ -27,6 +27,8 @@ enum class ExecutionMode : std::uint8_t { kParallel, kSerial };
 inline constexpr std::uint32_t kNoRef = UINT32_MAX;
 
 struct TicketResult {
+  // The final tickets (ftix, otix, stix, share) of every ref; the working
+  // columns are released when ComputeTickets returns.
   TicketRefs refs;
   double max_tix = 0;
   // Per flat row: the row's first ref and how many refs it has. A pending row's

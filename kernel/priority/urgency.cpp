@@ -7,7 +7,7 @@
 
 #include <tbb/parallel_reduce.h>
 
-#include "kernel/parallel.hpp"
+#include <tbb/blocked_range.h>
 #include "kernel/priority/normalize.hpp"
 
 namespace schedk {
@@ -115,19 +115,14 @@ double RowUrgency(const Cluster& cluster, const JobShard& shard, std::size_t row
 
 bool InRange(RowRole role) { return role == RowRole::kDispatchable || role == RowRole::kRunning; }
 
-UrgencyResult Prepare(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles) {
+UrgencyResult Prepare(const Cluster& cluster, const JobTable& jobs) {
   UrgencyResult result;
   const std::size_t n = jobs.rows();
-  result.urg.assign(n, 0.0);
-  result.nurg.assign(n, 0.0);
   const SchedulerConfig& c = cluster.config;
   result.computed = c.weight_urgency != 0 || c.report_pjob_tickets;
   if (result.computed) {
+    result.urg.assign(n, 0.0);
     result.rrcontr = RequestSetContributions(cluster, jobs);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (roles[i] != RowRole::kInactive) result.nurg[i] = 0.5;
-    }
   }
   return result;
 }
@@ -147,16 +142,10 @@ void ShardUrgency(const Cluster& cluster, const JobTable& jobs, std::size_t s, s
   }
 }
 
-void NormalizeRow(UrgencyResult& result, const std::vector<RowRole>& roles, std::uint32_t flat) {
-  if (roles[flat] != RowRole::kInactive) {
-    result.nurg[flat] = NormalizeValue(result.urg[flat], result.min_urg, result.max_urg);
-  }
-}
-
 }  // namespace
 
 UrgencyResult ComputeUrgency(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles) {
-  UrgencyResult result = Prepare(cluster, jobs, roles);
+  UrgencyResult result = Prepare(cluster, jobs);
   if (!result.computed) return result;
   const auto offsets = jobs.Offsets();
   // min and max are exact, so the reduction gives the same range for any split.
@@ -172,19 +161,17 @@ UrgencyResult ComputeUrgency(const Cluster& cluster, const JobTable& jobs, const
       });
   result.min_urg = range.min;
   result.max_urg = range.max;
-  ForEachRowParallel(jobs, offsets, [&](std::size_t, std::size_t, std::uint32_t flat) { NormalizeRow(result, roles, flat); });
   return result;
 }
 
 UrgencyResult ComputeUrgencySerial(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles) {
-  UrgencyResult result = Prepare(cluster, jobs, roles);
+  UrgencyResult result = Prepare(cluster, jobs);
   if (!result.computed) return result;
   const auto offsets = jobs.Offsets();
   MinMax range;
   for (std::size_t s = 0; s < jobs.shards().size(); ++s) ShardUrgency(cluster, jobs, s, offsets[s], roles, result, range);
   result.min_urg = range.min;
   result.max_urg = range.max;
-  ForEachRowSerial(jobs, offsets, [&](std::size_t, std::size_t, std::uint32_t flat) { NormalizeRow(result, roles, flat); });
   return result;
 }
 

@@ -16,6 +16,7 @@
 
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
+#include "kernel/priority/normalize.hpp"
 
 namespace schedk {
 
@@ -47,10 +48,17 @@ enum class RowRole : std::uint8_t {
 struct UrgencyResult {
   std::vector<double> rrcontr;  // per request set (NaN when unset)
   std::vector<double> urg;      // per flat row (0 where not computed)
-  std::vector<double> nurg;     // per flat row
-  double min_urg = 0;
+  double min_urg = 0;           // the range over running and dispatchable rows
   double max_urg = 0;
   bool computed = false;        // false: weight_urgency == 0 and !report_pjob_tickets, nurg forced to 0.5
+
+  // nurg of a row, normalised on demand (sge_normalize_urgency); 0 for rows
+  // whose priority information Grid Engine clears.
+  double Nurg(std::size_t flat, RowRole role) const {
+    if (role == RowRole::kInactive) return 0;
+    if (!computed) return 0.5;
+    return NormalizeValue(urg[flat], min_urg, max_urg);
+  }
 };
 
 // Computes urgency for every row (flat index = JobTable::Offsets()[shard] + row).

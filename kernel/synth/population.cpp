@@ -161,9 +161,34 @@ Population GeneratePopulation(const PopulationSpec& spec) {
     sets.push_back(r);
   }
 
-  // Jobs.
+  // Jobs, into exactly sized shard columns.
   JobTable& jobs = p.jobs;
   const std::size_t total = spec.pending_jobs + spec.running_jobs;
+  {
+    std::vector<std::size_t> rows(jobs.shards().size(), 0);
+    for (std::size_t j = 0; j < total; ++j) ++rows[jobs.ShardOf(static_cast<JobNumber>(j + 1))];
+    for (std::size_t s = 0; s < rows.size(); ++s) {
+      JobShard& shard = jobs.shards()[s];
+      const std::size_t n = rows[s];
+      shard.number.reserve(n);
+      shard.task_first.reserve(n);
+      shard.task_last.reserve(n);
+      shard.task_step.reserve(n);
+      shard.state.reserve(n);
+      shard.posix_priority.reserve(n);
+      shard.flags.reserve(n);
+      shard.owner.reserve(n);
+      shard.group.reserve(n);
+      shard.project.reserve(n);
+      shard.department.reserve(n);
+      shard.name.reserve(n);
+      shard.submit.reserve(n);
+      shard.jobshare.reserve(n);
+      shard.override_tickets.reserve(n);
+      shard.requests.reserve(n);
+      shard.extras_index.reserve(n);
+    }
+  }
   std::size_t host = 0;
   std::uint32_t used_on_host = 0;
   for (std::size_t j = 0; j < total; ++j) {
