@@ -98,11 +98,15 @@ class JobTable {
   JobTable() : JobTable(kDefaultShardBits) {}
   explicit JobTable(std::uint32_t shard_bits) : shard_bits_(shard_bits), shards_(std::size_t{1} << shard_bits) {}
 
-  // Returns the shard that holds every row of job `number` (Fibonacci hashing,
-  // so consecutive job numbers spread evenly).
+  // Job numbers are spread over shards in blocks of this many consecutive numbers,
+  // so that walking jobs in job-number order reads each shard's columns in runs.
+  static constexpr std::uint32_t kBlockBits = 10;
+
+  // Returns the shard that holds every row of job `number`: Fibonacci hashing of
+  // the number's block, so blocks spread evenly over the shards.
   std::uint32_t ShardOf(JobNumber number) const {
     if (shard_bits_ == 0) return 0;
-    return static_cast<std::uint32_t>((number * 2654435769u) >> (32 - shard_bits_));
+    return static_cast<std::uint32_t>(((number >> kBlockBits) * 2654435769u) >> (32 - shard_bits_));
   }
 
   std::vector<JobShard>& shards() { return shards_; }

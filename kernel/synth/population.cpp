@@ -216,7 +216,10 @@ Population GeneratePopulation(const PopulationSpec& spec) {
     shard.project.push_back(rng.Chance(0.9) ? mine[rng.Below(mine.size())] : ProjectId::None());
     shard.department.push_back(department_of[u]);
     shard.name.push_back(JobNameId::None());
-    shard.submit.push_back(c.now - static_cast<Time>(rng.Below(7 * 86400)));
+    const Time week = 7 * 86400;
+    shard.submit.push_back(spec.submit_in_job_order
+                               ? c.now - week + static_cast<Time>(j * static_cast<std::size_t>(week) / total)
+                               : c.now - static_cast<Time>(rng.Below(week)));
     shard.jobshare.push_back(rng.Chance(0.02) ? static_cast<std::uint32_t>(rng.Below(100)) : 0);
     shard.override_tickets.push_back(spec.override_tickets && rng.Chance(0.005) ? 500 : 0);
     shard.requests.emplace_back(request);

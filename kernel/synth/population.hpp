@@ -26,6 +26,9 @@ struct PopulationSpec {
   double array_fraction = 0.0;        // share of pending jobs that are array jobs
   std::uint32_t max_array_tasks = 20;
   double held_fraction = 0.01;
+  // Grid Engine numbers jobs in submission order, so submit times rise with job
+  // numbers; false draws them at random (exercises every ordering path).
+  bool submit_in_job_order = true;
   // Policies.
   double functional_tickets = 1000000;
   double share_tree_tickets = 1000000;

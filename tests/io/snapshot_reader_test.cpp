@@ -92,14 +92,20 @@ TEST(SnapshotReaderTest, ErrorsInLaterParallelChunksReportTheirLine) {
 
 TEST(SnapshotReaderTest, ReadsManyJobsIntoShards) {
   std::string text = kHeader;
-  for (int i = 1; i <= 20000; ++i) text += "job " + std::to_string(i) + " owner=u" + std::to_string(i % 13) + "\n";
+  for (int i = 1; i <= 100000; ++i) text += "job " + std::to_string(i) + " owner=u" + std::to_string(i % 13) + "\n";
   const Snapshot s = Load(text);
-  EXPECT_EQ(s.jobs.rows(), 20000u);
+  EXPECT_EQ(s.jobs.rows(), 100000u);
   EXPECT_EQ(s.names.users.size(), 13u);
-  for (const JobShard& shard : s.jobs.shards()) EXPECT_GT(shard.size(), 0u);
-  std::size_t total_lines = 0;
+  std::size_t used_shards = 0, total_lines = 0;
+  for (const JobShard& shard : s.jobs.shards()) used_shards += shard.size() > 0;
   for (const auto& lines : s.job_lines) total_lines += lines.size();
-  EXPECT_EQ(total_lines, 20000u);
+  EXPECT_GT(used_shards, s.jobs.shards().size() / 2);  // blocks of 1024 job numbers spread over the shards
+  EXPECT_EQ(total_lines, 100000u);
+  for (std::size_t sh = 0; sh < s.jobs.shards().size(); ++sh) {
+    for (std::size_t r = 0; r < s.jobs.shards()[sh].size(); ++r) {
+      ASSERT_EQ(s.jobs.ShardOf(s.jobs.shards()[sh].number[r]), sh);
+    }
+  }
 }
 
 TEST(SnapshotReaderTest, ContinuationsCommentsAndCarriageReturns) {

@@ -120,6 +120,7 @@ TEST_P(FunctionalHeapTest, MatchesTheStraightforwardLoop) {
   spec.hosts = 20;
   spec.array_fraction = 0.1;
   spec.max_functional_jobs_to_schedule = GetParam() % 2 == 0 ? 100000 : 700;
+  spec.submit_in_job_order = GetParam() < 4;
   Population p = GeneratePopulation(spec);
   SchedulerConfig& c = p.cluster.config;
   c.share_functional_shares = GetParam() % 3 != 0;

@@ -38,6 +38,7 @@ class ParallelEquivalenceTest : public ::testing::Test {
     spec.projects = 60;
     spec.hosts = 200;
     spec.array_fraction = 0.05;
+    spec.submit_in_job_order = false;  // random submit times exercise every ordering path
     population_ = new Population(GeneratePopulation(spec));
   }
   static void TearDownTestSuite() { delete population_; }
