@@ -12,6 +12,7 @@
 #include <tbb/parallel_sort.h>
 
 #include "kernel/priority/normalize.hpp"
+#include "kernel/sort_key.hpp"
 
 namespace schedk {
 namespace {
@@ -25,17 +26,18 @@ double PrioLater(const SchedulerConfig& c, double nurg, double ntix, double npri
   return c.weight_urgency * nurg + c.weight_priority * npri + c.weight_ticket * ntix;
 }
 
+// A job's place in the dispatch order: prio (descending), submission time,
+// job number, packed into one 128-bit key; `pending_job` says whose it is.
 struct MergeKey {
-  double prio;
-  Time submit;
-  JobNumber job;
-  std::uint32_t pending_job;  // index into the PendingJob list
+  SortKey128 key;
+  std::uint32_t pending_job;
 };
-bool MergeBefore(const MergeKey& a, const MergeKey& b) {
-  if (a.prio != b.prio) return a.prio > b.prio;
-  if (a.submit != b.submit) return a.submit < b.submit;
-  return a.job < b.job;
+MergeKey MakeMergeKey(double prio, Time submit, JobNumber job, std::uint32_t pending_job) {
+  // Submission times are Grid Engine's unsigned 32-bit seconds.
+  const std::uint64_t low = (std::uint64_t{static_cast<std::uint32_t>(submit)} << 32) | job;
+  return MergeKey{{DescendingBits(prio), low}, pending_job};
 }
+bool MergeBefore(const MergeKey& a, const MergeKey& b) { return a.key < b.key; }
 
 }  // namespace
 
@@ -188,16 +190,18 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   auto key_for = [&](std::uint32_t j, const DispatchEntry& e) {
     const JobShard& shard = shard_of(e.row);
     const std::uint32_t row = index.row(e.row);
-    return MergeKey{result.Prio(cluster, shard.posix_priority[row], e), shard.submit[row], shard.number[row], j};
+    return MakeMergeKey(result.Prio(cluster, shard.posix_priority[row], e), shard.submit[row], shard.number[row], j);
   };
-  auto first_entry = [&](std::size_t j) {
-    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
-    return EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
-  };
-
-  // Initial ranking of every pending job by its first task.
+  // Each job's first task and its rank key, computed in job order (sequential reads).
+  std::vector<DispatchEntry> first(pending_jobs.size());
   std::vector<MergeKey> ranked(pending_jobs.size());
-  auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
+  bool any_array = false;
+  auto rank_job = [&](std::size_t j) {
+    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
+    first[j] = EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
+    ranked[j] = key_for(static_cast<std::uint32_t>(j), first[j]);
+  };
+  for (const PendingJob& job : pending_jobs) any_array |= job.task_count > 1;
   if (mode == ExecutionMode::kParallel) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
       for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
@@ -208,6 +212,14 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     std::sort(ranked.begin(), ranked.end(), MergeBefore);
   }
 
+  if (!any_array) {
+    // Every job has one task: the ranking is the dispatch order.
+    result.order.resize(ranked.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 16384), [&](const auto& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) result.order[i] = first[ranked[i].pending_job];
+    });
+    ranked.clear();
+  }
   // Merge: a job whose task was taken comes back ranked by its next task.
   struct Cursor {
     std::uint32_t row_index;  // into pending_rows
@@ -217,7 +229,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
   auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
   std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
-  result.order.reserve(pending_jobs.size());
+  if (any_array) result.order.reserve(pending_jobs.size());
   std::size_t next = 0;
   while (next < ranked.size() || !again.empty()) {
     MergeKey key;
@@ -229,7 +241,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     }
     const PendingJob& job = pending_jobs[key.pending_job];
     if (job.task_count == 1) {
-      result.order.push_back(first_entry(key.pending_job));
+      result.order.push_back(first[key.pending_job]);
       continue;
     }
     auto [it, fresh] = cursors.try_emplace(key.pending_job);
@@ -252,6 +264,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   }
   result.dispatchable_tasks = result.order.size();
   std::vector<MergeKey>().swap(ranked);
+  std::vector<DispatchEntry>().swap(first);
   std::vector<PendingJob>().swap(pending_jobs);
 
   // Running and suspended tasks by prio; then the tasks without priority information.

@@ -90,8 +90,24 @@ const ShareTreeWorkspace::Scope& ShareTreeWorkspace::ScopeOf(std::uint32_t scope
 ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
   if (nodes_.empty()) return ShareNodeId::None();
   const std::uint64_t cache_key = (std::uint64_t{user.value} << 32) | project.value;
-  if (auto it = lookup_cache_.find(cache_key); it != lookup_cache_.end()) {
-    return it->second == kNoNode ? ShareNodeId::None() : ShareNodeId(it->second);
+  if (lookup_used_ * 2 >= lookup_slots_.size()) {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> old(std::max<std::size_t>(1024, lookup_slots_.size() * 2),
+                                                            {UINT64_MAX, kNoNode});
+    old.swap(lookup_slots_);
+    for (const auto& [key, node] : old) {
+      if (key == UINT64_MAX) continue;
+      std::size_t i = Slot(key);
+      while (lookup_slots_[i].first != UINT64_MAX) i = (i + 1) & (lookup_slots_.size() - 1);
+      lookup_slots_[i] = {key, node};
+    }
+  }
+  std::size_t slot = Slot(cache_key);
+  while (lookup_slots_[slot].first != UINT64_MAX) {
+    if (lookup_slots_[slot].first == cache_key) {
+      const std::uint32_t n = lookup_slots_[slot].second;
+      return n == kNoNode ? ShareNodeId::None() : ShareNodeId(n);
+    }
+    slot = (slot + 1) & (lookup_slots_.size() - 1);
   }
   std::uint32_t found = kNoNode;
   std::uint32_t scope_root = 0;
@@ -131,7 +147,8 @@ ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
       }
     }
   }
-  lookup_cache_.emplace(cache_key, found);
+  lookup_slots_[slot] = {cache_key, found};
+  ++lookup_used_;
   return found == kNoNode ? ShareNodeId::None() : ShareNodeId(found);
 }
 
@@ -422,13 +439,18 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
       if (e > b && pending_below(c) > 0) children.push_back(c);
     }
     if constexpr (kParallel) {
-      if (children.size() > 1) {
-        tbb::task_group group;
-        for (std::uint32_t c : children) group.run([&self, c] { self(self, c); });
-        group.wait();
-      } else {
-        for (std::uint32_t c : children) self(self, c);
+      // Subtrees are independent; spawn a task only where there is enough work.
+      constexpr std::uint32_t kMinParallelTasks = 2048;
+      tbb::task_group group;
+      for (std::uint32_t c : children) {
+        const auto [b, e] = range_of(c);
+        if (e - b >= kMinParallelTasks) {
+          group.run([&self, c] { self(self, c); });
+        } else {
+          self(self, c);
+        }
       }
+      group.wait();
     } else {
       for (std::uint32_t c : children) self(self, c);
     }
