@@ -7,6 +7,7 @@
 #include <tbb/task_group.h>
 
 #include "kernel/priority/usage_decay.hpp"
+#include "kernel/sort_key.hpp"
 
 namespace schedk {
 namespace {
@@ -367,11 +368,18 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
   for (std::size_t k = 0; k < n_nodes; ++k) bucket_start[k + 1] += bucket_start[k];
   // One packed entry per pending task: the sort key of the current level, the
   // tie-breaks and the ref, so that sorting touches contiguous memory only.
+  // The order is: key descending, then job, then task, as one 128-bit integer.
+  // `base` is the task's tickets from earlier dependent policies; `value` its
+  // share-tree tickets as ranked so far. Both travel with the entry so that the
+  // ranking reads and writes no other array.
   struct Entry {
-    double key;
-    JobNumber job;
-    TaskNumber task;
+    SortKey128 order;
+    double base;
+    double value;
     std::uint32_t ref;
+  };
+  auto order_of = [](double key, JobNumber job, TaskNumber task) {
+    return SortKey128{DescendingBits(key), (std::uint64_t{job} << 32) | task};
   };
   std::vector<Entry> slots(bucket_start.back());
   if (slots.empty()) return;
@@ -379,9 +387,11 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     std::vector<std::uint32_t> fill(bucket_start.begin(), bucket_start.end() - 1);
     for (std::size_t i = refs.running; i < refs.size(); ++i) {
       if (!ref_node[i].valid()) continue;
-      const double key = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
+      const double base = dependent ? refs.tickets[i] : 0.0;
+      const double key = dependent ? base + 0.01 * static_cast<double>(refs.jobshare[i])
                                    : static_cast<double>(refs.jobshare[i]);
-      slots[fill[pre[ref_node[i].index()]]++] = Entry{key, refs.job[i], refs.task[i], static_cast<std::uint32_t>(i)};
+      slots[fill[pre[ref_node[i].index()]]++] =
+          Entry{order_of(key, refs.job[i], refs.task[i]), base, 0.0, static_cast<std::uint32_t>(i)};
     }
   }
   auto range_of = [&](std::uint32_t n) {
@@ -405,11 +415,7 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (active != 1) break;
     top = only;
   }
-  auto better = [](const Entry& a, const Entry& b) {
-    if (a.key != b.key) return a.key > b.key;
-    if (a.job != b.job) return a.job < b.job;
-    return a.task < b.task;
-  };
+  auto better = [](const Entry& a, const Entry& b) { return a.order < b.order; };
   // Ranks the pending tasks below node n (its own and its children's): the
   // k-th gets stt / (running below + finished jobs + k).
   auto rank = [&](std::uint32_t n) {
@@ -427,8 +433,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     for (auto it = first; it != last; ++it) {
       job_count++;
       // shr * T_S; the highest level that ranks a task sets its final value.
-      refs.stix[it->ref] = (stt / job_count) * total_tickets;
-      it->key = (dependent ? refs.tickets[it->ref] : 0.0) + (stt / job_count) * total_tickets;
+      it->value = (stt / job_count) * total_tickets;
+      it->order.high = DescendingBits(it->base + it->value);
     }
   };
   // Post-order over nodes with pending tasks below; siblings are independent.
@@ -457,8 +463,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (n != top || own_jobs(n)) rank(n);
   };
   visit(visit, top);
-  if (dependent) {
-    for (const Entry& e : slots) refs.tickets[e.ref] += refs.stix[e.ref];
+  for (const Entry& e : slots) {
+    refs.stix[e.ref] = e.value;
+    if (dependent) refs.tickets[e.ref] += e.value;
   }
 }
 

@@ -47,20 +47,13 @@ CategoryKey KeyOf(const TicketRefs& refs, const EntityValues& v, std::size_t i) 
                      v.department > 0 ? refs.department[i].value : kNone};
 }
 
-// Category ids in order of first appearance, from an open-addressing table.
+// Category ids in order of first appearance, from an open-addressing table that
+// grows with the number of categories (so it stays in cache when they are few).
 class CategoryIds {
  public:
-  explicit CategoryIds(std::size_t expected) {
-    std::size_t capacity = 16;
-    while (capacity < expected * 2) capacity <<= 1;
-    slots_.assign(capacity, kEmpty);
-    mask_ = capacity - 1;
-  }
   std::uint32_t Find(const CategoryKey& key, std::vector<CategoryKey>& keys_by_id) {
-    std::uint64_t h = (std::uint64_t{key.job_value} << 32 | key.user) * 0x9e3779b97f4a7c15ull;
-    h ^= (std::uint64_t{key.project} << 32 | key.department) * 0xc2b2ae3d27d4eb4full;
-    h ^= h >> 29;
-    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+    if ((keys_by_id.size() + 1) * 2 > slots_.size()) Grow(keys_by_id);
+    for (std::size_t i = Hash(key) & mask_;; i = (i + 1) & mask_) {
       if (slots_[i] == kEmpty) {
         slots_[i] = static_cast<std::uint32_t>(keys_by_id.size());
         keys_by_id.push_back(key);
@@ -72,6 +65,20 @@ class CategoryIds {
 
  private:
   static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  static std::uint64_t Hash(const CategoryKey& key) {
+    std::uint64_t h = (std::uint64_t{key.job_value} << 32 | key.user) * 0x9e3779b97f4a7c15ull;
+    h ^= (std::uint64_t{key.project} << 32 | key.department) * 0xc2b2ae3d27d4eb4full;
+    return h ^ (h >> 29);
+  }
+  void Grow(const std::vector<CategoryKey>& keys_by_id) {
+    slots_.assign(std::max<std::size_t>(64, slots_.size() * 2), kEmpty);
+    mask_ = slots_.size() - 1;
+    for (std::uint32_t id = 0; id < keys_by_id.size(); ++id) {
+      std::size_t i = Hash(keys_by_id[id]) & mask_;
+      while (slots_[i] != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = id;
+    }
+  }
   std::vector<std::uint32_t> slots_;
   std::size_t mask_ = 0;
 };
@@ -81,16 +88,27 @@ class CategoryIds {
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
                                        bool dependent) {
   TicketCategories result;
-  // Members in ref order (which is job-list order) with their category.
+  // Category keys in parallel; ids in ref order (which is job-list order), so
+  // they do not depend on the thread count.
+  const std::size_t pending = refs.size() - refs.running;
+  std::vector<CategoryKey> keys(pending);
+  std::vector<std::uint8_t> member(pending);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending, 8192), [&](const auto& range) {
+    for (std::size_t k = range.begin(); k != range.end(); ++k) {
+      const std::size_t i = refs.running + k;
+      const EntityValues v = ValuesOf(refs, entities, values, i);
+      member[k] = !(v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0);
+      if (member[k]) keys[k] = KeyOf(refs, v, i);
+    }
+  });
   std::vector<std::uint32_t> category_of;
   std::vector<std::uint32_t> in_order;
   std::vector<CategoryKey> keys_by_id;
-  CategoryIds ids(refs.size() - refs.running);
-  for (std::size_t i = refs.running; i < refs.size(); ++i) {
-    const EntityValues v = ValuesOf(refs, entities, values, i);
-    if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
-    in_order.push_back(static_cast<std::uint32_t>(i));
-    category_of.push_back(ids.Find(KeyOf(refs, v, i), keys_by_id));
+  CategoryIds ids;
+  for (std::size_t k = 0; k < pending; ++k) {
+    if (!member[k]) continue;
+    in_order.push_back(static_cast<std::uint32_t>(refs.running + k));
+    category_of.push_back(ids.Find(keys[k], keys_by_id));
   }
   // A stable counting sort by category keeps job-list order inside each category.
   const std::size_t n_categories = keys_by_id.size();
@@ -114,17 +132,19 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     cat.department_value = v.department;
   }
   if (dependent) {
-    // By earlier tickets (descending), then submission time; the stable sort keeps
-    // job-list order (job, task) for equal keys, which completes the total order.
+    // By earlier tickets (descending), then submission time, job and task: a
+    // total order, so the (unstable, allocation-free) sort is deterministic.
     auto before = [&](std::uint32_t a, std::uint32_t b) {
       if (refs.tickets[a] != refs.tickets[b]) return refs.tickets[a] > refs.tickets[b];
-      return refs.submit[a] < refs.submit[b];
+      if (refs.submit[a] != refs.submit[b]) return refs.submit[a] < refs.submit[b];
+      if (refs.job[a] != refs.job[b]) return refs.job[a] < refs.job[b];
+      return refs.task[a] < refs.task[b];
     };
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 64), [&](const auto& range) {
       for (std::size_t c = range.begin(); c != range.end(); ++c) {
         auto first = result.members.begin() + start[c];
         auto last = result.members.begin() + start[c + 1];
-        if (!std::is_sorted(first, last, before)) std::stable_sort(first, last, before);
+        if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
       }
     });
   }

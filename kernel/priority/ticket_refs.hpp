@@ -11,22 +11,25 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel/column.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk {
 
 struct TicketRefs {
   // Identity.
-  std::vector<std::uint32_t> row;  // flat job-table row
-  std::vector<std::uint32_t> task;  // TaskNumber
-  std::vector<std::uint32_t> job;   // JobNumber
-  std::vector<Time> submit;
+  // Identity and entity columns are sized uninitialised and written in full by
+  // the builder.
+  Column<std::uint32_t> row;   // flat job-table row
+  Column<std::uint32_t> task;  // TaskNumber
+  Column<std::uint32_t> job;   // JobNumber
+  Column<Time> submit;
   // Entities; None where the job has no such object (user objects always exist).
   std::vector<UserId> user;
   std::vector<ProjectId> project;
   std::vector<UsersetId> department;
-  std::vector<std::uint32_t> jobshare;     // -js
-  std::vector<std::uint32_t> job_oticket;  // -ot
+  Column<std::uint32_t> jobshare;     // -js
+  Column<std::uint32_t> job_oticket;  // -ot
   std::size_t running = 0;
   // Results.
   std::vector<double> ftix;     // functional tickets
@@ -61,8 +64,8 @@ struct TicketRefs {
   // Frees the identity, entity and working columns once the tickets are final;
   // the result columns (ftix, otix, stix, share) stay. size() becomes 0.
   void ReleaseWorkingColumns() {
-    for (auto* v : {&row, &task, &job, &jobshare, &job_oticket}) std::vector<std::uint32_t>().swap(*v);
-    std::vector<Time>().swap(submit);
+    for (auto* v : {&row, &task, &job, &jobshare, &job_oticket}) Column<std::uint32_t>().swap(*v);
+    Column<Time>().swap(submit);
     std::vector<UserId>().swap(user);
     std::vector<ProjectId>().swap(project);
     std::vector<UsersetId>().swap(department);

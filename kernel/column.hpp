@@ -1,0 +1,35 @@
+// column.hpp
+// Column<T>: a std::vector whose resize() leaves new elements default-
+// initialised (uninitialised for trivial types), for large columns that are
+// written in full right after they are sized. Saves touching the memory twice.
+#pragma once
+
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace schedk {
+
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  using std::allocator<T>::allocator;
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <class T>
+using Column = std::vector<T, DefaultInitAllocator<T>>;
+
+}  // namespace schedk
