@@ -31,11 +31,12 @@ double PrioLater(const SchedulerConfig& c, double nurg, double ntix, double npri
 struct MergeKey {
   SortKey128 key;
   std::uint32_t pending_job;
+  std::uint32_t row;  // the flat row of the task the key ranks
 };
-MergeKey MakeMergeKey(double prio, Time submit, JobNumber job, std::uint32_t pending_job) {
+MergeKey MakeMergeKey(double prio, Time submit, JobNumber job, std::uint32_t pending_job, std::uint32_t row) {
   // Submission times are Grid Engine's unsigned 32-bit seconds.
   const std::uint64_t low = (std::uint64_t{static_cast<std::uint32_t>(submit)} << 32) | job;
-  return MergeKey{{DescendingBits(prio), low}, pending_job};
+  return MergeKey{{DescendingBits(prio), low}, pending_job, row};
 }
 bool MergeBefore(const MergeKey& a, const MergeKey& b) { return a.key < b.key; }
 
@@ -161,12 +162,13 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
   PriorityResult result;
   result.roles = ClassifyRows(jobs);
+  // Tickets first: their working columns are released before urgency's column exists.
+  result.tickets = ComputeTickets(cluster, jobs, result.roles, mode);
   result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
                                                     : ComputeUrgencySerial(cluster, jobs, result.roles);
-  result.tickets = ComputeTickets(cluster, jobs, result.roles, mode);
   const RowIndex index(jobs);
   const TicketResult& tickets = result.tickets;
-  const std::vector<std::uint32_t>& pending_rows = tickets.pending_rows;
+  const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
   auto shard_of = [&](std::uint32_t flat) -> const JobShard& { return jobs.shards()[index.shard(flat)]; };
 
   // Group the dispatchable rows (already in job-list order) by job.
@@ -190,18 +192,18 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   auto key_for = [&](std::uint32_t j, const DispatchEntry& e) {
     const JobShard& shard = shard_of(e.row);
     const std::uint32_t row = index.row(e.row);
-    return MakeMergeKey(result.Prio(cluster, shard.posix_priority[row], e), shard.submit[row], shard.number[row], j);
+    return MakeMergeKey(result.Prio(cluster, shard.posix_priority[row], e), shard.submit[row], shard.number[row], j,
+                        e.row);
   };
   // Each job's first task and its rank key, computed in job order (sequential reads).
-  std::vector<DispatchEntry> first(pending_jobs.size());
-  std::vector<MergeKey> ranked(pending_jobs.size());
   bool any_array = false;
-  auto rank_job = [&](std::size_t j) {
-    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
-    first[j] = EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
-    ranked[j] = key_for(static_cast<std::uint32_t>(j), first[j]);
-  };
   for (const PendingJob& job : pending_jobs) any_array |= job.task_count > 1;
+  auto first_entry = [&](std::size_t j) {
+    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
+    return EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
+  };
+  std::vector<MergeKey> ranked(pending_jobs.size());
+  auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
   if (mode == ExecutionMode::kParallel) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
       for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
@@ -213,10 +215,17 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   }
 
   if (!any_array) {
-    // Every job has one task: the ranking is the dispatch order.
+    // Every job has one task: the ranking is the dispatch order. The grouping is
+    // no longer needed, and is freed before the order is allocated.
+    std::vector<PendingJob>().swap(pending_jobs);
+    std::vector<std::uint32_t>().swap(result.tickets.pending_rows);
     result.order.resize(ranked.size());
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 16384), [&](const auto& r) {
-      for (std::size_t i = r.begin(); i != r.end(); ++i) result.order[i] = first[ranked[i].pending_job];
+      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+        const std::uint32_t flat = ranked[i].row;
+        result.order[i] = DispatchEntry{flat, shard_of(flat).task_first[index.row(flat)],
+                                        tickets.ref_count[flat] > 0 ? tickets.first_ref[flat] : kNoRef, true};
+      }
     });
     ranked.clear();
   }
@@ -241,7 +250,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     }
     const PendingJob& job = pending_jobs[key.pending_job];
     if (job.task_count == 1) {
-      result.order.push_back(first[key.pending_job]);
+      result.order.push_back(first_entry(key.pending_job));
       continue;
     }
     auto [it, fresh] = cursors.try_emplace(key.pending_job);
@@ -264,7 +273,6 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   }
   result.dispatchable_tasks = result.order.size();
   std::vector<MergeKey>().swap(ranked);
-  std::vector<DispatchEntry>().swap(first);
   std::vector<PendingJob>().swap(pending_jobs);
 
   // Running and suspended tasks by prio; then the tasks without priority information.

@@ -369,13 +369,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
   // One packed entry per pending task: the sort key of the current level, the
   // tie-breaks and the ref, so that sorting touches contiguous memory only.
   // The order is: key descending, then job, then task, as one 128-bit integer.
-  // `base` is the task's tickets from earlier dependent policies; `value` its
-  // share-tree tickets as ranked so far. Both travel with the entry so that the
-  // ranking reads and writes no other array.
   struct Entry {
     SortKey128 order;
-    double base;
-    double value;
     std::uint32_t ref;
   };
   auto order_of = [](double key, JobNumber job, TaskNumber task) {
@@ -387,11 +382,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     std::vector<std::uint32_t> fill(bucket_start.begin(), bucket_start.end() - 1);
     for (std::size_t i = refs.running; i < refs.size(); ++i) {
       if (!ref_node[i].valid()) continue;
-      const double base = dependent ? refs.tickets[i] : 0.0;
-      const double key = dependent ? base + 0.01 * static_cast<double>(refs.jobshare[i])
+      const double key = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
                                    : static_cast<double>(refs.jobshare[i]);
-      slots[fill[pre[ref_node[i].index()]]++] =
-          Entry{order_of(key, refs.job[i], refs.task[i]), base, 0.0, static_cast<std::uint32_t>(i)};
+      slots[fill[pre[ref_node[i].index()]]++] = Entry{order_of(key, refs.job[i], refs.task[i]), static_cast<std::uint32_t>(i)};
     }
   }
   auto range_of = [&](std::uint32_t n) {
@@ -433,8 +426,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     for (auto it = first; it != last; ++it) {
       job_count++;
       // shr * T_S; the highest level that ranks a task sets its final value.
-      it->value = (stt / job_count) * total_tickets;
-      it->order.high = DescendingBits(it->base + it->value);
+      refs.stix[it->ref] = (stt / job_count) * total_tickets;
+      it->order.high = DescendingBits((dependent ? refs.tickets[it->ref] : 0.0) + refs.stix[it->ref]);
     }
   };
   // Post-order over nodes with pending tasks below; siblings are independent.
@@ -463,9 +456,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (n != top || own_jobs(n)) rank(n);
   };
   visit(visit, top);
-  for (const Entry& e : slots) {
-    refs.stix[e.ref] = e.value;
-    if (dependent) refs.tickets[e.ref] += e.value;
+  if (dependent) {
+    for (const Entry& e : slots) refs.tickets[e.ref] += refs.stix[e.ref];
   }
 }
 

@@ -88,27 +88,16 @@ class CategoryIds {
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
                                        bool dependent) {
   TicketCategories result;
-  // Category keys in parallel; ids in ref order (which is job-list order), so
-  // they do not depend on the thread count.
-  const std::size_t pending = refs.size() - refs.running;
-  std::vector<CategoryKey> keys(pending);
-  std::vector<std::uint8_t> member(pending);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending, 8192), [&](const auto& range) {
-    for (std::size_t k = range.begin(); k != range.end(); ++k) {
-      const std::size_t i = refs.running + k;
-      const EntityValues v = ValuesOf(refs, entities, values, i);
-      member[k] = !(v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0);
-      if (member[k]) keys[k] = KeyOf(refs, v, i);
-    }
-  });
+  // Members in ref order (which is job-list order) with their category id.
   std::vector<std::uint32_t> category_of;
   std::vector<std::uint32_t> in_order;
   std::vector<CategoryKey> keys_by_id;
   CategoryIds ids;
-  for (std::size_t k = 0; k < pending; ++k) {
-    if (!member[k]) continue;
-    in_order.push_back(static_cast<std::uint32_t>(refs.running + k));
-    category_of.push_back(ids.Find(keys[k], keys_by_id));
+  for (std::size_t i = refs.running; i < refs.size(); ++i) {
+    const EntityValues v = ValuesOf(refs, entities, values, i);
+    if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
+    in_order.push_back(static_cast<std::uint32_t>(i));
+    category_of.push_back(ids.Find(KeyOf(refs, v, i), keys_by_id));
   }
   // A stable counting sort by category keeps job-list order inside each category.
   const std::size_t n_categories = keys_by_id.size();

@@ -17,13 +17,12 @@
 namespace schedk {
 
 struct TicketRefs {
-  // Identity.
+  // Identity (in job-list order).
   // Identity and entity columns are sized uninitialised and written in full by
   // the builder.
-  Column<std::uint32_t> row;   // flat job-table row
-  Column<std::uint32_t> task;  // TaskNumber
-  Column<std::uint32_t> job;   // JobNumber
-  Column<Time> submit;
+  Column<std::uint32_t> task;    // TaskNumber
+  Column<std::uint32_t> job;     // JobNumber
+  Column<std::uint32_t> submit;  // Grid Engine's unsigned 32-bit submission time
   // Entities; None where the job has no such object (user objects always exist).
   std::vector<UserId> user;
   std::vector<ProjectId> project;
@@ -42,7 +41,6 @@ struct TicketRefs {
   bool queued(std::size_t i) const { return i >= running; }
 
   void Resize(std::size_t n) {
-    row.resize(n);
     task.resize(n);
     job.resize(n);
     submit.resize(n);
@@ -53,19 +51,18 @@ struct TicketRefs {
     job_oticket.resize(n);
     ResetResults();
   }
+  // Zeroes the ticket columns; `share` is filled last, once the working columns are gone.
   void ResetResults() {
-    const std::size_t n = row.size();  // the identity columns give the size while they exist
+    const std::size_t n = task.size();  // the identity columns give the size while they exist
     ftix.assign(n, 0.0);
     otix.assign(n, 0.0);
     stix.assign(n, 0.0);
     tickets.assign(n, 0.0);
-    share.assign(n, 0.0);
   }
   // Frees the identity, entity and working columns once the tickets are final;
-  // the result columns (ftix, otix, stix, share) stay. size() becomes 0.
+  // the result columns (ftix, otix, stix, share) stay.
   void ReleaseWorkingColumns() {
-    for (auto* v : {&row, &task, &job, &jobshare, &job_oticket}) Column<std::uint32_t>().swap(*v);
-    Column<Time>().swap(submit);
+    for (auto* v : {&task, &job, &submit, &jobshare, &job_oticket}) Column<std::uint32_t>().swap(*v);
     std::vector<UserId>().swap(user);
     std::vector<ProjectId>().swap(project);
     std::vector<UsersetId>().swap(department);

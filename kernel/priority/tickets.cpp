@@ -94,10 +94,9 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
     const UsersetId department = dept.valid() && entities.userset(dept).is_department ? dept : UsersetId::None();
     TaskNumber task = shard.task_first[row];
     for (std::uint32_t k = 0, i = result.first_ref[r.flat]; k < count; ++k, ++i, task += shard.task_step[row]) {
-      refs.row[i] = r.flat;
       refs.task[i] = task;
       refs.job[i] = shard.number[row];
-      refs.submit[i] = shard.submit[row];
+      refs.submit[i] = static_cast<std::uint32_t>(shard.submit[row]);
       refs.user[i] = shard.owner[row];
       refs.project[i] = shard.project[row];
       refs.department[i] = department;
@@ -224,30 +223,31 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
       }
     }
   }
+  // Pass B: running tasks alone define the share tree's active nodes.
+  if (!tree.empty()) tree.ComputeTargets(refs, ref_node, /*with_pending=*/false);
+  std::vector<double> pass_a_running(refs.running);
+  for (std::size_t i = 0; i < refs.running; ++i) pass_a_running[i] = refs.Total(i);
+  if (share_tree_on) tree.RunningTickets(ref_node, share_total, refs);
+  refs.ReleaseWorkingColumns();
+  std::vector<ShareNodeId>().swap(ref_node);
+
+  // max_tix over pass A (pending tasks and running tasks' pass A values) and pass
+  // B; share = tix / sum over the pending (pass A) or running (pass B) tasks,
+  // summed in job-list order.
   double max_tix = -1;
-  double pending_sum = 0;
+  double pending_sum = 0, running_sum = 0;
+  for (double tix : pass_a_running) max_tix = std::max(max_tix, tix);
   for (std::size_t i = 0; i < refs.size(); ++i) {
     const double tix = refs.Total(i);
     max_tix = std::max(max_tix, tix);
-    if (refs.queued(i)) pending_sum += tix;
+    (refs.queued(i) ? pending_sum : running_sum) += tix;
   }
-  for (std::size_t i = refs.running; i < refs.size(); ++i) {
+  refs.share.resize(refs.size());
+  for (std::size_t i = 0; i < refs.size(); ++i) {
     const double tix = refs.Total(i);
-    refs.share[i] = tix > 0 ? tix / pending_sum : 0;
-  }
-
-  // Pass B: running tasks alone define the share tree's active nodes.
-  if (!tree.empty()) tree.ComputeTargets(refs, ref_node, /*with_pending=*/false);
-  if (share_tree_on) tree.RunningTickets(ref_node, share_total, refs);
-  double running_sum = 0;
-  for (std::size_t i = 0; i < refs.running; ++i) running_sum += refs.Total(i);
-  for (std::size_t i = 0; i < refs.running; ++i) {
-    const double tix = refs.Total(i);
-    max_tix = std::max(max_tix, tix);
-    refs.share[i] = tix > 0 ? tix / running_sum : 0;
+    refs.share[i] = tix > 0 ? tix / (refs.queued(i) ? pending_sum : running_sum) : 0;
   }
   result.max_tix = max_tix == -1 ? 0 : max_tix;
-  refs.ReleaseWorkingColumns();
   return result;
 }
 

@@ -37,6 +37,7 @@ struct TicketResult {
   std::vector<std::uint32_t> ref_count;
   std::uint32_t pending_task_limit = 0;  // L = min(max_pending_tasks_per_job, free queue slots + 1)
   // Dispatchable rows (flat) in job-list order: job number, then first task.
+  // ComputePriorities releases it once it has the dispatch order.
   std::vector<std::uint32_t> pending_rows;
 };
 
