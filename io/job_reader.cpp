@@ -16,6 +16,7 @@
 #include <tbb/parallel_for.h>
 
 #include "io/ge_value.hpp"
+#include "io/line_cursor.hpp"
 
 namespace schedk::io {
 namespace {
@@ -283,40 +284,11 @@ std::optional<std::string> ParseJobLine(std::string_view line, int line_no, Chun
 void ParseChunk(const JobChunk& input, const std::string& source, ChunkResult& chunk) {
   std::vector<Token> tokens;
   std::string request_key;
-  std::string joined;
-  std::string_view text = input.text;
-  int line_no = input.first_line;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const int start_line = line_no;
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty() && line.back() == '\\') {
-      joined.assign(line.substr(0, line.size() - 1));
-      joined.push_back(' ');
-      while (pos < text.size()) {
-        std::size_t e = text.find('\n', pos);
-        if (e == std::string_view::npos) e = text.size();
-        std::string_view next = text.substr(pos, e - pos);
-        pos = e + 1;
-        ++line_no;
-        if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
-        if (!next.empty() && next.back() == '\\') {
-          joined.append(next.substr(0, next.size() - 1));
-          joined.push_back(' ');
-        } else {
-          joined.append(next);
-          break;
-        }
-      }
-      chunk.storage.push_back(joined);
-      line = chunk.storage.back();
-    }
-    const std::string_view trimmed = Trim(line);
+  LineCursor cursor(input.text, input.first_line - 1);
+  std::string_view physical;
+  while (cursor.NextPhysical(physical)) {
+    const int start_line = cursor.line();
+    const std::string_view trimmed = Trim(cursor.Logical(physical, chunk.storage));
     if (trimmed.empty() || trimmed.front() == '#') continue;
     if (auto e = ParseJobLine(trimmed, start_line, chunk, tokens, request_key)) {
       chunk.error = Status::InvalidInput(source, start_line, *e);

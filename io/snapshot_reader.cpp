@@ -3,11 +3,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <set>
 
 #include "io/cluster_builder.hpp"
 #include "io/ge_value.hpp"
 #include "io/job_reader.hpp"
+#include "io/line_cursor.hpp"
 
 namespace schedk::io {
 namespace {
@@ -41,7 +43,7 @@ std::pair<std::string_view, std::string_view> FirstWord(std::string_view line) {
 
 class StructureReader {
  public:
-  StructureReader(std::string_view text, Snapshot& s) : text_(text), s_(s) {}
+  StructureReader(std::string_view text, Snapshot& s) : text_(text), s_(s), cursor_(text, 0) {}
 
   Status Read();
   std::vector<JobChunk>& chunks() { return chunks_; }
@@ -50,36 +52,6 @@ class StructureReader {
   bool has_now() const { return has_now_; }
 
  private:
-  // The next physical line, without its line end; false at the end.
-  bool NextPhysical(std::string_view& line) {
-    if (pos_ >= text_.size()) return false;
-    std::size_t end = text_.find('\n', pos_);
-    if (end == std::string_view::npos) end = text_.size();
-    line = text_.substr(pos_, end - pos_);
-    line_start_ = pos_;
-    pos_ = end + 1;
-    ++line_no_;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    return true;
-  }
-  // Joins `\` continuations into storage; returns the logical line.
-  std::string_view Logical(std::string_view line) {
-    if (line.empty() || line.back() != '\\') return line;
-    std::string joined(line.substr(0, line.size() - 1));
-    joined.push_back(' ');
-    std::string_view next;
-    while (NextPhysical(next)) {
-      if (!next.empty() && next.back() == '\\') {
-        joined.append(next.substr(0, next.size() - 1));
-        joined.push_back(' ');
-      } else {
-        joined.append(next);
-        break;
-      }
-    }
-    storage_.push_back(std::move(joined));
-    return storage_.back();
-  }
   // Ends the current run of job lines just before `end` (a byte offset).
   void CloseJobRun(std::size_t end) {
     if (run_start_ != std::string_view::npos) {
@@ -92,10 +64,8 @@ class StructureReader {
 
   std::string_view text_;
   Snapshot& s_;
-  std::size_t pos_ = 0;
-  std::size_t line_start_ = 0;
-  int line_no_ = 0;
-  std::vector<std::string> storage_;
+  LineCursor cursor_;
+  std::deque<std::string> storage_;  // joined continuation lines
   std::vector<JobChunk> chunks_;
   std::size_t run_start_ = std::string_view::npos;
   int run_first_line_ = 0;
@@ -155,8 +125,8 @@ Status StructureReader::Read() {
   ObjectBlock* block = nullptr;
   std::set<std::pair<std::string, std::string>> objects;
   std::string_view physical;
-  while (NextPhysical(physical)) {
-    const int line_no = line_no_;
+  while (cursor_.NextPhysical(physical)) {
+    const int line_no = cursor_.line();
     const std::string_view trimmed = Trim(physical);
     const bool in_run = run_start_ != std::string_view::npos;
     // Fast path: job lines, and comments or blank lines between them.
@@ -164,19 +134,19 @@ Status StructureReader::Read() {
         (trimmed.substr(0, 4) == "job " || trimmed.substr(0, 4) == "job\t" ||
          (in_run && (trimmed.empty() || trimmed.front() == '#')))) {
       if (!in_run || run_lines_ >= kLinesPerChunk) {
-        CloseJobRun(line_start_);
-        run_start_ = line_start_;
+        CloseJobRun(cursor_.line_start());
+        run_start_ = cursor_.line_start();
         run_first_line_ = line_no;
         run_lines_ = 0;
       }
       ++run_lines_;
       // Continuation lines belong to the same record (and chunk).
       std::string_view p = physical;
-      while (!p.empty() && p.back() == '\\' && NextPhysical(p)) ++run_lines_;
+      while (!p.empty() && p.back() == '\\' && cursor_.NextPhysical(p)) ++run_lines_;
       continue;
     }
-    CloseJobRun(line_start_);
-    const std::string_view line = Trim(Logical(physical));
+    CloseJobRun(cursor_.line_start());
+    const std::string_view line = Trim(cursor_.Logical(physical, storage_));
     if (line.empty() || line.front() == '#') continue;
     if (!header) {
       if (line != "schedk-snapshot 1") {
@@ -219,7 +189,7 @@ Status StructureReader::Read() {
   }
   CloseJobRun(text_.size());
   if (block != nullptr) return Error(block->line, "'begin " + block->kind + "' has no matching 'end'");
-  if (!header) return Error(std::max(line_no_, 1), "empty input: expected the header 'schedk-snapshot 1'");
+  if (!header) return Error(std::max(cursor_.line(), 1), "empty input: expected the header 'schedk-snapshot 1'");
   return Status::Ok();
 }
 
