@@ -182,6 +182,70 @@ job 5.1-9:4 owner=dave state=hqw
   EXPECT_EQ(s.cluster.complexes.size(), 52u);  // Grid Engine's default complex
 }
 
+// sge-algorithms.md §0: keys left out of sconf take the install template's values.
+TEST(SnapshotReaderTest, SchedulerConfigDefaultsAreTheInstallTemplate) {
+  const Snapshot s = Load(kHeader);
+  const SchedulerConfig& c = s.cluster.config;
+  EXPECT_EQ(c.weight_priority, 1.0);
+  EXPECT_EQ(c.weight_urgency, 0.1);
+  EXPECT_EQ(c.weight_ticket, 0.01);
+  EXPECT_EQ(c.weight_waiting_time, 0.0);
+  EXPECT_EQ(c.weight_deadline, 3600000.0);
+  EXPECT_EQ(c.weight_user, 0.25);
+  EXPECT_EQ(c.weight_job, 0.25);
+  EXPECT_EQ(c.weight_tickets_functional, 0.0);
+  EXPECT_EQ(c.weight_tickets_share, 0.0);
+  EXPECT_TRUE(c.share_override_tickets);
+  EXPECT_TRUE(c.share_functional_shares);
+  EXPECT_EQ(c.max_functional_jobs_to_schedule, 200u);
+  EXPECT_TRUE(c.report_pjob_tickets);
+  EXPECT_EQ(c.max_pending_tasks_per_job, 50u);
+  ASSERT_EQ(c.policy_hierarchy.size(), 3u);
+  EXPECT_EQ(c.policy_hierarchy[0], TicketPolicy::kOverride);
+  EXPECT_EQ(c.policy_hierarchy[2], TicketPolicy::kShareTree);
+  EXPECT_EQ(c.halftime_hours, 168);
+  ASSERT_EQ(c.usage_weight_list.size(), 3u);
+  EXPECT_EQ(c.usage_weight_list[0].value, 1.0);
+  EXPECT_EQ(c.compensation_factor, 5.0);
+  EXPECT_EQ(c.max_reservation, 0u);
+  EXPECT_EQ(c.default_duration, kInfiniteDuration);
+  EXPECT_EQ(c.duration_offset, 60);
+  EXPECT_EQ(c.queue_sort_method, QueueSortMethod::kLoad);
+  ASSERT_EQ(c.job_load_adjustments.size(), 1u);  // np_load_avg=0.50
+  EXPECT_EQ(c.job_load_adjustments[0].second, 0.5);
+  EXPECT_EQ(c.load_adjustment_decay_time, 450);
+}
+
+TEST(SnapshotReaderTest, SchedulerConfigValues) {
+  const Snapshot s = Load(kHeader + R"(begin sconf
+policy_hierarchy            FS
+halflife_decay_list         cpu=60:mem=-1
+usage_weight_list           cpu=0.5,mem=0.5,io=0
+params                      MONITOR=1,DURATION_OFFSET=0:1:0,PE_RANGE_ALG=bin
+default_duration            0:10:0
+max_reservation             20
+share_functional_shares     FALSE
+queue_sort_method           seqno
+end sconf
+)");
+  const SchedulerConfig& c = s.cluster.config;
+  ASSERT_EQ(c.policy_hierarchy.size(), 2u);
+  EXPECT_EQ(c.policy_hierarchy[0], TicketPolicy::kFunctional);
+  ASSERT_EQ(c.halflife_decay_list.size(), 2u);
+  EXPECT_EQ(c.halflife_decay_list[1].name, "mem");
+  EXPECT_EQ(c.halflife_decay_list[1].value, -1);
+  EXPECT_EQ(c.usage_weight_list[1].value, 0.5);
+  EXPECT_TRUE(c.monitor);
+  EXPECT_EQ(c.duration_offset, 60);
+  EXPECT_EQ(c.pe_range_alg, "bin");
+  EXPECT_EQ(c.default_duration, 600);
+  EXPECT_EQ(c.max_reservation, 20u);
+  EXPECT_FALSE(c.share_functional_shares);
+  EXPECT_EQ(c.queue_sort_method, QueueSortMethod::kSeqNo);
+  ExpectError(kHeader + "begin sconf\npolicy_hierarchy OFO\nend\n", 4, "attribute 'policy_hierarchy'");
+  ExpectError(kHeader + "begin sconf\nparams DURATION_OFFSET=soon\nend\n", 4, "attribute 'params'");
+}
+
 TEST(SnapshotReaderTest, UnknownAttributesAreKeptWithAWarning) {
   const Snapshot s = Load(kHeader + "begin pe mpi\nslots 8\nfancy_new_key 1\nend\n");
   ASSERT_EQ(s.warnings.size(), 1u);
