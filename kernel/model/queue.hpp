@@ -8,6 +8,7 @@
 // PerHost value has a default.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -35,10 +36,8 @@ struct PerHost {
       if (h == host) return v;
     }
     for (const auto& [g, v] : group_values) {
-      const auto& members = groups[g.index()].hosts;
-      for (HostId m : members) {
-        if (m == host) return v;
-      }
+      const auto& members = groups[g.index()].hosts;  // sorted
+      if (std::binary_search(members.begin(), members.end(), host)) return v;
     }
     return default_value;
   }

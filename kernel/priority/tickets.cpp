@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -138,22 +139,11 @@ std::vector<std::pair<TicketPolicy, bool>> PolicyOrder(const SchedulerConfig& co
 }  // namespace
 
 std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
-  // Slots used per queue instance by running and suspended tasks.
-  std::vector<std::vector<std::pair<HostId, std::uint64_t>>> used(cluster.queues.size());
+  // Slots used per queue instance (queue, host) by running and suspended tasks.
+  std::unordered_map<std::uint64_t, std::uint64_t> used;
   for (const JobShard& shard : jobs.shards()) {
-    for (std::size_t r = 0; r < shard.size(); ++r) {
-      if (shard.state[r] != JobState::kRunning && shard.state[r] != JobState::kSuspended) continue;
-      const JobExtras* extras = shard.extras_of(r);
-      if (extras == nullptr) continue;
-      for (const GrantedSlots& g : extras->granted) {
-        auto& list = used[g.queue.index()];
-        auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == g.host; });
-        if (it == list.end()) {
-          list.emplace_back(g.host, g.slots);
-        } else {
-          it->second += g.slots;
-        }
-      }
+    for (const JobExtras& extras : shard.extras) {
+      for (const GrantedSlots& g : extras.granted) used[(std::uint64_t{g.queue.value} << 32) | g.host.value] += g.slots;
     }
   }
   std::uint64_t free = 0;
@@ -161,10 +151,8 @@ std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
     const ClusterQueue& queue = cluster.queues[q];
     for (HostId host : queue.hosts) {
       const std::int64_t slots = queue.slots.For(host, cluster.hostgroups);
-      std::int64_t in_use = 0;
-      for (const auto& [h, u] : used[q]) {
-        if (h == host) in_use = static_cast<std::int64_t>(u);
-      }
+      const auto it = used.find((std::uint64_t{static_cast<std::uint32_t>(q)} << 32) | host.value);
+      const std::int64_t in_use = it == used.end() ? 0 : static_cast<std::int64_t>(it->second);
       free += static_cast<std::uint64_t>(std::max<std::int64_t>(0, slots - in_use));
     }
   }
