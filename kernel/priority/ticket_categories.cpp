@@ -5,6 +5,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "kernel/priority/entity_values.hpp"
+
 namespace schedk {
 namespace {
 
@@ -17,31 +19,22 @@ struct CategoryKey {
   friend auto operator<=>(const CategoryKey&, const CategoryKey&) = default;
 };
 
-struct EntityValues {
+// A task's four values in one category kind.
+struct TaskValues {
   double user = 0, project = 0, department = 0;
   std::uint32_t job = 0;
 };
 
-EntityValues ValuesOf(const TicketRefs& refs, const EntityTables& entities, CategoryValues kind, std::size_t i) {
-  EntityValues v;
-  const bool functional = kind == CategoryValues::kFunctionalShares;
-  if (refs.user[i].valid()) {
-    const User& u = entities.user(refs.user[i]);
-    v.user = functional ? u.fshare : u.oticket;
-  }
-  if (refs.project[i].valid()) {
-    const Project& p = entities.project(refs.project[i]);
-    v.project = functional ? p.fshare : p.oticket;
-  }
-  if (refs.department[i].valid()) {
-    const Userset& d = entities.userset(refs.department[i]);
-    v.department = functional ? d.fshare : d.oticket;
-  }
+TaskValues ValuesOf(const TicketRefs& refs, const EntityValues& values, bool functional, std::size_t i) {
+  TaskValues v;
+  if (refs.user[i].valid()) v.user = values.user[refs.user[i].index()];
+  if (refs.project[i].valid()) v.project = values.project[refs.project[i].index()];
+  if (refs.department[i].valid()) v.department = values.department[refs.department[i].index()];
   v.job = functional ? refs.jobshare[i] : refs.job_oticket[i];
   return v;
 }
 
-CategoryKey KeyOf(const TicketRefs& refs, const EntityValues& v, std::size_t i) {
+CategoryKey KeyOf(const TicketRefs& refs, const TaskValues& v, std::size_t i) {
   constexpr std::uint32_t kNone = UserId::kNoneValue;
   return CategoryKey{v.job, v.user > 0 ? refs.user[i].value : kNone, v.project > 0 ? refs.project[i].value : kNone,
                      v.department > 0 ? refs.department[i].value : kNone};
@@ -89,12 +82,17 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
                                        bool dependent) {
   TicketCategories result;
   // Members in ref order (which is job-list order) with their category id.
+  const bool functional = values == CategoryValues::kFunctionalShares;
+  const EntityValues columns =
+      functional ? EntityValues::FunctionalShares(entities) : EntityValues::OverrideTickets(entities);
   std::vector<std::uint32_t> category_of;
   std::vector<std::uint32_t> in_order;
+  category_of.reserve(refs.size() - refs.running);
+  in_order.reserve(refs.size() - refs.running);
   std::vector<CategoryKey> keys_by_id;
   CategoryIds ids;
   for (std::size_t i = refs.running; i < refs.size(); ++i) {
-    const EntityValues v = ValuesOf(refs, entities, values, i);
+    const TaskValues v = ValuesOf(refs, columns, functional, i);
     if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
     in_order.push_back(static_cast<std::uint32_t>(i));
     category_of.push_back(ids.Find(KeyOf(refs, v, i), keys_by_id));
@@ -114,7 +112,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     TicketCategory& cat = result.categories[c];
     cat.begin = start[c];
     cat.end = start[c + 1];
-    const EntityValues v = ValuesOf(refs, entities, values, result.members[cat.begin]);
+    const TaskValues v = ValuesOf(refs, columns, functional, result.members[cat.begin]);
     cat.job_value = v.job;
     cat.user_value = v.user;
     cat.project_value = v.project;
