@@ -61,14 +61,14 @@ TaskShares Pass1(const EntityTables& entities, const EntityCounts& counts, const
 class PendingLoop {
  public:
   PendingLoop(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs)
+              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs, ExecutionMode mode)
       : config_(config),
         entities_(entities),
         counts_(counts),
         sums_(running_sums),
         dependent_(dependent),
         refs_(refs),
-        categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent)),
+        categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode)),
         weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
         heads_(categories_.categories.size()) {
     for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
@@ -213,7 +213,7 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
 void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                               const FunctionalSums& running_sums, bool dependent, TicketRefs& refs) {
   if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
-  PendingLoop loop(config, entities, counts, running_sums, dependent, refs);
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kParallel);
   const std::size_t rounds = loop.rounds();
   if (rounds == 0) return;
   auto candidate = [&](std::uint32_t c, double estimate) {
@@ -253,7 +253,7 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
 void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                                    const FunctionalSums& running_sums, bool dependent, TicketRefs& refs) {
   if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
-  PendingLoop loop(config, entities, counts, running_sums, dependent, refs);
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kSerial);
   const std::size_t rounds = loop.rounds();
   if (rounds == 0) return;
   for (std::size_t round = 0; round < rounds; ++round) {

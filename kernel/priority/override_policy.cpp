@@ -76,11 +76,12 @@ struct CandidateBetter {
 
 class SharedLoop {
  public:
-  SharedLoop(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs)
+  SharedLoop(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs,
+             ExecutionMode mode)
       : entities_(entities),
         counts_(counts),
         refs_(refs),
-        categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent)),
+        categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent, mode)),
         heads_(categories_.categories.size()) {
     for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
   }
@@ -135,7 +136,7 @@ void OverrideTicketsRunning(const SchedulerConfig& config, const EntityTables& e
 void OverrideTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                             bool dependent, TicketRefs& refs) {
   if (PendingNotShared(config, entities, counts, dependent, refs)) return;
-  SharedLoop loop(entities, counts, dependent, refs);
+  SharedLoop loop(entities, counts, dependent, refs, ExecutionMode::kParallel);
   LazyMaxHeap<Candidate, CandidateBetter> heap;
   heap.Reserve(loop.category_count());
   for (std::uint32_t c = 0; c < loop.category_count(); ++c) heap.PushUnordered(loop.Evaluate(c), c);
@@ -157,7 +158,7 @@ void OverrideTicketsPending(const SchedulerConfig& config, const EntityTables& e
 void OverrideTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                                  bool dependent, TicketRefs& refs) {
   if (PendingNotShared(config, entities, counts, dependent, refs)) return;
-  SharedLoop loop(entities, counts, dependent, refs);
+  SharedLoop loop(entities, counts, dependent, refs, ExecutionMode::kSerial);
   for (std::size_t round = 0; round < loop.rounds(); ++round) {
     bool found = false;
     std::uint32_t best = 0;

@@ -162,11 +162,11 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
   PriorityResult result;
   result.roles = ClassifyRows(jobs);
+  const RowIndex index(jobs);
   // Tickets first: their working columns are released before urgency's column exists.
-  result.tickets = ComputeTickets(cluster, jobs, result.roles, mode);
+  result.tickets = ComputeTickets(cluster, jobs, index, result.roles, mode);
   result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
                                                     : ComputeUrgencySerial(cluster, jobs, result.roles);
-  const RowIndex index(jobs);
   const TicketResult& tickets = result.tickets;
   const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
   auto shard_of = [&](std::uint32_t flat) -> const JobShard& { return jobs.shards()[index.shard(flat)]; };
@@ -220,13 +220,18 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     std::vector<PendingJob>().swap(pending_jobs);
     std::vector<std::uint32_t>().swap(result.tickets.pending_rows);
     result.order.resize(ranked.size());
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 16384), [&](const auto& r) {
-      for (std::size_t i = r.begin(); i != r.end(); ++i) {
-        const std::uint32_t flat = ranked[i].row;
-        result.order[i] = DispatchEntry{flat, shard_of(flat).task_first[index.row(flat)],
-                                        tickets.ref_count[flat] > 0 ? tickets.first_ref[flat] : kNoRef, true};
-      }
-    });
+    auto gather = [&](std::size_t i) {
+      const std::uint32_t flat = ranked[i].row;
+      result.order[i] = DispatchEntry{flat, shard_of(flat).task_first[index.row(flat)],
+                                      tickets.ref_count[flat] > 0 ? tickets.first_ref[flat] : kNoRef, true};
+    };
+    if (mode == ExecutionMode::kParallel) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 16384), [&](const auto& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) gather(i);
+      });
+    } else {
+      for (std::size_t i = 0; i < ranked.size(); ++i) gather(i);
+    }
     ranked.clear();
   }
   // Merge: a job whose task was taken comes back ranked by its next task.

@@ -79,7 +79,7 @@ class CategoryIds {
 }  // namespace
 
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
-                                       bool dependent) {
+                                       bool dependent, ExecutionMode mode) {
   TicketCategories result;
   // Members in ref order (which is job-list order) with their category id.
   const bool functional = values == CategoryValues::kFunctionalShares;
@@ -127,13 +127,18 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
       if (refs.job[a] != refs.job[b]) return refs.job[a] < refs.job[b];
       return refs.task[a] < refs.task[b];
     };
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 64), [&](const auto& range) {
-      for (std::size_t c = range.begin(); c != range.end(); ++c) {
-        auto first = result.members.begin() + start[c];
-        auto last = result.members.begin() + start[c + 1];
-        if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
-      }
-    });
+    auto order_category = [&](std::size_t c) {
+      auto first = result.members.begin() + start[c];
+      auto last = result.members.begin() + start[c + 1];
+      if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
+    };
+    if (mode == ExecutionMode::kParallel) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 64), [&](const auto& range) {
+        for (std::size_t c = range.begin(); c != range.end(); ++c) order_category(c);
+      });
+    } else {
+      for (std::size_t c = 0; c < n_categories; ++c) order_category(c);
+    }
   }
   return result;
 }

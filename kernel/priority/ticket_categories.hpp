@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel/execution_mode.hpp"
 #include "kernel/model/entities.hpp"
 #include "kernel/priority/ticket_refs.hpp"
 
@@ -34,8 +35,9 @@ struct TicketCategories {
   std::vector<std::uint32_t> members;  // ref indices
 };
 
-// Groups the pending refs (parallel sort; the result does not depend on the thread count).
+// Groups the pending refs. The per-category ordering runs in parallel unless
+// `mode` is kSerial; the result does not depend on the thread count.
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
-                                       bool dependent);
+                                       bool dependent, ExecutionMode mode);
 
 }  // namespace schedk

@@ -11,7 +11,6 @@
 #include "kernel/priority/override_policy.hpp"
 #include "kernel/priority/share_tree_policy.hpp"
 #include "kernel/radix_sort.hpp"
-#include "kernel/row_index.hpp"
 
 namespace schedk {
 namespace {
@@ -40,7 +39,7 @@ void SortJobRows(std::vector<JobRow>& rows, const JobTable& jobs, const RowIndex
 // Builds the refs: running tasks in job-list order, then each dispatchable
 // job's first L pending tasks.
 TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
-                       const RowIndex& index) {
+                       const RowIndex& index, ExecutionMode mode) {
   TicketResult result;
   const std::size_t n = jobs.rows();
   result.first_ref.assign(n, kNoRef);
@@ -106,9 +105,13 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
     }
   };
   for (const JobRow& r : running) fill(r);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending.size(), 4096), [&](const auto& range) {
-    for (std::size_t p = range.begin(); p != range.end(); ++p) fill(pending[p]);
-  });
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending.size(), 4096), [&](const auto& range) {
+      for (std::size_t p = range.begin(); p != range.end(); ++p) fill(pending[p]);
+    });
+  } else {
+    for (const JobRow& r : pending) fill(r);
+  }
   result.pending_rows.reserve(pending.size());
   for (const JobRow& r : pending) result.pending_rows.push_back(r.flat);
   return result;
@@ -159,11 +162,10 @@ std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
   return free;
 }
 
-TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
-                            ExecutionMode mode) {
+TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
+                            const std::vector<RowRole>& roles, ExecutionMode mode) {
   const SchedulerConfig& config = cluster.config;
-  const RowIndex index(jobs);
-  TicketResult result = BuildRefs(cluster, jobs, roles, index);
+  TicketResult result = BuildRefs(cluster, jobs, roles, index, mode);
   TicketRefs& refs = result.refs;
   EntityCounts counts = RunningCounts(cluster, refs);
 

@@ -15,14 +15,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel/execution_mode.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/ticket_refs.hpp"
 #include "kernel/priority/urgency.hpp"
+#include "kernel/row_index.hpp"
 
 namespace schedk {
-
-enum class ExecutionMode : std::uint8_t { kParallel, kSerial };
 
 inline constexpr std::uint32_t kNoRef = UINT32_MAX;
 
@@ -45,7 +45,7 @@ struct TicketResult {
 // running and suspended tasks).
 std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs);
 
-TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
-                            ExecutionMode mode);
+TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
+                            const std::vector<RowRole>& roles, ExecutionMode mode);
 
 }  // namespace schedk
