@@ -9,6 +9,16 @@
 // The dispatch order ranks each pending job by the prio of its next task, then
 // by submission time and job number; after a task of an array job is taken the
 // job is re-ranked by its following task (sgeee_resort_pending_jobs).
+//
+// Rows and values shown (schedk's choices where Grid Engine has no display):
+//   * dispatchable tasks come first, in dispatch order; then running and
+//     suspended tasks by prio; then held, dependency-waiting and error tasks,
+//     whose priority information Grid Engine clears (all zeros);
+//   * a pending task beyond the first L = min(max_pending_tasks_per_job, free
+//     slots + 1) of its job shows the last computed task's values, which is what
+//     Grid Engine ranks it by when the earlier tasks are dispatched;
+//   * a suspended task takes part in no range or ticket pass; it shows its
+//     current urgency and no tickets.
 // ComputePriorities(..., kSerial) is the serial twin of the parallel default.
 #pragma once
 
