@@ -411,6 +411,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
   auto better = [](const Entry& a, const Entry& b) { return a.order < b.order; };
   // Ranks the pending tasks below node n (its own and its children's): the
   // k-th gets stt / (running below + finished jobs + k).
+  // The highest level that ranks a task sets its value: the effective root if it
+  // has tasks of its own (it then ranks everything), else the root's children.
+  auto final_level = [&](std::uint32_t n) { return n == top || (nodes_[n].parent == top && !own_jobs(top)); };
   auto rank = [&](std::uint32_t n) {
     const auto [begin, end] = range_of(n);
     const auto first = slots.begin() + begin, last = slots.begin() + end;
@@ -423,11 +426,17 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     }
     double job_count = nodes_[n].active_job_ref_count + nodes_[n].finished_jobs;
     const double stt = nodes_[n].stt;
+    if (final_level(n)) {
+      for (auto it = first; it != last; ++it) {
+        job_count++;
+        refs.stix[it->ref] = (stt / job_count) * total_tickets;  // shr * T_S
+      }
+      return;
+    }
+    // A lower level only re-keys the tasks for the level above it.
     for (auto it = first; it != last; ++it) {
       job_count++;
-      // shr * T_S; the highest level that ranks a task sets its final value.
-      refs.stix[it->ref] = (stt / job_count) * total_tickets;
-      it->order.high = DescendingBits((dependent ? refs.tickets[it->ref] : 0.0) + refs.stix[it->ref]);
+      it->order.high = DescendingBits((dependent ? refs.tickets[it->ref] : 0.0) + (stt / job_count) * total_tickets);
     }
   };
   // Post-order over nodes with pending tasks below; siblings are independent.
@@ -457,7 +466,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
   };
   visit(visit, top);
   if (dependent) {
-    for (const Entry& e : slots) refs.tickets[e.ref] += refs.stix[e.ref];
+    for (std::size_t i = refs.running; i < refs.size(); ++i) {
+      if (ref_node[i].valid()) refs.tickets[i] += refs.stix[i];
+    }
   }
 }
 
