@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "kernel/priority/lazy_max_heap.hpp"
 #include "kernel/priority/ticket_categories.hpp"
 
@@ -82,32 +85,33 @@ class PendingLoop {
   std::uint32_t head(std::uint32_t c) const { return categories_.members[heads_[c]]; }
 
   // calc_intern_pending_job_functional_tickets: the head's tickets if it ran next.
+  // It reads the category only: an entity whose value is 0 adds exactly 0, and one
+  // whose value is not 0 is the same for every member (it is part of the key).
   double EstimateTickets(std::uint32_t c) const {
     const TicketCategory& cat = categories_.categories[c];
-    const std::uint32_t i = head(c);
     const bool shared = config_.share_functional_shares;
     FunctionalSums s{sums_.user + 0.001, sums_.project + 0.001, sums_.department + 0.001, sums_.job + 0.001};
     TaskShares f;
-    if (refs_.user[i].valid()) {
+    if (cat.user.valid()) {
       f.has_user = true;
       f.user = cat.user_value;
-      if (shared) f.user /= static_cast<double>(counts_.user[refs_.user[i].index()] + 1);
+      if (shared) f.user /= static_cast<double>(counts_.user[cat.user.index()] + 1);
       else s.user += f.user;
     }
-    if (refs_.project[i].valid()) {
+    if (cat.project.valid()) {
       f.has_project = true;
       f.project = cat.project_value;
-      if (shared) f.project /= static_cast<double>(counts_.project[refs_.project[i].index()] + 1);
+      if (shared) f.project /= static_cast<double>(counts_.project[cat.project.index()] + 1);
       else s.project += f.project;
     }
-    if (refs_.department[i].valid()) {
+    if (cat.department.valid()) {
       f.has_department = true;
       f.department = cat.department_value;
-      if (shared) f.department /= static_cast<double>(counts_.department[refs_.department[i].index()] + 1);
+      if (shared) f.department /= static_cast<double>(counts_.department[cat.department.index()] + 1);
       else s.department += f.department;
     }
     s.job += cat.job_value;
-    return FunctionalTickets(f, refs_.jobshare[i], s, config_.weight_tickets_functional, weights_);
+    return FunctionalTickets(f, cat.job_value, s, config_.weight_tickets_functional, weights_);
   }
   // The selection criterion: the estimate plus, for a dependent policy, earlier tickets.
   double Criterion(std::uint32_t c, double estimate) const {
@@ -128,20 +132,27 @@ class PendingLoop {
   }
 
   // After the last round: every remaining task takes its head's value (destribute_ftickets).
-  void Finish() {
+  void Finish(ExecutionMode mode) {
     for (std::uint32_t i : selected_) {
       counts_.Add(refs_, i, -1);
       if (dependent_) refs_.tickets[i] += refs_.ftix[i];
     }
-    for (std::size_t c = 0; c < heads_.size(); ++c) {
+    auto distribute = [&](std::size_t c) {
       const TicketCategory& cat = categories_.categories[c];
-      if (heads_[c] == cat.end) continue;
+      if (heads_[c] == cat.end) return;
       const double value = refs_.ftix[categories_.members[heads_[c]]];
       for (std::uint32_t m = heads_[c] + 1; m < cat.end; ++m) {
         const std::uint32_t i = categories_.members[m];
         refs_.ftix[i] = value;
         if (dependent_) refs_.tickets[i] += value;
       }
+    };
+    if (mode == ExecutionMode::kParallel) {  // categories own disjoint tasks
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, heads_.size(), 256), [&](const auto& r) {
+        for (std::size_t c = r.begin(); c != r.end(); ++c) distribute(c);
+      });
+    } else {
+      for (std::size_t c = 0; c < heads_.size(); ++c) distribute(c);
     }
   }
 
@@ -247,7 +258,7 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
       heap.ReplaceTop(fresh(winner));
     }
   }
-  loop.Finish();
+  loop.Finish(ExecutionMode::kParallel);
 }
 
 void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
@@ -277,7 +288,7 @@ void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTa
     if (!found) break;
     loop.Select(best, best_estimate);
   }
-  loop.Finish();
+  loop.Finish(ExecutionMode::kSerial);
 }
 
 }  // namespace schedk

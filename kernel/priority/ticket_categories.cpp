@@ -141,11 +141,15 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     TicketCategory& cat = result.categories[c];
     cat.begin = start[c];
     cat.end = start[c + 1];
-    const TaskValues v = ValuesOf(refs, columns, functional, result.members[cat.begin]);
+    const std::uint32_t first = result.members[cat.begin];
+    const TaskValues v = ValuesOf(refs, columns, functional, first);
     cat.job_value = v.job;
     cat.user_value = v.user;
     cat.project_value = v.project;
     cat.department_value = v.department;
+    if (v.user > 0) cat.user = refs.user[first];
+    if (v.project > 0) cat.project = refs.project[first];
+    if (v.department > 0) cat.department = refs.department[first];
   }
   if (dependent) {
     // By earlier tickets (descending), then submission time, job and task: a

@@ -26,6 +26,11 @@ struct TicketCategory {
   double user_value = 0;        // the entity's fshare or oticket; 0 if none
   double project_value = 0;
   double department_value = 0;
+  // The entities the category is keyed by: those whose value is not 0 (the
+  // same for every member); None otherwise.
+  UserId user;
+  ProjectId project;
+  UsersetId department;
   std::uint32_t begin = 0;      // members[begin, end) in category order
   std::uint32_t end = 0;
 };
