@@ -195,6 +195,30 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     return MakeMergeKey(result.Prio(cluster, shard.posix_priority[row], e), shard.submit[row], shard.number[row], j,
                         e.row);
   };
+  // Running and suspended tasks by prio; then the tasks without priority information.
+  std::vector<std::pair<MergeKey, DispatchEntry>> running;
+  std::vector<std::pair<JobNumber, DispatchEntry>> rest;
+  for (std::size_t s = 0; s < jobs.shards().size(); ++s) {
+    const JobShard& shard = jobs.shards()[s];
+    for (std::size_t r = 0; r < shard.size(); ++r) {
+      const std::uint32_t flat = index.offsets()[s] + static_cast<std::uint32_t>(r);
+      const RowRole role = result.roles[flat];
+      if (role == RowRole::kRunning || role == RowRole::kSuspended) {
+        const DispatchEntry e{flat, shard.task_first[r], tickets.first_ref[flat], true};
+        running.emplace_back(key_for(0, e), e);
+      } else if (role == RowRole::kInactive) {
+        for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
+          rest.emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
+          if (shard.task_last[r] - t < shard.task_step[r]) break;
+        }
+      }
+    }
+  }
+  std::sort(running.begin(), running.end(), [](const auto& a, const auto& b) {
+    if (MergeBefore(a.first, b.first)) return true;
+    if (MergeBefore(b.first, a.first)) return false;
+    return a.second.task < b.second.task;
+  });
   // Each job's first task and its rank key, computed in job order (sequential reads).
   bool any_array = false;
   for (const PendingJob& job : pending_jobs) any_array |= job.task_count > 1;
@@ -219,6 +243,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     // no longer needed, and is freed before the order is allocated.
     std::vector<PendingJob>().swap(pending_jobs);
     std::vector<std::uint32_t>().swap(result.tickets.pending_rows);
+    result.order.reserve(ranked.size() + running.size() + rest.size());
     result.order.resize(ranked.size());
     auto gather = [&](std::size_t i) {
       const std::uint32_t flat = ranked[i].row;
@@ -243,7 +268,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
   auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
   std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
-  if (any_array) result.order.reserve(pending_jobs.size());
+  if (any_array) result.order.reserve(pending_jobs.size() + running.size() + rest.size());
   std::size_t next = 0;
   while (next < ranked.size() || !again.empty()) {
     MergeKey key;
@@ -280,30 +305,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   std::vector<MergeKey>().swap(ranked);
   std::vector<PendingJob>().swap(pending_jobs);
 
-  // Running and suspended tasks by prio; then the tasks without priority information.
-  std::vector<std::pair<MergeKey, DispatchEntry>> running;
-  std::vector<std::pair<JobNumber, DispatchEntry>> rest;
-  for (std::size_t s = 0; s < jobs.shards().size(); ++s) {
-    const JobShard& shard = jobs.shards()[s];
-    for (std::size_t r = 0; r < shard.size(); ++r) {
-      const std::uint32_t flat = index.offsets()[s] + static_cast<std::uint32_t>(r);
-      const RowRole role = result.roles[flat];
-      if (role == RowRole::kRunning || role == RowRole::kSuspended) {
-        const DispatchEntry e{flat, shard.task_first[r], tickets.first_ref[flat], true};
-        running.emplace_back(key_for(0, e), e);
-      } else if (role == RowRole::kInactive) {
-        for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
-          rest.emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
-          if (shard.task_last[r] - t < shard.task_step[r]) break;
-        }
-      }
-    }
-  }
-  std::sort(running.begin(), running.end(), [](const auto& a, const auto& b) {
-    if (MergeBefore(a.first, b.first)) return true;
-    if (MergeBefore(b.first, a.first)) return false;
-    return a.second.task < b.second.task;
-  });
+  // Then running and suspended tasks, then the tasks without priority information.
   for (const auto& [key, e] : running) result.order.push_back(e);
   std::sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) {
     return std::make_tuple(a.first, a.second.task) < std::make_tuple(b.first, b.second.task);
