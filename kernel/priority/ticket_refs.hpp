@@ -5,7 +5,9 @@
 // each dispatchable job, in job-list order (job number, then task number).
 // The entity columns are copied from the job table so the policies read them
 // contiguously; the result columns are filled by the policies.
-// Invariants: all columns have size(); refs [0, running) are running tasks.
+// Invariants: while ComputeTickets runs, every column has size(); refs
+// [0, running) are running tasks. Afterwards only ftix, otix, stix and share
+// remain (ReleaseWorkingColumns).
 #pragma once
 
 #include <cstdint>
@@ -17,9 +19,8 @@
 namespace schedk {
 
 struct TicketRefs {
-  // Identity (in job-list order).
-  // Identity and entity columns are sized uninitialised and written in full by
-  // the builder.
+  // Identity, in job-list order. Identity and entity columns are sized
+  // uninitialised and written in full by the builder.
   Column<std::uint32_t> task;    // TaskNumber
   Column<std::uint32_t> job;     // JobNumber
   Column<std::uint32_t> submit;  // Grid Engine's unsigned 32-bit submission time
