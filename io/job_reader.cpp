@@ -23,6 +23,9 @@ namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t kOpenRangeThreshold = 9999999;  // JSV writes 9999999 for "n-"
+// Every task of a job line becomes an output row, so a line may not name more
+// than this many (Grid Engine's own limit, max_aj_tasks, defaults to 75,000).
+constexpr std::uint64_t kMaxTasksPerLine = 10000000;
 
 // Names seen in one chunk, in order of first use, with the line of first use.
 class LocalNames {
@@ -153,6 +156,10 @@ std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
   if (!first || !last || !step || *first == 0 || *last < *first || *step == 0 || *last > UINT32_MAX ||
       *step > UINT32_MAX) {
     return "malformed task range '" + std::string(range) + "' (expected first[-last[:step]] with 1 <= first <= last)";
+  }
+  if ((*last - *first) / *step + 1 > kMaxTasksPerLine) {
+    return "task range '" + std::string(range) + "' has more than " + std::to_string(kMaxTasksPerLine) +
+           " tasks (Grid Engine's max_aj_tasks limits array jobs too)";
   }
   job.first = static_cast<TaskNumber>(*first);
   job.step = static_cast<TaskNumber>(*step);
@@ -473,6 +480,9 @@ bool TasksOverlap(std::uint64_t f1, std::uint64_t l1, std::uint64_t s1, std::uin
 }
 
 // Rows of one job must have disjoint tasks and the same job-level attributes.
+// Attributes are compared with the job's earliest line; tasks with the earlier
+// rows whose range still reaches the row's first task (a sweep over task_first),
+// so a job spread over many lines costs linear time in the usual layouts.
 std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>& lines, const std::string& source) {
   std::vector<std::uint32_t> order(shard.size());
   for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
@@ -484,29 +494,38 @@ std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>
     Status st = Status::InvalidInput(source, lines[row], "job " + std::to_string(shard.number[row]) + ": " + what);
     if (!first || st.line() < first->line()) first = st;
   };
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::uint32_t b = order[i];
-    for (std::size_t k = i; k-- > 0;) {
-      const std::uint32_t a = order[k];
-      if (shard.number[a] != shard.number[b]) break;
-      const std::uint32_t later = lines[a] > lines[b] ? a : b;
-      const std::uint32_t earlier = later == a ? b : a;
-      const std::string other = " differs from line " + std::to_string(lines[earlier]);
-      if (TasksOverlap(shard.task_first[a], shard.task_last[a], shard.task_step[a], shard.task_first[b],
-                       shard.task_last[b], shard.task_step[b])) {
-        report(later, "duplicate object: a task is also on line " + std::to_string(lines[earlier]));
-      } else if (shard.owner[a] != shard.owner[b]) {
-        report(later, "owner" + other);
-      } else if (shard.project[a] != shard.project[b]) {
-        report(later, "project" + other);
-      } else if (shard.submit[a] != shard.submit[b]) {
-        report(later, "submit" + other);
-      } else if (shard.requests[a] != shard.requests[b]) {
-        report(later, "requests" + other);
-      } else if (shard.posix_priority[a] != shard.posix_priority[b]) {
-        report(later, "p" + other);
+  std::vector<std::uint32_t> reaching;  // earlier rows of the job whose last task >= the current first
+  for (std::size_t begin = 0; begin < order.size();) {
+    std::size_t end = begin + 1;
+    while (end < order.size() && shard.number[order[end]] == shard.number[order[begin]]) ++end;
+    if (end - begin > 1) {
+      const std::uint32_t head = *std::min_element(order.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                   order.begin() + static_cast<std::ptrdiff_t>(end),
+                                                   [&](auto a, auto b) { return lines[a] < lines[b]; });
+      const std::string other = " differs from line " + std::to_string(lines[head]);
+      reaching.clear();
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::uint32_t b = order[i];
+        if (b != head) {
+          if (shard.owner[b] != shard.owner[head]) report(b, "owner" + other);
+          else if (shard.project[b] != shard.project[head]) report(b, "project" + other);
+          else if (shard.submit[b] != shard.submit[head]) report(b, "submit" + other);
+          else if (shard.requests[b] != shard.requests[head]) report(b, "requests" + other);
+          else if (shard.posix_priority[b] != shard.posix_priority[head]) report(b, "p" + other);
+        }
+        std::erase_if(reaching, [&](std::uint32_t a) { return shard.task_last[a] < shard.task_first[b]; });
+        for (std::uint32_t a : reaching) {
+          if (TasksOverlap(shard.task_first[a], shard.task_last[a], shard.task_step[a], shard.task_first[b],
+                           shard.task_last[b], shard.task_step[b])) {
+            const std::uint32_t later = lines[a] > lines[b] ? a : b;
+            const std::uint32_t earlier = later == a ? b : a;
+            report(later, "duplicate object: a task is also on line " + std::to_string(lines[earlier]));
+          }
+        }
+        reaching.push_back(b);
       }
     }
+    begin = end;
   }
   return first;
 }

@@ -57,6 +57,7 @@ TEST(SnapshotReaderTest, JobLineErrors) {
   ExpectError(kHeader + "job 1 submit=5\n", 3, "no owner");
   ExpectError(kHeader + "job 1 owner=u colour=blue\n", 3, "unknown job key 'colour'");
   ExpectError(kHeader + "job 1.5-2 owner=u\n", 3, "malformed task range");
+  ExpectError(kHeader + "job 1.1-4000000000 owner=u\n", 3, "more than 10000000 tasks");
   ExpectError(kHeader + "job x owner=u\n", 3, "malformed job id");
   ExpectError(kHeader + "job 1 owner=u state=running\n", 3, "job key 'state'");
   ExpectError(kHeader + "job 1 owner=u p=2000\n", 3, "job key 'p'");
