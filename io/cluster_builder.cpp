@@ -398,32 +398,29 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
 
 // --- usersets, projects, users --------------------------------------------------------------------
 
-Status ClusterBuilder::ParseUsersetList(const ObjectBlock& block, const Attribute& a, std::string_view text,
-                                        std::vector<UsersetId>& out) const {
+std::optional<std::string> ClusterBuilder::UsersetsFrom(std::string_view text, std::vector<UsersetId>& out) const {
   out.clear();
   for (std::string_view name : SplitList(text)) {
     auto id = s_.names.usersets.Find(name);
-    if (!id) return ErrorAt(block, a, "unknown access list '" + std::string(name) + "'");
+    if (!id) return "unknown access list '" + std::string(name) + "'";
     out.emplace_back(*id);
   }
-  return Status::Ok();
+  return std::nullopt;
 }
 
-Status ClusterBuilder::ParseProjectList(const ObjectBlock& block, const Attribute& a, std::string_view text,
-                                        std::vector<ProjectId>& out) const {
+std::optional<std::string> ClusterBuilder::ProjectsFrom(std::string_view text, std::vector<ProjectId>& out) const {
   out.clear();
   for (std::string_view name : SplitList(text)) {
     auto id = s_.names.projects.Find(name);
-    if (!id) return ErrorAt(block, a, "unknown project '" + std::string(name) + "'");
+    if (!id) return "unknown project '" + std::string(name) + "'";
     out.emplace_back(*id);
   }
-  return Status::Ok();
+  return std::nullopt;
 }
 
-Status ClusterBuilder::ParseComplexValues(const ObjectBlock& block, const Attribute& a, std::string_view text,
-                                          ComplexValueList& out) const {
+std::optional<std::string> ClusterBuilder::ComplexValuesFrom(std::string_view text, ComplexValueList& out) const {
   out.clear();
-  if (IsNone(Trim(text))) return Status::Ok();
+  if (IsNone(Trim(text))) return std::nullopt;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i < text.size() && text[i] != ',') continue;
@@ -431,27 +428,27 @@ Status ClusterBuilder::ParseComplexValues(const ObjectBlock& block, const Attrib
     start = i + 1;
     if (item.empty()) continue;
     const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos) return ErrorAt(block, a, "expected name=value, not '" + std::string(item) + "'");
+    if (eq == std::string_view::npos) return "expected name=value, not '" + std::string(item) + "'";
     const std::string_view name = Trim(item.substr(0, eq));
     const std::string_view value = Trim(item.substr(eq + 1));
     auto id = FindComplex(name);
-    if (!id) return ErrorAt(block, a, "unknown complex attribute '" + std::string(name) + "'");
+    if (!id) return "unknown complex attribute '" + std::string(name) + "'";
     const ComplexAttribute& attribute = s_.cluster.complexes[*id];
     ComplexValue v;
     v.complex = *id;
     if (IsNumeric(attribute.type)) {
       auto d = ParseTypedNumber(value, attribute.type);
-      if (!d) return ErrorAt(block, a, "malformed value '" + std::string(value) + "' for " + std::string(name));
+      if (!d) return "malformed value '" + std::string(value) + "' for " + std::string(name);
       v.number = *d;
     } else {
       v.text = std::string(value);
     }
     for (const ComplexValue& prior : out) {
-      if (prior.complex == v.complex) return ErrorAt(block, a, std::string(name) + " is given twice");
+      if (prior.complex == v.complex) return std::string(name) + " is given twice";
     }
     out.push_back(std::move(v));
   }
-  return Status::Ok();
+  return std::nullopt;
 }
 
 Status ClusterBuilder::BuildUserset(const ObjectBlock& block) {
@@ -494,9 +491,9 @@ Status ClusterBuilder::BuildProject(const ObjectBlock& block) {
       if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not '" + a.value + "'");
       (a.key == "fshare" ? p.fshare : p.oticket) = static_cast<double>(*v);
     } else if (a.key == "acl") {
-      if (Status st = ParseUsersetList(block, a, a.value, p.acl); !st.ok()) return st;
+      if (auto e = UsersetsFrom(a.value, p.acl)) return ErrorAt(block, a, *e);
     } else if (a.key == "xacl") {
-      if (Status st = ParseUsersetList(block, a, a.value, p.xacl); !st.ok()) return st;
+      if (auto e = UsersetsFrom(a.value, p.xacl)) return ErrorAt(block, a, *e);
     } else {
       Warn(a.line, "project " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
     }
@@ -593,7 +590,7 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
     if (a.key == "hostname") {
       if (a.value != (global ? std::string("global") : block.name)) return ErrorAt(block, a, "does not match the block name");
     } else if (a.key == "complex_values") {
-      if (Status st = ParseComplexValues(block, a, a.value, h.complex_values); !st.ok()) return st;
+      if (auto e = ComplexValuesFrom(a.value, h.complex_values)) return ErrorAt(block, a, *e);
     } else if (a.key == "load_values") {
       h.load_values.clear();
       for (std::string_view item : SplitList(a.value)) {
@@ -606,7 +603,7 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
           continue;
         }
         ComplexValueList one;
-        if (Status st = ParseComplexValues(block, a, item, one); !st.ok()) return st;
+        if (auto e = ComplexValuesFrom(item, one)) return ErrorAt(block, a, *e);
         h.load_values.push_back(one.front());
       }
     } else if (a.key == "load_scaling") {
@@ -623,13 +620,13 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
       if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not '" + a.value + "'");
       h.processors = static_cast<std::uint32_t>(*v);
     } else if (a.key == "user_lists") {
-      if (Status st = ParseUsersetList(block, a, a.value, h.user_lists); !st.ok()) return st;
+      if (auto e = UsersetsFrom(a.value, h.user_lists)) return ErrorAt(block, a, *e);
     } else if (a.key == "xuser_lists") {
-      if (Status st = ParseUsersetList(block, a, a.value, h.xuser_lists); !st.ok()) return st;
+      if (auto e = UsersetsFrom(a.value, h.xuser_lists)) return ErrorAt(block, a, *e);
     } else if (a.key == "projects") {
-      if (Status st = ParseProjectList(block, a, a.value, h.projects); !st.ok()) return st;
+      if (auto e = ProjectsFrom(a.value, h.projects)) return ErrorAt(block, a, *e);
     } else if (a.key == "xprojects") {
-      if (Status st = ParseProjectList(block, a, a.value, h.xprojects); !st.ok()) return st;
+      if (auto e = ProjectsFrom(a.value, h.xprojects)) return ErrorAt(block, a, *e);
     } else if (a.key == "usage_scaling" || a.key == "report_variables") {
       // Accounting-side settings: kept as written.
     } else {
@@ -661,9 +658,9 @@ Status ClusterBuilder::BuildPe(const ObjectBlock& block) {
       if (!n || *n > 9999999) return ErrorAt(block, a, "expected a slot count, not '" + v + "'");
       pe.slots = static_cast<std::uint32_t>(*n);
     } else if (a.key == "user_lists") {
-      if (Status st = ParseUsersetList(block, a, v, pe.user_lists); !st.ok()) return st;
+      if (auto e = UsersetsFrom(v, pe.user_lists)) return ErrorAt(block, a, *e);
     } else if (a.key == "xuser_lists") {
-      if (Status st = ParseUsersetList(block, a, v, pe.xuser_lists); !st.ok()) return st;
+      if (auto e = UsersetsFrom(v, pe.xuser_lists)) return ErrorAt(block, a, *e);
     } else if (a.key == "allocation_rule") {
       if (v == "$pe_slots") pe.allocation_rule = AllocationRule::kPeSlots;
       else if (v == "$fill_up") pe.allocation_rule = AllocationRule::kFillUp;
@@ -751,27 +748,9 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
     out = *v;
     return std::nullopt;
   };
-  auto complex_values = [&](const Attribute& a) {
-    return [&, a](std::string_view t, ComplexValueList& out) -> Error {
-      Status st = ParseComplexValues(block, a, t, out);
-      if (st.ok()) return std::nullopt;
-      return st.message().substr(st.message().find(": ", st.message().find("attribute")) + 2);
-    };
-  };
-  auto userset_list = [&](const Attribute& a) {
-    return [&, a](std::string_view t, std::vector<UsersetId>& out) -> Error {
-      Status st = ParseUsersetList(block, a, t, out);
-      if (st.ok()) return std::nullopt;
-      return st.message().substr(st.message().rfind(": ") + 2);
-    };
-  };
-  auto project_list = [&](const Attribute& a) {
-    return [&, a](std::string_view t, std::vector<ProjectId>& out) -> Error {
-      Status st = ParseProjectList(block, a, t, out);
-      if (st.ok()) return std::nullopt;
-      return st.message().substr(st.message().rfind(": ") + 2);
-    };
-  };
+  auto complex_values = [&](std::string_view t, ComplexValueList& out) { return ComplexValuesFrom(t, out); };
+  auto userset_list = [&](std::string_view t, std::vector<UsersetId>& out) { return UsersetsFrom(t, out); };
+  auto project_list = [&](std::string_view t, std::vector<ProjectId>& out) { return ProjectsFrom(t, out); };
   auto pe_list = [&](std::string_view t, std::vector<PeId>& out) -> Error {
     out.clear();
     for (std::string_view name : SplitList(t)) {
@@ -823,9 +802,9 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
     } else if (a.key == "seq_no") {
       st = per_host(a, q.seq_no, integer);
     } else if (a.key == "load_thresholds") {
-      st = per_host(a, q.load_thresholds, complex_values(a));
+      st = per_host(a, q.load_thresholds, complex_values);
     } else if (a.key == "suspend_thresholds") {
-      st = per_host(a, q.suspend_thresholds, complex_values(a));
+      st = per_host(a, q.suspend_thresholds, complex_values);
     } else if (a.key == "nsuspend") {
       st = per_host(a, q.nsuspend, count);
     } else if (a.key == "suspend_interval") {
@@ -837,15 +816,15 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
     } else if (a.key == "slots") {
       st = per_host(a, q.slots, count);
     } else if (a.key == "complex_values") {
-      st = per_host(a, q.complex_values, complex_values(a));
+      st = per_host(a, q.complex_values, complex_values);
     } else if (a.key == "user_lists") {
-      st = per_host(a, q.user_lists, userset_list(a));
+      st = per_host(a, q.user_lists, userset_list);
     } else if (a.key == "xuser_lists") {
-      st = per_host(a, q.xuser_lists, userset_list(a));
+      st = per_host(a, q.xuser_lists, userset_list);
     } else if (a.key == "projects") {
-      st = per_host(a, q.projects, project_list(a));
+      st = per_host(a, q.projects, project_list);
     } else if (a.key == "xprojects") {
-      st = per_host(a, q.xprojects, project_list(a));
+      st = per_host(a, q.xprojects, project_list);
     } else if (a.key == "h_rt") {
       st = per_host(a, q.h_rt, duration);
     } else if (a.key == "s_rt") {
@@ -948,8 +927,6 @@ Status ClusterBuilder::ApplyLoad(const std::vector<LoadLine>& loads) {
     } else {
       return Error(l.line, "load: unknown host '" + l.host + "'");
     }
-    ObjectBlock block{"load", l.host, l.line, {}, {}};
-    Attribute a{"values", l.values, l.line};
     for (std::string_view item : SplitList(l.values)) {
       const std::size_t eq = item.find('=');
       if (eq == std::string_view::npos) return Error(l.line, "load " + l.host + ": expected name=value, not '" + std::string(item) + "'");
@@ -958,7 +935,7 @@ Status ClusterBuilder::ApplyLoad(const std::vector<LoadLine>& loads) {
         continue;
       }
       ComplexValueList one;
-      if (Status st = ParseComplexValues(block, a, item, one); !st.ok()) return st;
+      if (auto e = ComplexValuesFrom(item, one)) return Error(l.line, "load " + l.host + ": " + *e);
       auto existing = std::find_if(target->begin(), target->end(), [&](const ComplexValue& v) { return v.complex == one.front().complex; });
       if (existing != target->end()) *existing = one.front();
       else target->push_back(one.front());

@@ -65,12 +65,10 @@ class ClusterBuilder {
   Status ErrorAt(const ObjectBlock& block, const Attribute& a, const std::string& what) const;
   void Warn(int line, std::string message) { s_.warnings.push_back({s_.source, line, std::move(message)}); }
 
-  Status ParseComplexValues(const ObjectBlock& block, const Attribute& a, std::string_view text,
-                            ComplexValueList& out) const;
-  Status ParseUsersetList(const ObjectBlock& block, const Attribute& a, std::string_view text,
-                          std::vector<UsersetId>& out) const;
-  Status ParseProjectList(const ObjectBlock& block, const Attribute& a, std::string_view text,
-                          std::vector<ProjectId>& out) const;
+  // Value lists of attributes; each returns what is wrong, for the caller to place.
+  std::optional<std::string> ComplexValuesFrom(std::string_view text, ComplexValueList& out) const;
+  std::optional<std::string> UsersetsFrom(std::string_view text, std::vector<UsersetId>& out) const;
+  std::optional<std::string> ProjectsFrom(std::string_view text, std::vector<ProjectId>& out) const;
   Status ParseUsage(int line, std::string_view text, UsageRecord& out) const;
 
   Snapshot& s_;
