@@ -25,6 +25,15 @@ double PrioFirst(const SchedulerConfig& c, double nurg, double ntix, double npri
 double PrioLater(const SchedulerConfig& c, double nurg, double ntix, double npri) {
   return c.weight_urgency * nurg + c.weight_priority * npri + c.weight_ticket * ntix;
 }
+double WeightedPrio(const SchedulerConfig& c, bool first_of_job, double nurg, double ntix, double npri) {
+  return first_of_job ? PrioFirst(c, nurg, ntix, npri) : PrioLater(c, nurg, ntix, npri);
+}
+
+// npprior, or 0.5 where Grid Engine skips the normalisation.
+double NormalizedPosix(const SchedulerConfig& c, std::int16_t posix_priority) {
+  const bool do_nprio = c.weight_priority != 0 || c.report_pjob_tickets;
+  return do_nprio ? NormalizePosixPriority(posix_priority) : 0.5;
+}
 
 // A job's place in the dispatch order: prio (descending), submission time,
 // job number, packed into one 128-bit key; `pending_job` says whose it is.
@@ -89,13 +98,9 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs) {
 }
 
 double PriorityResult::Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const {
-  const SchedulerConfig& c = cluster.config;
-  const bool do_nprio = c.weight_priority != 0 || c.report_pjob_tickets;
-  const double npprior = do_nprio ? NormalizePosixPriority(posix_priority) : 0.5;
   const double tix = entry.ref == kNoRef ? 0.0 : tickets.refs.Total(entry.ref);
-  const double ntix = NormalizeValue(tix, 0, tickets.max_tix);
-  const double nurg = urgency.Nurg(entry.row, roles[entry.row]);
-  return entry.first_of_job ? PrioFirst(c, nurg, ntix, npprior) : PrioLater(c, nurg, ntix, npprior);
+  return WeightedPrio(cluster.config, entry.first_of_job, urgency.Nurg(entry.row, roles[entry.row]),
+                            NormalizeValue(tix, 0, tickets.max_tix), NormalizedPosix(cluster.config, posix_priority));
 }
 
 TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
@@ -117,8 +122,7 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
       v.dlcontr = DeadlineContribution(c.weight_deadline, cluster.now, shard.deadline(row));
     }
   }
-  const bool do_nprio = c.weight_priority != 0 || c.report_pjob_tickets;
-  v.npprior = do_nprio ? NormalizePosixPriority(shard.posix_priority[row]) : 0.5;
+  v.npprior = NormalizedPosix(c, shard.posix_priority[row]);
   if (entry.ref != kNoRef) {
     const TicketRefs& refs = tickets.refs;
     v.otckt = refs.otix[entry.ref];
@@ -128,7 +132,7 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
     v.share = refs.share[entry.ref];
   }
   v.ntckts = NormalizeValue(v.tckts, 0, tickets.max_tix);
-  v.prio = Prio(cluster, shard.posix_priority[row], entry);
+  v.prio = WeightedPrio(c, entry.first_of_job, v.nurg, v.ntckts, v.npprior);
   return v;
 }
 
@@ -285,7 +289,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     }
     auto [it, fresh] = cursors.try_emplace(key.pending_job);
     Cursor& c = it->second;
-    if (fresh) c = {job.first_row_index, shard_of(pending_rows[job.first_row_index]).task_first[index.row(pending_rows[job.first_row_index])], 0};
+    if (fresh) c = {job.first_row_index, first_entry(key.pending_job).task, 0};
     const std::uint32_t flat = pending_rows[c.row_index];
     result.order.push_back(EntryFor(job, c.k, flat, c.task));
     ++c.k;

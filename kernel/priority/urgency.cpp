@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
 
-#include <tbb/blocked_range.h>
 #include "kernel/priority/normalize.hpp"
 
 namespace schedk {

@@ -47,7 +47,7 @@ enum class RowRole : std::uint8_t {
 
 struct UrgencyResult {
   std::vector<double> rrcontr;  // per request set (NaN when unset)
-  std::vector<double> urg;      // per flat row (0 where not computed)
+  std::vector<double> urg;      // per flat row; empty when not computed
   double min_urg = 0;           // the range over running and dispatchable rows
   double max_urg = 0;
   bool computed = false;        // false: weight_urgency == 0 and !report_pjob_tickets, nurg forced to 0.5
