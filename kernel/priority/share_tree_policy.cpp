@@ -89,27 +89,10 @@ const ShareTreeWorkspace::Scope& ShareTreeWorkspace::ScopeOf(std::uint32_t scope
 }
 
 ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
-  if (nodes_.empty()) return ShareNodeId::None();
+  if (nodes_.empty() || (!user.valid() && !project.valid())) return ShareNodeId::None();
   const std::uint64_t cache_key = (std::uint64_t{user.value} << 32) | project.value;
-  if (lookup_used_ * 2 >= lookup_slots_.size()) {
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> old(std::max<std::size_t>(1024, lookup_slots_.size() * 2),
-                                                            {UINT64_MAX, kNoNode});
-    old.swap(lookup_slots_);
-    for (const auto& [key, node] : old) {
-      if (key == UINT64_MAX) continue;
-      std::size_t i = Slot(key);
-      while (lookup_slots_[i].first != UINT64_MAX) i = (i + 1) & (lookup_slots_.size() - 1);
-      lookup_slots_[i] = {key, node};
-    }
-  }
-  std::size_t slot = Slot(cache_key);
-  while (lookup_slots_[slot].first != UINT64_MAX) {
-    if (lookup_slots_[slot].first == cache_key) {
-      const std::uint32_t n = lookup_slots_[slot].second;
-      return n == kNoNode ? ShareNodeId::None() : ShareNodeId(n);
-    }
-    slot = (slot + 1) & (lookup_slots_.size() - 1);
-  }
+  auto [cached, fresh] = lookup_.TryEmplace(cache_key, LookupHash{}(cache_key), kNoNode);
+  if (!fresh) return cached == kNoNode ? ShareNodeId::None() : ShareNodeId(cached);
   std::uint32_t found = kNoNode;
   std::uint32_t scope_root = 0;
   bool search_user = true;
@@ -148,8 +131,7 @@ ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
       }
     }
   }
-  lookup_slots_[slot] = {cache_key, found};
-  ++lookup_used_;
+  cached = found;  // nothing above inserts into lookup_, so the reference still holds
   return found == kNoNode ? ShareNodeId::None() : ShareNodeId(found);
 }
 

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernel/flat_id_map.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/priority/ticket_refs.hpp"
 
@@ -82,14 +83,15 @@ class ShareTreeWorkspace {
     std::uint32_t default_node = kNoNode;
   };
   const Scope& ScopeOf(std::uint32_t scope_root);
-  std::size_t Slot(std::uint64_t key) const {
-    key ^= key >> 33;  // murmur3's 64-bit finaliser
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    key *= 0xc4ceb9fe1a85ec53ull;
-    key ^= key >> 33;
-    return static_cast<std::size_t>(key) & (lookup_slots_.size() - 1);
-  }
+  struct LookupHash {
+    std::uint64_t operator()(std::uint64_t key) const {
+      key ^= key >> 33;  // murmur3's 64-bit finaliser
+      key *= 0xff51afd7ed558ccdull;
+      key ^= key >> 33;
+      key *= 0xc4ceb9fe1a85ec53ull;
+      return key ^ (key >> 33);
+    }
+  };
   void BuildScope(std::uint32_t scope_root, Scope& scope) const;
   double NodeUsage(std::uint32_t n, ProjectId context);
   void Targets(std::uint32_t n);
@@ -101,9 +103,9 @@ class ShareTreeWorkspace {
   std::unordered_map<std::uint32_t, std::uint32_t> project_node_;  // project id -> reachable project node
   std::unordered_map<std::uint32_t, Scope> scopes_;               // by scope root node
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> temporary_;  // (user, parent) -> node
-  // (user, project) -> node, open addressing: one probe per task on the hot path.
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> lookup_slots_;
-  std::size_t lookup_used_ = 0;
+  // (user, project) -> node or kNoNode: one probe per task on the hot path.
+  // The key of (no user, no project) marks free slots; NodeFor answers it directly.
+  FlatIdMap<std::uint64_t, LookupHash> lookup_{UINT64_MAX};
 };
 
 }  // namespace schedk

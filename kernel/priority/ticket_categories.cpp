@@ -5,6 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "kernel/flat_id_map.hpp"
 #include "kernel/priority/entity_values.hpp"
 
 namespace schedk {
@@ -40,52 +41,13 @@ CategoryKey KeyOf(const TicketRefs& refs, const TaskValues& v, std::size_t i) {
                      v.department > 0 ? refs.department[i].value : kNone};
 }
 
-// Category ids in order of first appearance, from an open-addressing table that
-// grows with the number of categories (so it stays in cache when they are few)
-// and keeps each key beside its id (one memory access per probe).
-class CategoryIds {
- public:
-  static std::uint64_t Hash(const CategoryKey& key) {
+// CategoryKey's hash for the category id table.
+struct CategoryHash {
+  std::uint64_t operator()(const CategoryKey& key) const {
     std::uint64_t h = (std::uint64_t{key.job_value} << 32 | key.user) * 0x9e3779b97f4a7c15ull;
     h ^= (std::uint64_t{key.project} << 32 | key.department) * 0xc2b2ae3d27d4eb4full;
     return h ^ (h >> 29);
   }
-  // Starts loading the slot a later Find(key, hash) will probe first.
-  void Prefetch(std::uint64_t hash) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
-  }
-  std::uint32_t Find(const CategoryKey& key, std::uint64_t hash, std::vector<CategoryKey>& keys_by_id) {
-    if ((keys_by_id.size() + 1) * 2 > slots_.size()) Grow();
-    for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      Slot& slot = slots_[i];
-      if (slot.id == kEmpty) {
-        slot = {key, static_cast<std::uint32_t>(keys_by_id.size())};
-        keys_by_id.push_back(key);
-        return slot.id;
-      }
-      if (slot.key == key) return slot.id;
-    }
-  }
-
- private:
-  static constexpr std::uint32_t kEmpty = UINT32_MAX;
-  struct Slot {
-    CategoryKey key;
-    std::uint32_t id = kEmpty;
-  };
-  void Grow() {
-    std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2));
-    old.swap(slots_);
-    mask_ = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.id == kEmpty) continue;
-      std::size_t i = Hash(s.key) & mask_;
-      while (slots_[i].id != kEmpty) i = (i + 1) & mask_;
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;
-  std::size_t mask_ = 0;
 };
 
 }  // namespace
@@ -101,8 +63,11 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   std::vector<std::uint32_t> in_order;
   category_of.reserve(refs.size() - refs.running);
   in_order.reserve(refs.size() - refs.running);
-  std::vector<CategoryKey> keys_by_id;
-  CategoryIds ids;
+  // Category ids in order of first appearance.
+  std::uint32_t n_categories = 0;
+  // No member has this key: it has no job value and no entity with a value.
+  constexpr std::uint32_t kNone = UserId::kNoneValue;
+  FlatIdMap<CategoryKey, CategoryHash> ids(CategoryKey{0, kNone, kNone, kNone});
   // Keys are computed a block ahead and their slots prefetched: the table does
   // not fit in the nearest caches once categories number in the tens of thousands.
   constexpr std::size_t kBlock = 32;
@@ -116,18 +81,19 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
       const TaskValues v = ValuesOf(refs, columns, functional, i);
       if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
       block_keys[n] = KeyOf(refs, v, i);
-      block_hashes[n] = CategoryIds::Hash(block_keys[n]);
+      block_hashes[n] = CategoryHash{}(block_keys[n]);
       block_refs[n] = static_cast<std::uint32_t>(i);
       ids.Prefetch(block_hashes[n]);
       ++n;
     }
     for (std::size_t k = 0; k < n; ++k) {
       in_order.push_back(block_refs[k]);
-      category_of.push_back(ids.Find(block_keys[k], block_hashes[k], keys_by_id));
+      const auto [id, fresh] = ids.TryEmplace(block_keys[k], block_hashes[k], n_categories);
+      if (fresh) ++n_categories;
+      category_of.push_back(id);
     }
   }
   // A stable counting sort by category keeps job-list order inside each category.
-  const std::size_t n_categories = keys_by_id.size();
   result.categories.resize(n_categories);
   std::vector<std::uint32_t> start(n_categories + 1, 0);
   for (std::uint32_t c : category_of) ++start[c + 1];
