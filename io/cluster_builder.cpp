@@ -876,11 +876,9 @@ Status ClusterBuilder::Build() {
   s_.cluster.pes.resize(s_.names.pes.size());
   s_.cluster.queues.resize(s_.names.queues.size());
 
-  if (sconf_block != nullptr) {
-    if (Status st = BuildSchedulerConfig(*sconf_block); !st.ok()) return st;
-  } else if (auto np = FindComplex("np_load_avg")) {
-    s_.cluster.config.job_load_adjustments = {{*np, 0.50}};
-  }
+  // Without an sconf block every key takes its install default.
+  const ObjectBlock no_sconf{"sconf", "", 0, {}, {}};
+  if (Status st = BuildSchedulerConfig(sconf_block != nullptr ? *sconf_block : no_sconf); !st.ok()) return st;
   for (const ObjectBlock& b : s_.blocks) {
     if (b.kind == "department") {
       if (Status st = BuildUserset(b); !st.ok()) return st;
