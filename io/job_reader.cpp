@@ -3,15 +3,14 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <atomic>
 #include <deque>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include <tbb/parallel_for.h>
 
@@ -461,22 +460,36 @@ std::optional<std::string> ParseGranted(std::string_view text, const Snapshot& s
   return std::nullopt;
 }
 
-// Returns true if the task sets first1..last1:step1 and first2..last2:step2 share a task.
+// Returns true if the task sets first1..last1:step1 and first2..last2:step2
+// share a task: the smallest x >= max(first1, first2) with x = first1 (mod
+// step1) and x = first2 (mod step2), by the Chinese remainder theorem, is at
+// most min(last1, last2). Constant time, whatever the task counts.
 bool TasksOverlap(std::uint64_t f1, std::uint64_t l1, std::uint64_t s1, std::uint64_t f2, std::uint64_t l2,
                   std::uint64_t s2) {
+  __extension__ typedef __int128 Wide;  // task numbers and steps are below 2^32, so products fit
   const std::uint64_t lo = std::max(f1, f2), hi = std::min(l1, l2);
   if (lo > hi) return false;
-  // Walk the sparser progression, testing membership in the other; bounded by
-  // the smaller of the two counts within [lo, hi].
-  if (s1 < s2) {
-    std::swap(f1, f2);
-    std::swap(s1, s2);
+  // Extended Euclid: s1 * p = g (mod s2), g = gcd(s1, s2).
+  Wide old_r = s1, r = s2, old_p = 1, p = 0;
+  while (r != 0) {
+    const Wide q = old_r / r;
+    old_r = std::exchange(r, old_r - q * r);
+    old_p = std::exchange(p, old_p - q * p);
   }
-  std::uint64_t x = f1 + (lo > f1 ? (lo - f1 + s1 - 1) / s1 * s1 : 0);
-  for (int guard = 0; x <= hi && guard < 1000000; x += s1, ++guard) {
-    if ((x - f2) % s2 == 0) return true;
+  const Wide g = old_r;
+  const Wide diff = Wide(f2) - Wide(f1);
+  if (diff % g != 0) return false;
+  const Wide m = Wide(s2) / g;  // t is unique modulo m
+  Wide t = (diff / g % m) * (old_p % m) % m;
+  if (t < 0) t += m;
+  const Wide period = Wide(s1) * m;  // lcm(s1, s2)
+  Wide x = Wide(f1) + Wide(s1) * t;  // a common element of both progressions
+  if (x < Wide(lo)) {
+    x += (Wide(lo) - x + period - 1) / period * period;
+  } else {
+    x -= (x - Wide(lo)) / period * period;
   }
-  return false;
+  return x <= Wide(hi);
 }
 
 // Rows of one job must have disjoint tasks and the same job-level attributes.

@@ -50,6 +50,8 @@ TEST(SnapshotReaderTest, BadTime) {
 TEST(SnapshotReaderTest, DuplicateObject) {
   ExpectError(kHeader + "begin queue all.q\nend\nbegin queue all.q\nend\n", 5, "duplicate object");
   ExpectError(kHeader + "job 7.1-10 owner=u\njob 7.5 owner=u\n", 4, "duplicate object");
+  // 1, 8, 15, ... and 3, 14, 25, ... first meet at 36.
+  ExpectError(kHeader + "job 7.1-9999999:7 owner=u\njob 7.3-9999999:11 owner=u\n", 4, "a task is also on line 3");
   ExpectError(kHeader + "now 2000\n", 3, "duplicate object");
 }
 
@@ -107,6 +109,20 @@ TEST(SnapshotReaderTest, ReadsManyJobsIntoShards) {
       ASSERT_EQ(s.jobs.ShardOf(s.jobs.shards()[sh].number[r]), sh);
     }
   }
+}
+
+// Rows of one job whose task ranges interleave without sharing a task: odd
+// tasks 1, 7, 13, ... and even tasks 2, 6, 10, ...; and 3, 9, 15, ... (step 6)
+// against 5, 11, 17, ... (also step 6), which never meet.
+TEST(SnapshotReaderTest, InterleavedTaskRangesOfOneJobAreAccepted) {
+  const Snapshot s = Load(kHeader + "job 7.1-9999997:6 owner=u\njob 7.2-9999998:4 owner=u\n"
+                                    "job 7.3-9999999:6 owner=u\njob 7.5-9999995:6 owner=u\n");
+  EXPECT_EQ(s.jobs.rows(), 4u);
+  std::uint64_t tasks = 0;
+  for (const JobShard& shard : s.jobs.shards()) {
+    for (std::size_t r = 0; r < shard.size(); ++r) tasks += shard.task_count(r);
+  }
+  EXPECT_EQ(tasks, 1666667u + 2500000u + 1666667u + 1666666u);
 }
 
 TEST(SnapshotReaderTest, ContinuationsCommentsAndCarriageReturns) {
