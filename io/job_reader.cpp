@@ -167,6 +167,21 @@ std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
   return std::nullopt;
 }
 
+// The keys of a job record (protocol.md §1.2), in the order of kJobKeys.
+enum class JobKey : std::uint8_t {
+  kOwner, kGroup, kProject, kDepartment, kName,
+  kSubmit, kState, kPosixPriority, kReserve, kHardResources,
+  kSoftResources, kHardQueues, kSoftQueues, kPeName, kPeMin,
+  kPeMax, kHoldJid, kDeadline, kOverrideTickets, kJobShare,
+  kImmediate, kStart, kGranted, kMaster, kRuntime,
+};
+constexpr std::string_view kJobKeys[] = {
+    "owner",  "group",  "project", "department", "name",     "submit",  "state", "p",       "R",
+    "l_hard", "l_soft", "q_hard",  "q_soft",     "pe_name",  "pe_min",  "pe_max", "hold_jid", "dl",
+    "oticket", "js",    "now",     "start",      "granted",  "master",  "runtime"};
+static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kRuntime) + 1);
+static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
+
 // Parses one job line; returns an error text naming the key.
 std::optional<std::string> ParseJobLine(std::string_view line, int line_no, ChunkResult& chunk,
                                         std::vector<Token>& tokens, std::string& request_key) {
@@ -178,33 +193,30 @@ std::optional<std::string> ParseJobLine(std::string_view line, int line_no, Chun
   std::string_view l_hard, l_soft, q_hard, q_soft, pe_name, pe_min, pe_max;
   bool has_pe_min = false, has_pe_max = false;
   std::uint64_t seen = 0;
-  static const std::string_view kKeys[] = {"owner", "group", "project", "department", "name", "submit", "state",
-                                           "p", "R", "l_hard", "l_soft", "q_hard", "q_soft", "pe_name", "pe_min",
-                                           "pe_max", "hold_jid", "dl", "oticket", "js", "now", "start", "granted",
-                                           "master", "runtime"};
   for (std::size_t t = 2; t < tokens.size(); ++t) {
     const std::string_view key = tokens[t].key;
     const std::string_view value = tokens[t].value;
     std::size_t k = 0;
-    while (k < std::size(kKeys) && kKeys[k] != key) ++k;
-    if (k == std::size(kKeys)) return "unknown job key '" + std::string(key) + "'";
+    while (k < std::size(kJobKeys) && kJobKeys[k] != key) ++k;
+    if (k == std::size(kJobKeys)) return "unknown job key '" + std::string(key) + "'";
     if (seen & (std::uint64_t{1} << k)) return "job key '" + std::string(key) + "' given twice";
     seen |= std::uint64_t{1} << k;
     auto bad = [&](const char* what) { return "job key '" + std::string(key) + "': " + what + ", not '" + std::string(value) + "'"; };
-    switch (k) {
-      case 0: job.owner = chunk.owners.Intern(value, line_no); break;
-      case 1: job.group = chunk.groups.Intern(value, line_no); break;
-      case 2: if (!IsNone(value)) job.project = chunk.projects.Intern(value, line_no); break;
-      case 3: job.department = chunk.departments.Intern(value, line_no); break;
-      case 4: job.name = chunk.job_names.Intern(value, line_no); break;
-      case 5: {
+    const JobKey which = static_cast<JobKey>(k);
+    switch (which) {
+      case JobKey::kOwner: job.owner = chunk.owners.Intern(value, line_no); break;
+      case JobKey::kGroup: job.group = chunk.groups.Intern(value, line_no); break;
+      case JobKey::kProject: if (!IsNone(value)) job.project = chunk.projects.Intern(value, line_no); break;
+      case JobKey::kDepartment: job.department = chunk.departments.Intern(value, line_no); break;
+      case JobKey::kName: job.name = chunk.job_names.Intern(value, line_no); break;
+      case JobKey::kSubmit: {
         auto v = ParseTime(value);
         if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
         job.submit = *v;
         job.has_submit = true;
         break;
       }
-      case 6:
+      case JobKey::kState:
         if (value == "qw") job.state = JobState::kPending;
         else if (value == "hqw") job.state = JobState::kHeld;
         else if (value == "r") job.state = JobState::kRunning;
@@ -212,56 +224,55 @@ std::optional<std::string> ParseJobLine(std::string_view line, int line_no, Chun
         else if (value == "Eqw") job.state = JobState::kError;
         else return bad("expected qw, hqw, r, s or Eqw");
         break;
-      case 7: {
+      case JobKey::kPosixPriority: {
         auto v = ParseInteger(value);
         if (!v || *v < -1023 || *v > 1024) return bad("expected a POSIX priority from -1023 to 1024");
         job.posix_priority = static_cast<std::int16_t>(*v);
         break;
       }
-      case 8:
-      case 20: {
+      case JobKey::kReserve:
+      case JobKey::kImmediate: {
         auto v = ParseBool(value);
         if (!v) return bad("expected y or n");
-        if (*v) job.flags |= k == 8 ? kJobReserve : kJobImmediate;
+        if (*v) job.flags |= which == JobKey::kReserve ? kJobReserve : kJobImmediate;
         break;
       }
-      case 9: l_hard = value; break;
-      case 10: l_soft = value; break;
-      case 11: q_hard = value; break;
-      case 12: q_soft = value; break;
-      case 13: pe_name = value; break;
-      case 14: pe_min = value; has_pe_min = true; break;
-      case 15: pe_max = value; has_pe_max = true; break;
-      case 16: job.hold_jid = value; break;
-      case 17: {
+      case JobKey::kHardResources: l_hard = value; break;
+      case JobKey::kSoftResources: l_soft = value; break;
+      case JobKey::kHardQueues: q_hard = value; break;
+      case JobKey::kSoftQueues: q_soft = value; break;
+      case JobKey::kPeName: pe_name = value; break;
+      case JobKey::kPeMin: pe_min = value; has_pe_min = true; break;
+      case JobKey::kPeMax: pe_max = value; has_pe_max = true; break;
+      case JobKey::kHoldJid: job.hold_jid = value; break;
+      case JobKey::kDeadline: {
         auto v = ParseTime(value);
         if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
         job.deadline = *v;
         break;
       }
-      case 18:
-      case 19: {
+      case JobKey::kOverrideTickets:
+      case JobKey::kJobShare: {
         auto v = ParseUnsigned(value);
         if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
-        (k == 18 ? job.oticket : job.jobshare) = static_cast<std::uint32_t>(*v);
+        (which == JobKey::kOverrideTickets ? job.oticket : job.jobshare) = static_cast<std::uint32_t>(*v);
         break;
       }
-      case 21: {
+      case JobKey::kStart: {
         auto v = ParseTime(value);
         if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
         job.start = *v;
         job.has_start = true;
         break;
       }
-      case 22: job.granted = value; break;
-      case 23: job.master = value; break;
-      case 24: {
+      case JobKey::kGranted: job.granted = value; break;
+      case JobKey::kMaster: job.master = value; break;
+      case JobKey::kRuntime: {
         auto v = ParseDuration(value);
         if (!v) return bad("expected a duration (seconds or h:m:s)");
         job.runtime = *v;
         break;
       }
-      default: break;
     }
   }
   if (job.owner == kNone) return std::string("job record has no owner= key");
