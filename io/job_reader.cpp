@@ -633,24 +633,7 @@ Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& build
       start[c][sh] = total;
       total += counts[c][sh];
     }
-    JobShard& shard = table.shards()[sh];
-    shard.number.resize(total);
-    shard.task_first.resize(total);
-    shard.task_last.resize(total);
-    shard.task_step.resize(total);
-    shard.state.resize(total);
-    shard.posix_priority.resize(total);
-    shard.flags.resize(total);
-    shard.owner.resize(total);
-    shard.group.resize(total);
-    shard.project.resize(total);
-    shard.department.resize(total);
-    shard.name.resize(total);
-    shard.submit.resize(total);
-    shard.jobshare.resize(total);
-    shard.override_tickets.resize(total);
-    shard.requests.resize(total);
-    shard.extras_index.assign(total, kNoExtras);
+    table.shards()[sh].Resize(total);
     s.job_lines[sh].resize(total);
   }
   const Time now = s.cluster.now;

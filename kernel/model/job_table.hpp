@@ -72,6 +72,26 @@ struct JobShard {
   std::vector<JobExtras> extras;
 
   std::size_t size() const { return number.size(); }
+  // Sizes every row column to n rows; rows added have no extras.
+  void Resize(std::size_t n) {
+    number.resize(n);
+    task_first.resize(n);
+    task_last.resize(n);
+    task_step.resize(n);
+    state.resize(n);
+    posix_priority.resize(n);
+    flags.resize(n);
+    owner.resize(n);
+    group.resize(n);
+    project.resize(n);
+    department.resize(n);
+    name.resize(n);
+    submit.resize(n);
+    jobshare.resize(n);
+    override_tickets.resize(n);
+    requests.resize(n);
+    extras_index.resize(n, kNoExtras);
+  }
   std::uint32_t task_count(std::size_t row) const {
     return (task_last[row] - task_first[row]) / task_step[row] + 1;
   }
