@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::size_t kRowsPerBlock = 4096;
 
-std::string StateOf(JobState state, RowRole role) {
+const char* StateOf(JobState state, RowRole role) {
   switch (state) {
     case JobState::kPending: return role == RowRole::kInactive ? "hqw" : "qw";
     case JobState::kHeld: return "hqw";
@@ -32,7 +32,7 @@ struct RowText {
   const std::string* user;
   const std::string* project;  // nullptr: none
   const std::string* department;
-  std::string state;
+  const char* state;  // qstat's state letters
 };
 
 // snprintf into `out`, growing past the stack buffer when names are long.
@@ -56,7 +56,7 @@ void AppendTableRow(std::string& out, const RowText& r, const TaskPriority& v) {
                "%-12s %-12s %-16s %s\n",
                r.job, r.task, v.prio, v.nurg, v.npprior, v.ntckts, v.urg, v.rrcontr, v.wtcontr, v.dlcontr, r.ppri,
                Whole(v.tckts), Whole(v.ovrts), Whole(v.otckt), Whole(v.ftckt), Whole(v.stckt), v.share,
-               r.user->c_str(), r.project ? r.project->c_str() : "NONE", r.department->c_str(), r.state.c_str());
+               r.user->c_str(), r.project ? r.project->c_str() : "NONE", r.department->c_str(), r.state);
 }
 
 void AppendJsonRow(std::string& out, const RowText& r, const TaskPriority& v) {
