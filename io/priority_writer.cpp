@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include <tbb/parallel_for.h>
 
@@ -10,6 +11,7 @@ namespace schedk::io {
 namespace {
 
 constexpr std::size_t kRowsPerBlock = 4096;
+constexpr std::size_t kBlocksPerBatch = 64;  // about 45 MB of table text
 
 const char* StateOf(JobState state, RowRole role) {
   switch (state) {
@@ -133,14 +135,23 @@ void AppendJsonString(std::string& out, std::string_view value) {
   out += '"';
 }
 
-std::string FormatPriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format) {
+bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
+                     const std::function<bool(std::string_view)>& sink) {
+  if (format == PriorityFormat::kTable) {
+    char header[256];
+    std::snprintf(header, sizeof header,
+                  "%8s %6s %7s %7s %7s %7s %8s %8s %8s %8s %5s %6s %5s %5s %5s %5s %5s %-12s %-12s %-16s %s\n", "job",
+                  "task", "prio", "nurg", "npprior", "ntckts", "urg", "rrcontr", "wtcontr", "dlcontr", "ppri", "tckts",
+                  "ovrts", "otckt", "ftckt", "stckt", "share", "user", "project", "department", "state");
+    if (!sink(header)) return false;
+  }
   const JobTable& jobs = snapshot.jobs;
   const RowIndex index(jobs);
   const std::size_t rows = result.order.size();
   const std::size_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  std::vector<std::string> text(blocks);
-  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-    std::string& out = text[b];
+  std::vector<std::string> text(std::min(blocks, kBlocksPerBatch));
+  auto format_block = [&](std::size_t b, std::string& out) {
+    out.clear();
     out.reserve(kRowsPerBlock * (format == PriorityFormat::kTable ? 170 : 330));
     const std::size_t end = std::min(rows, (b + 1) * kRowsPerBlock);
     for (std::size_t i = b * kRowsPerBlock; i < end; ++i) {
@@ -159,21 +170,17 @@ std::string FormatPriorities(const Snapshot& snapshot, const PriorityResult& res
       if (format == PriorityFormat::kTable) AppendTableRow(out, row, v);
       else AppendJsonRow(out, row, v);
     }
-  });
-  std::string out;
-  if (format == PriorityFormat::kTable) {
-    char header[256];
-    std::snprintf(header, sizeof header,
-                  "%8s %6s %7s %7s %7s %7s %8s %8s %8s %8s %5s %6s %5s %5s %5s %5s %5s %-12s %-12s %-16s %s\n", "job",
-                  "task", "prio", "nurg", "npprior", "ntckts", "urg", "rrcontr", "wtcontr", "dlcontr", "ppri", "tckts",
-                  "ovrts", "otckt", "ftckt", "stckt", "share", "user", "project", "department", "state");
-    out += header;
+  };
+  // A batch of blocks is formatted in parallel, then handed over in order, so
+  // the text held at once stays bounded however many rows there are.
+  for (std::size_t first = 0; first < blocks; first += kBlocksPerBatch) {
+    const std::size_t count = std::min(kBlocksPerBatch, blocks - first);
+    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) { format_block(first + k, text[k]); });
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!sink(text[k])) return false;
+    }
   }
-  std::size_t total = out.size();
-  for (const std::string& t : text) total += t.size();
-  out.reserve(total);
-  for (const std::string& t : text) out += t;
-  return out;
+  return true;
 }
 
 }  // namespace schedk::io

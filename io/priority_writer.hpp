@@ -5,11 +5,12 @@
 //   ovrts otckt ftckt stckt share user project department state
 // as a fixed-width table (normalised values %7.5f, tickets as whole numbers,
 // as qstat prints them) or as JSON Lines with full-precision numbers.
-// Rows are formatted in parallel blocks and written in order.
+// Rows are formatted in parallel blocks and handed to the caller in order.
 #pragma once
 
-#include <cstdio>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "io/snapshot.hpp"
 #include "kernel/priority/priority.hpp"
@@ -18,8 +19,10 @@ namespace schedk::io {
 
 enum class PriorityFormat { kTable, kJsonl };
 
-// Returns the formatted output (header included for the table).
-std::string FormatPriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format);
+// Hands the formatted output (header included for the table) to `sink` piece
+// by piece, in order; stops and returns false as soon as `sink` returns false.
+bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
+                     const std::function<bool(std::string_view)>& sink);
 
 // Appends `value` in the shortest form that reads back to the same double.
 void AppendJsonNumber(std::string& out, double value);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
@@ -28,10 +29,7 @@ void PrintWarnings(const schedk::io::Snapshot& snapshot) {
   for (const auto& w : snapshot.warnings) std::fprintf(stderr, "schedk: %s\n", w.ToString().c_str());
 }
 
-bool WriteAll(const std::string& text) {
-  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) return false;
-  return std::fflush(stdout) == 0;
-}
+bool WriteOut(std::string_view text) { return std::fwrite(text.data(), 1, text.size(), stdout) == text.size(); }
 
 struct PrioritiesOptions {
   std::string snapshot = "-";
@@ -44,7 +42,7 @@ int RunPriorities(const PrioritiesOptions& options) {
   PrintWarnings(snapshot.value());
   const schedk::PriorityResult result = schedk::ComputePriorities(snapshot->cluster, snapshot->jobs);
   const auto format = options.format == "jsonl" ? schedk::io::PriorityFormat::kJsonl : schedk::io::PriorityFormat::kTable;
-  if (!WriteAll(schedk::io::FormatPriorities(snapshot.value(), result, format))) {
+  if (!schedk::io::WritePriorities(snapshot.value(), result, format, WriteOut) || std::fflush(stdout) != 0) {
     std::fprintf(stderr, "schedk: cannot write to standard output\n");
     return kExitFailure;
   }
