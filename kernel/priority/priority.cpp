@@ -47,7 +47,8 @@ MergeKey MakeMergeKey(double prio, Time submit, JobNumber job, std::uint32_t pen
   const std::uint64_t low = (std::uint64_t{static_cast<std::uint32_t>(submit)} << 32) | job;
   return MergeKey{{DescendingBits(prio), low}, pending_job, row};
 }
-bool MergeBefore(const MergeKey& a, const MergeKey& b) { return a.key < b.key; }
+// A function object rather than a function, so that the sorts inline it.
+constexpr auto MergeBefore = [](const MergeKey& a, const MergeKey& b) { return a.key < b.key; };
 
 }  // namespace
 
