@@ -1,0 +1,145 @@
+// utilization_diagram.hpp
+// A resource utilisation diagram (Grid Engine's `utilized` list of a RUE,
+// sge-algorithms.md §5.1): how much of one resource one container (a PE, the
+// global host, an exec host, a queue instance) has in use, as a step function
+// of time. Each breakpoint (time, amount) holds from its time until the next
+// breakpoint; before the first the amount is 0, after the last it is the last
+// amount (normally 0). Time kDiagramForever (2^32 - 1) is Grid Engine's U32MAX.
+//
+// Storage: the breakpoints lie in contiguous sorted arrays, cut into blocks of
+// at most kBlockCapacity (a two-level B+tree), with a segment tree of block
+// maxima and minima over them. Max, Below, EarliestFit and breakpoint lookups
+// cost O(log n + B); Add costs O(k + B + log n) for the k breakpoints inside the
+// added interval, amortised over block splits. NaiveUtilizationDiagram is the
+// O(n) twin that spells Grid Engine's list operations out; both give the same
+// breakpoints to the bit, because Add performs Grid Engine's own additions
+// breakpoint by breakpoint, in the same order.
+//
+// Invariants after every public call (utilization_normalize): times strictly
+// increase; the first amount is not 0; no amount equals its predecessor's.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "kernel/types.hpp"
+
+namespace schedk {
+
+// Grid Engine's U32MAX: the end of an infinite job and the end of every plan.
+inline constexpr Time kDiagramForever = std::numeric_limits<std::uint32_t>::max();
+
+// end(s, d) of §5.1: s + d, saturated at kDiagramForever.
+inline Time DiagramEnd(Time start, Duration duration) {
+  return start + duration < kDiagramForever ? start + duration : kDiagramForever;
+}
+
+struct Breakpoint {
+  Time time = 0;
+  double amount = 0;
+  friend bool operator==(const Breakpoint&, const Breakpoint&) = default;
+};
+
+class UtilizationDiagram {
+ public:
+  static constexpr std::uint32_t kBlockCapacity = 64;
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  void Clear() { *this = UtilizationDiagram(); }
+
+  // utilization_add: `amount` more in use over [start, DiagramEnd(start, duration)),
+  // then normalised. A negative amount undoes an earlier add.
+  // Contract: 0 <= start < kDiagramForever and duration > 0.
+  void Add(Time start, Duration duration, double amount);
+
+  // utilization_max for a real start time: the peak over [start, end), i.e. the
+  // amount in effect at `start` and that of every breakpoint inside the window.
+  double Max(Time start, Duration duration) const;
+
+  // utilization_queue_end: the last amount, or the one before it when the last
+  // breakpoint is at kDiagramForever (an infinite job). 0 when empty.
+  double QueueEnd() const;
+
+  // utilization_below: the time from which the amount stays at most `limit`
+  // up to the last breakpoint (the latest breakpoint whose amount is <= limit
+  // while its predecessor's is > limit), or 0 ("now") if there is none. It looks
+  // at the tail only: Grid Engine never reserves a gap.
+  Time Below(double limit) const;
+
+  // The earliest start t >= from, among `from` and the breakpoint times after it,
+  // at which the amount stays <= limit over [t, DiagramEnd(t, duration)); nullopt
+  // if there is none before kDiagramForever. This does use gaps: the
+  // RESERVE_IN_GAPS=1 extension.
+  std::optional<Time> EarliestFit(Time from, Duration duration, double limit) const;
+
+  // The queue-end-time iterator's steps (§5.5): the time of the last breakpoint,
+  // and of the latest breakpoint before `t`; nullopt when there is none.
+  std::optional<Time> LastBreakpoint() const;
+  std::optional<Time> LastBreakpointBefore(Time t) const;
+
+  // Every breakpoint in time order.
+  std::vector<Breakpoint> Breakpoints() const;
+
+ private:
+  // A breakpoint's place: a block in time order (an index into order_) and an
+  // offset inside it. {blocks(), 0} is the end.
+  struct Position {
+    std::uint32_t block = 0;
+    std::uint32_t offset = 0;
+    friend auto operator<=>(const Position&, const Position&) = default;
+  };
+
+  std::uint32_t blocks() const { return static_cast<std::uint32_t>(order_.size()); }
+  std::uint32_t Count(std::uint32_t block) const { return count_[order_[block]]; }
+  std::size_t Slot(std::uint32_t block) const { return std::size_t{order_[block]} * kBlockCapacity; }
+  Time TimeAt(Position p) const { return time_[Slot(p.block) + p.offset]; }
+  double AmountAt(Position p) const { return amount_[Slot(p.block) + p.offset]; }
+  Position End() const { return {blocks(), 0}; }
+  Position Next(Position p) const;
+  Position Previous(Position p) const;  // contract: p is not the first breakpoint
+
+  std::optional<Position> Floor(Time t) const;  // the latest breakpoint at or before t
+  Position LowerBound(Time t) const;            // the first breakpoint at or after t
+
+  double RangeMax(Position from, Position to) const;                        // over [from, to); -inf if empty
+  std::optional<Position> FirstAbove(Position from, double limit) const;    // amount > limit
+  std::optional<Position> FirstAtMost(Position from, double limit) const;   // amount <= limit
+  std::optional<Position> LastAbove(Position before, double limit) const;   // in [0, before)
+  std::optional<Position> LastAtMost(Position before, double limit) const;  // in [0, before)
+  // The last breakpoint over `limit` from `first` up to the first breakpoint at or after `end`.
+  std::optional<Position> LastAboveBefore(Position first, Time end, double limit) const;
+
+  // Replaces the blocks [first, last) (in time order) by `run`, cut into blocks.
+  void Replace(std::uint32_t first, std::uint32_t last, const std::vector<Breakpoint>& run);
+  void WriteBlock(std::uint32_t slot, const Breakpoint* points, std::uint32_t count);
+  std::uint32_t AllocateSlot();
+  void RebuildTree();
+  void UpdateLeaf(std::uint32_t block);
+  // The first block in [from, blocks()) / last block in [0, before) whose subtree
+  // holds an amount above `limit` (kAbove) or at most `limit` (kAtMost).
+  enum class Test : std::uint8_t { kAbove, kAtMost };
+  std::optional<std::uint32_t> FirstBlock(std::uint32_t from, Test test, double limit) const;
+  std::optional<std::uint32_t> LastBlock(std::uint32_t before, Test test, double limit) const;
+  bool Holds(std::size_t node, Test test, double limit) const {
+    return test == Test::kAbove ? tree_max_[node] > limit : tree_min_[node] <= limit;
+  }
+
+  // Block slot s holds its breakpoints at [s * kBlockCapacity, + count_[s]).
+  std::vector<Time> time_;
+  std::vector<double> amount_;
+  std::vector<std::uint32_t> count_;
+  std::vector<double> slot_max_, slot_min_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> order_;  // blocks in time order -> slot
+  std::vector<Time> first_time_;      // blocks in time order -> time of their first breakpoint
+  std::size_t size_ = 0;
+  // Segment tree over the blocks in time order: leaves at [leaves_, 2 * leaves_).
+  std::size_t leaves_ = 0;
+  std::vector<double> tree_max_, tree_min_;
+  std::vector<Breakpoint> run_;  // Add's working copy of the blocks it changes
+};
+
+}  // namespace schedk

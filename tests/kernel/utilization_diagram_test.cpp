@@ -1,0 +1,198 @@
+// Resource utilisation diagrams: the test vectors of sge-algorithms.md §5.1
+// (T5.1-T5.3) on both implementations, and the block-structured diagram
+// against its naive twin over long random operation sequences.
+#include "kernel/reservation/utilization_diagram.hpp"
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernel/reservation/naive_utilization_diagram.hpp"
+
+namespace schedk {
+namespace {
+
+template <class Diagram>
+class DiagramVectorsTest : public ::testing::Test {};
+using Diagrams = ::testing::Types<UtilizationDiagram, NaiveUtilizationDiagram>;
+TYPED_TEST_SUITE(DiagramVectorsTest, Diagrams);
+
+std::vector<Breakpoint> Points(std::initializer_list<Breakpoint> points) { return points; }
+
+template <class Diagram>
+std::vector<Breakpoint> PointsOf(const Diagram& d) {
+  const auto& points = d.Breakpoints();
+  return std::vector<Breakpoint>(points.begin(), points.end());
+}
+
+// Walks the queue-end-time iterator of one diagram: the last breakpoint, then
+// each earlier one.
+template <class Diagram>
+std::vector<Time> IteratorTimes(const Diagram& d) {
+  std::vector<Time> times;
+  for (std::optional<Time> t = d.LastBreakpoint(); t; t = d.LastBreakpointBefore(*t)) times.push_back(*t);
+  return times;
+}
+
+TYPED_TEST(DiagramVectorsTest, T5_1_AddMaxAndIterator) {
+  TypeParam d;
+  d.Add(800, 200, 8);
+  d.Add(1000, 100, 4);
+  d.Add(1100, 100, 8);
+  EXPECT_EQ(PointsOf(d), Points({{800, 8}, {1000, 4}, {1100, 8}, {1200, 0}}));
+  EXPECT_EQ(d.Max(1000, 100), 4);
+  EXPECT_EQ(d.Max(1200, 150), 0);
+  EXPECT_EQ(d.Max(700, 150), 8);
+  EXPECT_EQ(IteratorTimes(d), (std::vector<Time>{1200, 1100, 1000, 800}));
+}
+
+// T5.2's stated result follows from the diagram after T5.1's first two adds,
+// {800:8, 1000:4, 1100:0}: the infinite add makes 1100 read 4, equal to 1000's
+// 4, and normalisation merges it away. (After all three of T5.1's adds, 1100
+// would read 12 and could not merge.)
+TYPED_TEST(DiagramVectorsTest, T5_2_NormalisationWithInfinity) {
+  TypeParam d;
+  d.Add(800, 200, 8);
+  d.Add(1000, 100, 4);
+  ASSERT_EQ(PointsOf(d), Points({{800, 8}, {1000, 4}, {1100, 0}}));
+  d.Add(1100, kDiagramForever, 4);
+  d.Add(2000, kDiagramForever, 4);
+  EXPECT_EQ(PointsOf(d), Points({{800, 8}, {1000, 4}, {2000, 8}, {kDiagramForever, 0}}));
+  EXPECT_EQ(d.Max(1200, kDiagramForever), 8);
+  EXPECT_EQ(d.Max(1000, 1000), 4);  // 2000 is not < 2000
+  EXPECT_EQ(d.QueueEnd(), 8);
+  EXPECT_EQ(IteratorTimes(d), (std::vector<Time>{kDiagramForever, 2000, 1000, 800}));
+}
+
+TYPED_TEST(DiagramVectorsTest, T5_3_Below) {
+  constexpr Time T = 1077903416;
+  TypeParam d;
+  d.Add(T, 30, 4);
+  EXPECT_EQ(PointsOf(d), Points({{T, 4}, {T + 30, 0}}));
+  EXPECT_EQ(d.Below(0), T + 30);
+  EXPECT_EQ(d.Below(4), 0);  // "now"
+  d.Add(T + 30, 30, 5);
+  EXPECT_EQ(PointsOf(d), Points({{T, 4}, {T + 30, 5}, {T + 60, 0}}));
+  EXPECT_EQ(d.Below(0), T + 60);
+  EXPECT_EQ(d.Below(4), T + 60);
+  EXPECT_EQ(d.Below(5), 0);
+  EXPECT_EQ(d.Below(3), T + 60);
+}
+
+// Seed 004 / §5.9 interval 1 with DURATION_OFFSET 0, on the global license
+// diagram: L4 starts (4 for 30 s); L1 with h_rt 31 cannot backfill, with h_rt
+// 30 it can; a 31 s reservation for 1 license lands at T+60.
+TYPED_TEST(DiagramVectorsTest, WorkedExampleLicenseDiagram) {
+  constexpr Time T = 1077903416;
+  constexpr double kTotal = 5;
+  TypeParam d;
+  EXPECT_LE(4, kTotal - d.Max(T, 30));
+  d.Add(T, 30, 4);
+  EXPECT_GT(5, kTotal - d.Max(T, 30));        // L5 cannot start now
+  EXPECT_EQ(d.Below(kTotal - 5), T + 30);      // and is reserved at T+30
+  d.Add(T + 30, 30, 5);
+  EXPECT_GT(1, kTotal - d.Max(T, 31));        // L1 (31 s) cannot backfill
+  EXPECT_LE(1, kTotal - d.Max(T, 30));        // a 30 s L1 could
+  EXPECT_EQ(d.Below(kTotal - 1), T + 60);      // L1 is reserved at T+60
+}
+
+// T5.4's queue diagram: R1 (900, 400) and R2 (950, 1050) in a 4-slot queue.
+TYPED_TEST(DiagramVectorsTest, T5_4_BackfillScenario) {
+  TypeParam d;
+  d.Add(900, 400, 1);
+  d.Add(950, 1050, 1);
+  EXPECT_EQ(PointsOf(d), Points({{900, 1}, {950, 2}, {1300, 1}, {2000, 0}}));
+  EXPECT_EQ(d.Max(2000, 600), 0);  // P1's QETI: 2000 fits 4 slots ...
+  EXPECT_EQ(d.Max(1300, 600), 1);  // ... 1300 does not
+  d.Add(2000, 600, 4);
+  EXPECT_EQ(PointsOf(d), Points({{900, 1}, {950, 2}, {1300, 1}, {2000, 4}, {2600, 0}}));
+  EXPECT_EQ(d.Max(1000, 250), 2);   // P2 backfills
+  d.Add(1000, 250, 1);
+  EXPECT_EQ(d.Max(1000, 1200), 4);  // P3 is blocked
+  EXPECT_EQ(d.Max(1000, 900), 3);   // P4 starts
+}
+
+TYPED_TEST(DiagramVectorsTest, UndoRestoresTheEmptyDiagram) {
+  TypeParam d;
+  d.Add(100, 50, 3);
+  d.Add(120, 100, 2);
+  d.Add(100, 50, -3);
+  d.Add(120, 100, -2);
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(d.QueueEnd(), 0);
+  EXPECT_EQ(d.Below(0), 0);
+  EXPECT_EQ(d.LastBreakpoint(), std::nullopt);
+}
+
+TYPED_TEST(DiagramVectorsTest, EarliestFitUsesGaps) {
+  TypeParam d;
+  d.Add(100, 100, 6);  // 6 of 8 in use over [100, 200)
+  d.Add(300, 100, 8);  // full over [300, 400)
+  // 4 units for 50 s: not at 100 (6 + 4 > 8), but at 200 in the gap.
+  EXPECT_EQ(d.EarliestFit(100, 50, 8 - 4), 200);
+  // 4 units for 150 s do not fit the gap [200, 300): after 400.
+  EXPECT_EQ(d.EarliestFit(100, 150, 8 - 4), 400);
+  // From before the first breakpoint, a short job fits at once.
+  EXPECT_EQ(d.EarliestFit(0, 100, 8 - 4), 0);
+  // Grid Engine's tail-only search gives 400 for both.
+  EXPECT_EQ(d.Below(8 - 4), 400);
+  EXPECT_EQ(d.EarliestFit(0, 10, -1), std::nullopt);
+  d.Add(400, kDiagramForever, 5);  // booked out to the end of time
+  EXPECT_EQ(d.EarliestFit(100, 150, 8 - 4), std::nullopt);
+}
+
+// Long random sequences on both, compared after every operation: many blocks,
+// splits and merges, undo, infinite adds and fractional amounts.
+TEST(UtilizationDiagramTest, MatchesTheNaiveTwinOnRandomSequences) {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937_64 rng(seed);
+    UtilizationDiagram fast;
+    NaiveUtilizationDiagram naive;
+    struct Booking {
+      Time start;
+      Duration duration;
+      double amount;
+    };
+    std::vector<Booking> booked;
+    const Time horizon = seed % 3 == 0 ? 400 : 20000;  // dense and sparse time axes
+    const double amounts[] = {1, 2, 3, 4, 0.5, 0.1, 1e9, 1.5, 7};
+    for (int op = 0; op < 2000; ++op) {
+      const auto kind = rng() % 10;
+      if (kind < 6 || booked.empty()) {
+        Booking b{static_cast<Time>(rng() % horizon), static_cast<Duration>(1 + rng() % (horizon / 4)),
+                  amounts[rng() % 9]};
+        if (rng() % 40 == 0) b.duration = kDiagramForever;
+        fast.Add(b.start, b.duration, b.amount);
+        naive.Add(b.start, b.duration, b.amount);
+        booked.push_back(b);
+      } else if (kind < 9) {
+        const std::size_t k = rng() % booked.size();
+        const Booking b = booked[k];
+        booked.erase(booked.begin() + static_cast<std::ptrdiff_t>(k));
+        fast.Add(b.start, b.duration, -b.amount);
+        naive.Add(b.start, b.duration, -b.amount);
+      } else {
+        // Queries at random points.
+        for (int q = 0; q < 4; ++q) {
+          const Time s = static_cast<Time>(rng() % (horizon + 100));
+          const Duration dur = static_cast<Duration>(1 + rng() % horizon);
+          const double limit = static_cast<double>(rng() % 12);
+          ASSERT_EQ(fast.Max(s, dur), naive.Max(s, dur)) << "seed " << seed << " op " << op;
+          ASSERT_EQ(fast.Below(limit), naive.Below(limit)) << "seed " << seed << " op " << op;
+          ASSERT_EQ(fast.EarliestFit(s, dur, limit), naive.EarliestFit(s, dur, limit))
+              << "seed " << seed << " op " << op;
+          ASSERT_EQ(fast.LastBreakpointBefore(s), naive.LastBreakpointBefore(s)) << "seed " << seed;
+        }
+      }
+      ASSERT_EQ(fast.size(), naive.size()) << "seed " << seed << " op " << op;
+      ASSERT_EQ(fast.QueueEnd(), naive.QueueEnd()) << "seed " << seed << " op " << op;
+      ASSERT_EQ(fast.LastBreakpoint(), naive.LastBreakpoint());
+    }
+    ASSERT_EQ(fast.Breakpoints(), naive.Breakpoints()) << "seed " << seed;
+  }
+}
+
+}  // namespace
+}  // namespace schedk
