@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -117,6 +118,47 @@ Status ClusterBuilder::ErrorAt(const ObjectBlock& block, const Attribute& a, con
   return Error(a.line, where + ": attribute '" + a.key + "': " + what);
 }
 
+LoadFormula ClusterBuilder::ReadLoadFormula(std::string_view text) const {
+  // scaled_mixed_load's reading: terms between `+` and `-`, each signed by the
+  // character before it; in a term only the first operator counts.
+  auto operand = [&](std::string_view token) {
+    LoadFormulaOperand o;
+    if (!token.empty() && token.front() == '$') token.remove_prefix(1);
+    const std::string s(token);
+    char* end = nullptr;
+    const double number = std::strtod(s.c_str(), &end);
+    if (!s.empty() && end == s.c_str() + s.size()) {
+      o.is_number = true;
+      o.number = number;
+    } else if (auto id = FindComplex(token)) {
+      o.attribute = *id;
+    }
+    return o;
+  };
+  constexpr std::string_view kOperators = "*/&|^";
+  LoadFormula formula;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find_first_of("+-", pos), text.size());
+    if (end > pos) {
+      const std::string_view term = text.substr(pos, end - pos);
+      LoadFormulaTerm t;
+      t.negative = pos > 0 && text[pos - 1] == '-';
+      const std::size_t op = term.find_first_of(kOperators);
+      t.left = operand(term.substr(0, op));
+      if (op != std::string_view::npos) {
+        t.op = term[op];
+        const std::string_view rest = term.substr(op + 1);
+        t.right = operand(rest.substr(0, rest.find_first_of(kOperators)));
+      }
+      formula.terms.push_back(t);
+    }
+    pos = end + 1;
+  }
+  if (formula.terms.empty()) formula.terms.emplace_back();  // an empty formula never yields a value
+  return formula;
+}
+
 std::optional<ComplexId> ClusterBuilder::FindComplex(std::string_view name) const {
   if (auto id = s_.names.complexes.Find(name)) return ComplexId(*id);
   if (auto id = s_.names.complex_shortcuts.Find(name)) return s_.names.shortcut_target[*id];
@@ -182,12 +224,16 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
       return fail("name or shortcut '" + std::string(c[0]) + "'/'" + std::string(c[1]) + "' is defined twice");
     }
     const ComplexId id(s_.names.complexes.Intern(c[0]));
+    a.per_processor = c[0].rfind("np_", 0) == 0;
     table.attributes.push_back(a);
     if (c[1] != c[0]) {
       s_.names.complex_shortcuts.Intern(c[1]);
       s_.names.shortcut_target.push_back(id);
     }
     if (c[0] == "slots") table.slots = id;
+    if (c[0] == "num_proc") table.num_proc = id;
+    if (c[0] == "h_rt") table.h_rt = id;
+    if (c[0] == "s_rt") table.s_rt = id;
   }
   return Status::Ok();
 }
@@ -306,6 +352,10 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
              auto d = ParseDuration(value);
              if (!d) return "DURATION_OFFSET must be a time";
              c.duration_offset = *d;
+           } else if (key == "RESERVE_IN_GAPS") {
+             auto b = ParseBool(value);
+             if (!b) return std::string(key) + " must be 0 or 1";
+             c.reserve_in_gaps = *b;
            } else if (key == "PE_RANGE_ALG") {
              if (value != "auto" && value != "least" && value != "bin" && value != "highest") {
                return "PE_RANGE_ALG must be auto, least, bin or highest";
@@ -393,6 +443,7 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
   if (!job_load_adjustments_given) {
     if (auto np = FindComplex("np_load_avg")) c.job_load_adjustments = {{*np, 0.50}};
   }
+  c.load_formula_terms = ReadLoadFormula(c.load_formula);
   return Status::Ok();
 }
 

@@ -47,6 +47,8 @@ class ClusterBuilder {
   // Resolves the share tree's node names (after FinishUsers).
   Status BuildShareTree();
 
+  // Reads sconf's load_formula against the complex (scaled_mixed_load's tokens).
+  LoadFormula ReadLoadFormula(std::string_view text) const;
   // Resolves a complex attribute by name or shortcut.
   std::optional<ComplexId> FindComplex(std::string_view name) const;
 

@@ -1,5 +1,7 @@
 #include "io/priority_writer.hpp"
 
+#include "io/json_text.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -101,39 +103,6 @@ void AppendJsonRow(std::string& out, const RowText& r, const TaskPriority& v) {
 }
 
 }  // namespace
-
-void AppendJsonNumber(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  if (value == 0) value = 0;  // no "-0"
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
-}
-
-void AppendJsonString(std::string& out, std::string_view value) {
-  out += '"';
-  for (char c : value) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buffer;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
 
 bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
                      const std::function<bool(std::string_view)>& sink) {

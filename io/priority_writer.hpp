@@ -24,9 +24,4 @@ enum class PriorityFormat { kTable, kJsonl };
 bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
                      const std::function<bool(std::string_view)>& sink);
 
-// Appends `value` in the shortest form that reads back to the same double.
-void AppendJsonNumber(std::string& out, double value);
-// Appends a JSON string literal.
-void AppendJsonString(std::string& out, std::string_view value);
-
 }  // namespace schedk::io

@@ -2,6 +2,7 @@
 // --threads, calls io/ and kernel/, prints results and errors, and picks the
 // exit code: 0 success, 2 bad input (file:line: message), 1 any other failure.
 // Nothing is written to standard output after an error.
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,7 +12,9 @@
 #include <tbb/global_control.h>
 
 #include "io/priority_writer.hpp"
+#include "io/schedule_writer.hpp"
 #include "io/snapshot_reader.hpp"
+#include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
 
 namespace {
@@ -49,6 +52,39 @@ int RunPriorities(const PrioritiesOptions& options) {
   return kExitOk;
 }
 
+struct ScheduleOptions {
+  std::string snapshot = "-";
+  std::string format = "text";
+  std::string monitor;
+};
+
+int RunSchedule(const ScheduleOptions& options) {
+  auto snapshot = schedk::io::ReadSnapshotFile(options.snapshot);
+  if (!snapshot.ok()) return Fail(snapshot.status());
+  PrintWarnings(snapshot.value());
+  const auto started = std::chrono::steady_clock::now();
+  const schedk::PriorityResult priorities = schedk::ComputePriorities(snapshot->cluster, snapshot->jobs);
+  const schedk::QueueInstanceTable instances = schedk::QueueInstanceTable::Build(snapshot->cluster);
+  const schedk::ScheduleResult result =
+      schedk::ScheduleInterval(snapshot->cluster, snapshot->jobs, priorities, instances);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (!options.monitor.empty()) {
+    const std::string section = schedk::io::MonitorFileSection(snapshot.value(), instances, result);
+    std::FILE* file = std::fopen(options.monitor.c_str(), "a");  // Grid Engine never truncates it
+    const bool written = file != nullptr && std::fwrite(section.data(), 1, section.size(), file) == section.size();
+    if (file == nullptr || std::fclose(file) != 0 || !written) {
+      std::fprintf(stderr, "schedk: cannot append to %s\n", options.monitor.c_str());
+      return kExitFailure;
+    }
+  }
+  const auto format = options.format == "jsonl" ? schedk::io::ScheduleFormat::kJsonl : schedk::io::ScheduleFormat::kText;
+  if (!schedk::io::WriteSchedule(snapshot.value(), instances, result, format, ms, WriteOut) || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "schedk: cannot write to standard output\n");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,6 +101,13 @@ int main(int argc, char** argv) {
   p->add_option("--format", priorities.format, "Output format")->check(CLI::IsMember({"table", "jsonl"}))->capture_default_str();
   p->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
+  ScheduleOptions schedule;
+  CLI::App* sc = app.add_subcommand("schedule", "One scheduling interval: starts, reservations and pending reasons");
+  sc->add_option("snapshot", schedule.snapshot, "Snapshot file, or - for standard input")->capture_default_str();
+  sc->add_option("--format", schedule.format, "Output format")->check(CLI::IsMember({"text", "jsonl"}))->capture_default_str();
+  sc->add_option("--monitor", schedule.monitor, "Also append the MONITOR schedule lines to this file");
+  sc->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -77,5 +120,6 @@ int main(int argc, char** argv) {
                                                   static_cast<std::size_t>(threads));
   }
   if (*p) return RunPriorities(priorities);
+  if (*sc) return RunSchedule(schedule);
   return kExitFailure;
 }

@@ -4,7 +4,8 @@
 // must request it, whether it is consumable (per slot, per job or per host), the
 // default amount a consumable debits when not requested, and its urgency weight.
 // Invariants: names and shortcuts are unique (checked by io/); `slots` is the id
-// of the attribute named "slots", or None when the complex has no such row.
+// of the attribute named "slots", or None when the complex has no such row;
+// likewise `num_proc`, `h_rt` and `s_rt`.
 #pragma once
 
 #include <string>
@@ -36,11 +37,16 @@ struct ComplexAttribute {
   // contribution when it cannot (centry_urgency_contribution).
   double urgency = 0;
   bool urgency_valid = false;
+  // np_* load values are per processor: a job load adjustment of such an
+  // attribute is divided by the host's processor count (correct_load).
+  bool per_processor = false;
 };
 
 struct ComplexTable {
   std::vector<ComplexAttribute> attributes;  // indexed by ComplexId
   ComplexId slots;                           // the "slots" row, if present
+  ComplexId num_proc;                        // the "num_proc" row (processors per host), if present
+  ComplexId h_rt, s_rt;                      // the run-time limit rows, if present
 
   const ComplexAttribute& operator[](ComplexId id) const { return attributes[id.index()]; }
   std::size_t size() const { return attributes.size(); }

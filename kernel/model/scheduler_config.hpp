@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/model/load_formula.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk {
@@ -58,6 +59,7 @@ struct SchedulerConfig {
   Duration schedule_interval = 15;
   QueueSortMethod queue_sort_method = QueueSortMethod::kLoad;
   std::string load_formula = "np_load_avg";
+  LoadFormula load_formula_terms;  // load_formula read against the complex (io/ fills it)
   std::vector<std::pair<ComplexId, double>> job_load_adjustments;  // np_load_avg=0.50 when configured
   Duration load_adjustment_decay_time = 450;
   std::uint32_t maxujobs = 0;
@@ -66,6 +68,9 @@ struct SchedulerConfig {
   bool monitor = false;
   bool profile = false;
   Duration duration_offset = 60;
+  // schedk extension (params RESERVE_IN_GAPS=1): reservations may use gaps in the
+  // utilisation diagrams instead of only their tails. Off: Grid Engine's behaviour.
+  bool reserve_in_gaps = false;
   std::string pe_range_alg = "auto";
   // Cluster configuration (qconf -mconf) keys the snapshot carries in sconf, because
   // Grid Engine creates user objects automatically with these values (enforce_user auto).

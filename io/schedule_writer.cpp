@@ -1,0 +1,227 @@
+#include "io/schedule_writer.hpp"
+
+#include <cstdio>
+
+#include "io/json_text.hpp"
+
+namespace schedk::io {
+namespace {
+
+std::string InstanceName(const Snapshot& s, const QueueInstanceTable& instances, std::uint32_t i) {
+  return s.names.queues.Name(instances.queue[i].value) + "@" + s.names.hosts.Name(instances.host[i].value);
+}
+
+std::string ComplexName(const Snapshot& s, std::uint32_t id) {
+  return id < s.names.complexes.size() ? s.names.complexes.Name(id) : std::string("?");
+}
+
+const char* StateName(UsageState state) {
+  switch (state) {
+    case UsageState::kRunning: return "RUNNING";
+    case UsageState::kSuspended: return "SUSPENDED";
+    case UsageState::kStarting: return "STARTING";
+    case UsageState::kReserving: return "RESERVING";
+  }
+  return "?";
+}
+
+char LevelLetter(ContainerLevel level) {
+  switch (level) {
+    case ContainerLevel::kPe: return 'P';
+    case ContainerLevel::kGlobal: return 'G';
+    case ContainerLevel::kHost: return 'H';
+    case ContainerLevel::kQueue: return 'Q';
+  }
+  return '?';
+}
+
+std::string ObjectName(const Snapshot& s, const QueueInstanceTable& instances, ContainerRef c) {
+  switch (c.level) {
+    case ContainerLevel::kPe: return s.names.pes.Name(c.index);
+    case ContainerLevel::kGlobal: return "global";
+    case ContainerLevel::kHost: return s.names.hosts.Name(c.index);
+    case ContainerLevel::kQueue: return InstanceName(s, instances, c.index);
+  }
+  return "?";
+}
+
+// schedd_serf_record_func's line: %f amounts, `end - start` capped at U32MAX.
+std::string MonitorLine(const Snapshot& s, const QueueInstanceTable& instances, const MonitorRecord& m) {
+  char amount[64];
+  std::snprintf(amount, sizeof amount, "%f", m.amount);
+  const Time end = DiagramEnd(m.start, m.duration);
+  return std::to_string(m.job) + ":" + std::to_string(m.task) + ":" + StateName(m.state) + ":" +
+         std::to_string(m.start) + ":" + std::to_string(end - m.start) + ":" + LevelLetter(m.container.level) + ":" +
+         ObjectName(s, instances, m.container) + ":" + ComplexName(s, m.resource.value) + ":" + amount;
+}
+
+void AppendMonitorJson(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
+                       const MonitorRecord& m) {
+  out += "{\"type\":\"sched\",\"job\":" + std::to_string(m.job) + ",\"task\":" + std::to_string(m.task) +
+         ",\"state\":\"" + StateName(m.state) + "\",\"start\":" + std::to_string(m.start) +
+         ",\"duration\":" + std::to_string(DiagramEnd(m.start, m.duration) - m.start) + ",\"level\":\"" +
+         LevelLetter(m.container.level) + "\",\"object\":";
+  AppendJsonString(out, ObjectName(s, instances, m.container));
+  out += ",\"resource\":";
+  AppendJsonString(out, ComplexName(s, m.resource.value));
+  out += ",\"amount\":";
+  AppendJsonNumber(out, m.amount);
+  out += "}\n";
+}
+
+void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
+                    const ScheduleResult& r, const Decision& d, ScheduleFormat format) {
+  const bool text = format == ScheduleFormat::kText;
+  const std::string id = std::to_string(d.job) + "." + std::to_string(d.task);
+  if (d.kind == DecisionKind::kPending) {
+    const std::string code = ReasonCode(s, instances, d);
+    const std::string why = ReasonText(s, instances, d);
+    if (text) {
+      out += "pending " + id + " reason=" + code + " \"";
+      for (char c : why) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+      }
+      out += "\"\n";
+    } else {
+      out += "{\"type\":\"pending\",\"job\":" + std::to_string(d.job) + ",\"task\":" + std::to_string(d.task) +
+             ",\"reason\":";
+      AppendJsonString(out, code);
+      out += ",\"text\":";
+      AppendJsonString(out, why);
+      out += "}\n";
+    }
+    return;
+  }
+  const char* kind = d.kind == DecisionKind::kStart ? "start" : "reserve";
+  const Duration dur = DiagramEnd(d.at, d.duration) - d.at;
+  if (text) {
+    out += std::string(kind) + " " + id + " at=" + std::to_string(d.at) + " dur=" + std::to_string(dur) +
+           " slots=" + std::to_string(d.slots);
+    if (d.pe.valid()) out += " pe=" + s.names.pes.Name(d.pe.value);
+    out += " granted=";
+    for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) {
+      if (g > d.grant_begin) out += ',';
+      out += InstanceName(s, instances, r.grants[g].instance) + ":" + std::to_string(r.grants[g].slots);
+    }
+    out += '\n';
+  } else {
+    out += std::string("{\"type\":\"") + kind + "\",\"job\":" + std::to_string(d.job) +
+           ",\"task\":" + std::to_string(d.task) + ",\"at\":" + std::to_string(d.at) +
+           ",\"dur\":" + std::to_string(dur) + ",\"slots\":" + std::to_string(d.slots);
+    if (d.pe.valid()) {
+      out += ",\"pe\":";
+      AppendJsonString(out, s.names.pes.Name(d.pe.value));
+    }
+    out += ",\"granted\":[";
+    for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) {
+      if (g > d.grant_begin) out += ',';
+      out += "{\"qi\":";
+      AppendJsonString(out, InstanceName(s, instances, r.grants[g].instance));
+      out += ",\"slots\":" + std::to_string(r.grants[g].slots) + "}";
+    }
+    out += "]}\n";
+  }
+}
+
+void AppendMonitor(std::string& out, const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
+                   std::uint32_t begin, std::uint32_t end, ScheduleFormat format) {
+  for (std::uint32_t m = begin; m < end; ++m) {
+    if (format == ScheduleFormat::kText) {
+      out += "sched " + MonitorLine(s, instances, r.monitor[m]) + "\n";
+    } else {
+      AppendMonitorJson(out, s, instances, r.monitor[m]);
+    }
+  }
+}
+
+}  // namespace
+
+std::string ReasonCode(const Snapshot& s, const QueueInstanceTable& instances, const Decision& d) {
+  switch (d.reason) {
+    case PendingReason::kNone: return "none";
+    case PendingReason::kHold: return "hold";
+    case PendingReason::kDependency: return "dependency";
+    case PendingReason::kNoSlots: return "no-slots";
+    case PendingReason::kResource: return "resource:" + ComplexName(s, d.object);
+    case PendingReason::kQueue: return "queue:" + s.names.queues.Name(d.object);
+    case PendingReason::kPe: return "pe:" + s.names.pes.Name(d.object);
+    case PendingReason::kLoadThreshold:
+      return d.object == UINT32_MAX ? "load-threshold" : "load-threshold:" + InstanceName(s, instances, d.object);
+    case PendingReason::kUserLimit: return "user-limit";
+    case PendingReason::kReservationBlocked: return "reservation-blocked";
+    case PendingReason::kNever:
+      switch (d.never) {
+        case NeverCause::kNoQueue: return "never:no-queue";
+        case NeverCause::kExceedsCapacity: return "never:capacity:" + ComplexName(s, d.object);
+        case NeverCause::kBookedOut: return "never:booked-out:" + ComplexName(s, d.object);
+        case NeverCause::kNoPe: return "never:pe";
+        case NeverCause::kImmediate: return "never:immediate";
+        case NeverCause::kErrorState: return "never:error";
+        case NeverCause::kNone: return "never";
+      }
+  }
+  return "none";
+}
+
+std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, const Decision& d) {
+  switch (d.reason) {
+    case PendingReason::kNone: return "";
+    case PendingReason::kHold: return "the job is on hold";
+    case PendingReason::kDependency: return "waiting for the jobs it depends on (hold_jid)";
+    case PendingReason::kNoSlots: return "no queue instance has a free slot";
+    case PendingReason::kResource: return "not enough " + ComplexName(s, d.object) + " free now";
+    case PendingReason::kQueue: return "no instance of queue " + s.names.queues.Name(d.object) + " fits";
+    case PendingReason::kPe: return "parallel environment " + s.names.pes.Name(d.object) + " has too few free slots";
+    case PendingReason::kLoadThreshold: return "the queue instances that fit are in load alarm";
+    case PendingReason::kUserLimit: return "the user has maxujobs jobs running";
+    case PendingReason::kReservationBlocked: return "it would fit now, but reservations of higher-priority jobs block it";
+    case PendingReason::kNever:
+      switch (d.never) {
+        case NeverCause::kNoQueue: return "no queue instance matches its requests and access lists";
+        case NeverCause::kExceedsCapacity: return "it requests more " + ComplexName(s, d.object) + " than exists";
+        case NeverCause::kBookedOut:
+          return ComplexName(s, d.object) + " is booked out until the end of the plan";
+        case NeverCause::kNoPe: return "no parallel environment can give it its slot range";
+        case NeverCause::kImmediate: return "an immediate job that could not start now";
+        case NeverCause::kErrorState: return "the job is in error state";
+        case NeverCause::kNone: return "it can never run";
+      }
+  }
+  (void)instances;
+  return "";
+}
+
+bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
+                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink) {
+  std::string out;
+  AppendMonitor(out, snapshot, instances, result, 0, result.running_monitor, format);
+  for (const Decision& d : result.decisions) {
+    AppendDecision(out, snapshot, instances, result, d, format);
+    AppendMonitor(out, snapshot, instances, result, d.monitor_begin, d.monitor_end, format);
+    if (out.size() > (1u << 20)) {
+      if (!sink(out)) return false;
+      out.clear();
+    }
+  }
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.0f", elapsed_ms);
+  if (format == ScheduleFormat::kText) {
+    out += "done starts=" + std::to_string(result.starts) + " reserves=" + std::to_string(result.reserves) +
+           " pending=" + std::to_string(result.pending) + " ms=" + ms + "\n";
+  } else {
+    out += "{\"type\":\"done\",\"starts\":" + std::to_string(result.starts) +
+           ",\"reserves\":" + std::to_string(result.reserves) + ",\"pending\":" + std::to_string(result.pending) +
+           ",\"ms\":" + ms + "}\n";
+  }
+  return sink(out);
+}
+
+std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTable& instances,
+                               const ScheduleResult& result) {
+  std::string out = "::::::::\n";
+  for (const MonitorRecord& m : result.monitor) out += MonitorLine(snapshot, instances, m) + "\n";
+  return out;
+}
+
+}  // namespace schedk::io

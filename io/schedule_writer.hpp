@@ -1,0 +1,39 @@
+// schedule_writer.hpp
+// Writes one interval's decisions (protocol.md §2.1) as text records
+//   start <job>.<task> at=<t> dur=<s> slots=<n> [pe=<pe>] granted=<qi>:<n>[,...]
+//   reserve <job>.<task> at=<t> dur=<s> slots=<n> [pe=<pe>] granted=<qi>:<n>[,...]
+//   pending <job>.<task> reason=<code> "<text>"
+//   sched <job>:<task>:<STATE>:<start>:<duration>:<P|G|H|Q>:<object>:<resource>:<amount>
+//   done starts=<n> reserves=<n> pending=<n> ms=<elapsed>
+// or as JSON Lines with the same fields. The `sched` lines of the running and
+// suspended tasks come first, then each decision followed by its own; their
+// text is byte for byte a line of Grid Engine's MONITOR `schedule` file.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "io/snapshot.hpp"
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/schedule_result.hpp"
+
+namespace schedk::io {
+
+enum class ScheduleFormat { kText, kJsonl };
+
+// Hands the records to `sink` in order; stops and returns false when `sink` does.
+bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
+                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink);
+
+// The interval as Grid Engine appends it to the MONITOR file: "::::::::" and
+// then every line, running and suspended tasks first.
+std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTable& instances,
+                               const ScheduleResult& result);
+
+// The reason code of a pending decision ("resource:license", "never:no-queue", ...)
+// and its explanation.
+std::string ReasonCode(const Snapshot& snapshot, const QueueInstanceTable& instances, const Decision& d);
+std::string ReasonText(const Snapshot& snapshot, const QueueInstanceTable& instances, const Decision& d);
+
+}  // namespace schedk::io

@@ -1,0 +1,62 @@
+#include "kernel/dispatch/resource_ledger.hpp"
+
+namespace schedk {
+
+ResourceLedger::ResourceLedger(const Cluster& cluster, const QueueInstanceTable& instances, bool with_diagrams)
+    : with_diagrams_(with_diagrams),
+      pes_(static_cast<std::uint32_t>(cluster.pes.size())),
+      hosts_(static_cast<std::uint32_t>(cluster.hosts.size())) {
+  first_.push_back(0);
+  const ComplexTable& complexes = cluster.complexes;
+  const ComplexValueList none;
+  for (const ParallelEnvironment& pe : cluster.pes) AddContainer(complexes, none, pe.slots);
+  AddContainer(complexes, cluster.global.complex_values, std::nullopt);
+  for (const ExecHost& host : cluster.hosts) AddContainer(complexes, host.complex_values, std::nullopt);
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    AddContainer(complexes, *instances.complex_values[i], instances.slots[i]);
+  }
+  if (with_diagrams_) diagrams_.resize(entries_.size());
+}
+
+void ResourceLedger::AddContainer(const ComplexTable& complexes, const ComplexValueList& values,
+                                  std::optional<double> slots) {
+  if (slots && complexes.slots.valid()) entries_.push_back({complexes.slots, *slots, 0});
+  for (const ComplexValue& v : values) {
+    if (complexes[v.complex].consumable == Consumable::kNo) continue;
+    if (slots && v.complex == complexes.slots) continue;  // the container's own slot count wins
+    entries_.push_back({v.complex, v.number, 0});
+  }
+  first_.push_back(static_cast<std::uint32_t>(entries_.size()));
+}
+
+std::uint32_t ResourceLedger::Flat(ContainerRef c) const {
+  switch (c.level) {
+    case ContainerLevel::kPe:
+      return c.index;
+    case ContainerLevel::kGlobal:
+      return pes_;
+    case ContainerLevel::kHost:
+      return pes_ + 1 + c.index;
+    case ContainerLevel::kQueue:
+      return pes_ + 1 + hosts_ + c.index;
+  }
+  return 0;
+}
+
+std::optional<std::uint32_t> ResourceLedger::Find(ContainerRef c, ComplexId complex) const {
+  for (std::uint32_t k = Begin(c); k < End(c); ++k) {
+    if (entries_[k].complex == complex) return k;
+  }
+  return std::nullopt;
+}
+
+double ResourceLedger::Used(std::uint32_t k, Time start, Duration duration) const {
+  return with_diagrams_ ? diagrams_[k].Max(start, duration) : entries_[k].used_now;
+}
+
+void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now) {
+  if (now) entries_[k].used_now += amount;
+  if (with_diagrams_ && duration > 0) diagrams_[k].Add(start, duration, amount);
+}
+
+}  // namespace schedk

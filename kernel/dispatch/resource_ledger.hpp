@@ -1,0 +1,68 @@
+// resource_ledger.hpp
+// Every consumable of every resource container of one interval: the PE
+// `slots` amounts, the global host's, each exec host's and each queue
+// instance's consumables (a queue instance always has `slots`, its capacity
+// mirrored as a consumable). Each holds its capacity, its amount in use now
+// (Grid Engine's utilized_now) and, when reservation is on, its utilisation
+// diagram. Entries of one container are contiguous (CSR over containers).
+// Invariants: containers are numbered PEs, then the global host, then hosts,
+// then queue instances; a container lists each complex at most once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/model/cluster.hpp"
+#include "kernel/reservation/utilization_diagram.hpp"
+
+namespace schedk {
+
+// The MONITOR file's level letters: P, G, H, Q.
+enum class ContainerLevel : std::uint8_t { kPe, kGlobal, kHost, kQueue };
+
+struct ContainerRef {
+  ContainerLevel level = ContainerLevel::kGlobal;
+  std::uint32_t index = 0;  // PeId, 0, HostId or queue instance
+};
+
+struct ConsumableEntry {
+  ComplexId complex;
+  double total = 0;
+  double used_now = 0;
+};
+
+class ResourceLedger {
+ public:
+  ResourceLedger(const Cluster& cluster, const QueueInstanceTable& instances, bool with_diagrams);
+
+  bool with_diagrams() const { return with_diagrams_; }
+  // The entries of container c: [Begin(c), End(c)).
+  std::uint32_t Begin(ContainerRef c) const { return first_[Flat(c)]; }
+  std::uint32_t End(ContainerRef c) const { return first_[Flat(c) + 1]; }
+  const ConsumableEntry& entry(std::uint32_t k) const { return entries_[k]; }
+  // The entry of `complex` in container c, if the container has it as a consumable.
+  std::optional<std::uint32_t> Find(ContainerRef c, ComplexId complex) const;
+
+  // The peak amount in use over [start, start + duration): from the diagram when
+  // reservation is on, else the amount in use now.
+  double Used(std::uint32_t k, Time start, Duration duration) const;
+  const UtilizationDiagram& diagram(std::uint32_t k) const { return diagrams_[k]; }
+
+  // Books `amount` over [start, start + duration): into the amount in use now
+  // when `now` (a running or starting job), and into the diagram when reservation is on.
+  void Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now);
+
+ private:
+  std::uint32_t Flat(ContainerRef c) const;
+  void AddContainer(const ComplexTable& complexes, const ComplexValueList& values, std::optional<double> slots);
+
+  bool with_diagrams_ = false;
+  std::uint32_t pes_ = 0, hosts_ = 0;
+  std::vector<std::uint32_t> first_;  // per flat container, plus the end
+  std::vector<ConsumableEntry> entries_;
+  std::vector<UtilizationDiagram> diagrams_;  // parallel to entries_ when reservation is on
+};
+
+}  // namespace schedk

@@ -1,0 +1,1109 @@
+#include "kernel/dispatch/schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "kernel/complex/complex_compare.hpp"
+#include "kernel/dispatch/host_load.hpp"
+#include "kernel/dispatch/job_duration.hpp"
+#include "kernel/row_index.hpp"
+
+namespace schedk {
+namespace {
+
+constexpr std::uint32_t kUnlimited = UINT32_MAX;
+constexpr std::uint32_t kNoInstance = UINT32_MAX;
+
+// --- access lists --------------------------------------------------------------------------------
+
+bool InUserset(const EntityTables& entities, UsersetId set, UserId user, GroupId group) {
+  const Userset& s = entities.userset(set);
+  return std::find(s.users.begin(), s.users.end(), user) != s.users.end() ||
+         (group.valid() && std::find(s.groups.begin(), s.groups.end(), group) != s.groups.end());
+}
+
+// sge_has_access plus the project lists of queues and hosts.
+bool HasAccess(const EntityTables& entities, const std::vector<UsersetId>& users, const std::vector<UsersetId>& xusers,
+               const std::vector<ProjectId>& projects, const std::vector<ProjectId>& xprojects, UserId user,
+               GroupId group, ProjectId project) {
+  for (UsersetId x : xusers) {
+    if (InUserset(entities, x, user, group)) return false;
+  }
+  if (!users.empty() && std::none_of(users.begin(), users.end(),
+                                     [&](UsersetId u) { return InUserset(entities, u, user, group); })) {
+    return false;
+  }
+  if (project.valid() && std::find(xprojects.begin(), xprojects.end(), project) != xprojects.end()) return false;
+  if (!projects.empty() &&
+      (!project.valid() || std::find(projects.begin(), projects.end(), project) == projects.end())) {
+    return false;
+  }
+  return true;
+}
+
+const ComplexValue* FindValue(const ComplexValueList& values, ComplexId complex) {
+  for (const ComplexValue& v : values) {
+    if (v.complex == complex) return &v;
+  }
+  return nullptr;
+}
+
+// --- the job under consideration -----------------------------------------------------------------
+
+struct JobView {
+  JobNumber job = 0;
+  TaskNumber task = 0;
+  UserId owner;
+  GroupId group;
+  ProjectId project;
+  RequestSetId request_id;
+  const RequestSet* requests = nullptr;
+  std::optional<Duration> h_rt, s_rt;
+  Duration duration = 0;
+  bool reserve = false, immediate = false;
+};
+
+// An amount a job needs from one ledger entry: per slot, or once (JOB consumables).
+struct Demand {
+  std::uint32_t entry = 0;
+  double amount = 0;
+  bool once = false;
+};
+
+// What one container can give a job.
+struct LevelFit {
+  std::uint32_t slots = kUnlimited;  // 0: nothing
+  ComplexId limiting;                // the first resource that limits it
+  bool static_mismatch = false;      // a fixed or load value does not match
+  NeverCause never = NeverCause::kNone;
+};
+
+struct CategoryKey {
+  std::uint32_t requests;
+  std::uint32_t owner, group, project;
+  bool immediate;
+  friend auto operator<=>(const CategoryKey&, const CategoryKey&) = default;
+};
+
+struct CategoryState {
+  bool rejected_now = false;
+  bool rejected_reserve = false;
+  PendingReason reason = PendingReason::kNone;
+  NeverCause never = NeverCause::kNone;
+  std::uint32_t object = UINT32_MAX;
+};
+
+// A placement of a parallel job.
+struct ParallelFit {
+  bool ok = false;
+  std::vector<Grant> grants;
+};
+
+class Interval {
+ public:
+  Interval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
+           const QueueInstanceTable& instances, ExecutionMode mode)
+      : cluster_(cluster),
+        jobs_(jobs),
+        priorities_(priorities),
+        instances_(instances),
+        mode_(mode),
+        config_(cluster.config),
+        complexes_(cluster.complexes),
+        index_(jobs),
+        ledger_(cluster, instances, cluster.config.max_reservation > 0),
+        load_(cluster, jobs),
+        alarm_(instances.size(), 0),
+        has_free_(instances.size(), 0),
+        running_per_user_(cluster.entities.users.size(), 0) {}
+
+  ScheduleResult Run();
+
+ private:
+  // Setup.
+  void BookRunningJobs();
+  void UpdateQueueOrder();
+  void UpdateAlarms(std::optional<HostId> only_host);
+  bool InAlarm(std::uint32_t instance) const;
+  // Queue instances with a free slot now and no load alarm (kept up to date).
+  void RefreshFree(std::uint32_t instance);
+
+  // Matching.
+  JobView ViewOf(const DispatchEntry& entry) const;
+  bool GlobalStatic(const JobView& job) const;
+  bool HostStatic(const JobView& job, HostId host) const;
+  bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
+  LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
+               std::vector<Demand>* demands) const;
+  std::vector<Demand> DemandsAt(ContainerRef c, const JobView& job) const;
+  bool AllFound(const JobView& job, std::uint64_t found) const;
+
+  // Sequential jobs.
+  std::optional<std::uint32_t> StartSequential(const JobView& job, Decision& why);
+  std::optional<std::pair<std::uint32_t, Time>> ReserveSequential(const JobView& job, Decision& why);
+  std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) const;
+
+  // Parallel jobs.
+  std::vector<std::uint32_t> SlotCandidates(const JobView& job, PeId pe) const;
+  ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const;
+  std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
+  std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
+  std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
+
+  // One task of the dispatch loop (§5.6).
+  void Dispatch(const DispatchEntry& entry, std::uint32_t& reservations);
+  // Whether the job would start now if the diagrams held nothing but what is in use now.
+  bool FitsIgnoringPlan(const JobView& job);
+
+  // Booking.
+  void Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d, UsageState state);
+  void Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
+               double amount);
+  void Record(Decision d, const std::vector<Grant>& grants);
+
+  const Cluster& cluster_;
+  const JobTable& jobs_;
+  const PriorityResult& priorities_;
+  const QueueInstanceTable& instances_;
+  ExecutionMode mode_;
+  const SchedulerConfig& config_;
+  const ComplexTable& complexes_;
+  RowIndex index_;
+  ResourceLedger ledger_;
+  HostLoad load_;
+  std::vector<std::uint8_t> alarm_;
+  std::vector<std::uint8_t> has_free_;
+  std::int64_t free_instances_ = 0;
+  std::vector<std::uint32_t> queue_order_;  // instances in queue order
+  std::vector<HostId> host_order_;          // hosts in load order
+  std::vector<std::uint32_t> host_position_;  // HostId -> place in host_order_
+  std::vector<std::uint32_t> running_per_user_;
+  std::map<CategoryKey, CategoryState> categories_;
+  ScheduleResult result_;
+  bool ignore_plan_ = false;
+  std::uint32_t monitor_mark_ = 0;  // monitor lines up to here belong to earlier records  // Fit weighs the amounts in use now only, not the diagrams
+};
+
+// --- setup ---------------------------------------------------------------------------------------
+
+void Interval::UpdateQueueOrder() {
+  // Hosts by load formula (ascending, stable by id); equal values share a rank.
+  const std::size_t n_hosts = cluster_.hosts.size();
+  std::vector<double> value(n_hosts);
+  for (std::size_t h = 0; h < n_hosts; ++h) value[h] = load_.FormulaValue(HostId(static_cast<std::uint32_t>(h)));
+  host_order_.resize(n_hosts);
+  for (std::size_t h = 0; h < n_hosts; ++h) host_order_[h] = HostId(static_cast<std::uint32_t>(h));
+  std::stable_sort(host_order_.begin(), host_order_.end(),
+                   [&](HostId a, HostId b) { return value[a.index()] < value[b.index()]; });
+  host_position_.resize(n_hosts);
+  for (std::size_t k = 0; k < n_hosts; ++k) host_position_[host_order_[k].index()] = static_cast<std::uint32_t>(k);
+  std::vector<std::uint32_t> rank(n_hosts, 0);
+  for (std::size_t k = 1; k < n_hosts; ++k) {
+    const HostId h = host_order_[k], prev = host_order_[k - 1];
+    rank[h.index()] = rank[prev.index()] + (value[h.index()] == value[prev.index()] ? 0 : 1);
+  }
+  queue_order_.resize(instances_.size());
+  std::iota(queue_order_.begin(), queue_order_.end(), 0u);
+  const bool by_load = config_.queue_sort_method == QueueSortMethod::kLoad;
+  std::stable_sort(queue_order_.begin(), queue_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto ka = std::make_pair(rank[instances_.host[a].index()], instances_.seq_no[a]);
+    const auto kb = std::make_pair(rank[instances_.host[b].index()], instances_.seq_no[b]);
+    if (by_load) return ka < kb;
+    return std::make_pair(ka.second, ka.first) < std::make_pair(kb.second, kb.first);
+  });
+}
+
+bool Interval::InAlarm(std::uint32_t i) const {
+  const HostId host = instances_.host[i];
+  for (const ComplexValue& threshold : *instances_.load_thresholds[i]) {
+    const ComplexAttribute& a = complexes_[threshold.complex];
+    if (IsNumeric(a.type)) {
+      std::optional<double> value = load_.LoadValue(host, threshold.complex);
+      if (!value) value = load_.GlobalLoadValue(threshold.complex);
+      if (!value && a.consumable != Consumable::kNo) {
+        for (ContainerRef c : {ContainerRef{ContainerLevel::kQueue, i}, ContainerRef{ContainerLevel::kHost, host.index()},
+                               ContainerRef{ContainerLevel::kGlobal, 0}}) {
+          if (auto k = ledger_.Find(c, threshold.complex)) {
+            value = ledger_.entry(*k).total - ledger_.entry(*k).used_now;
+            break;
+          }
+        }
+      }
+      if (!value) {
+        if (const ComplexValue* fixed = FindValue(*instances_.complex_values[i], threshold.complex)) {
+          value = fixed->number;
+        }
+      }
+      if (value && CompareNumbers(a.relop, *value, threshold.number)) return true;
+    } else {
+      const ComplexValue* text = FindValue(cluster_.hosts[host.index()].load_values, threshold.complex);
+      if (text == nullptr) text = FindValue(cluster_.global.load_values, threshold.complex);
+      if (text != nullptr && CompareStrings(a.type, Relop::kEq, threshold.text, text->text)) return true;
+    }
+  }
+  return false;
+}
+
+void Interval::UpdateAlarms(std::optional<HostId> only_host) {
+  auto update = [&](std::uint32_t i) {
+    alarm_[i] = InAlarm(i) ? 1 : 0;
+    RefreshFree(i);
+  };
+  if (!only_host) {
+    for (std::uint32_t i = 0; i < instances_.size(); ++i) update(i);
+    return;
+  }
+  const std::uint32_t h = only_host->index();
+  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) update(instances_.on_host[k]);
+}
+
+void Interval::RefreshFree(std::uint32_t i) {
+  const auto k = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
+  const bool has_free = !alarm_[i] && k && ledger_.entry(*k).used_now < ledger_.entry(*k).total;
+  if (has_free != (has_free_[i] != 0)) {
+    has_free_[i] = has_free ? 1 : 0;
+    free_instances_ += has_free ? 1 : -1;
+  }
+}
+
+void Interval::BookRunningJobs() {
+  // add_job_list_to_schedule: running and suspended tasks in job order.
+  struct Running {
+    JobNumber job;
+    TaskNumber task;
+    std::uint32_t shard, row;
+  };
+  std::vector<Running> running;
+  for (std::uint32_t s = 0; s < jobs_.shards().size(); ++s) {
+    const JobShard& shard = jobs_.shards()[s];
+    for (std::uint32_t r = 0; r < shard.size(); ++r) {
+      if (shard.state[r] == JobState::kRunning || shard.state[r] == JobState::kSuspended) {
+        running.push_back({shard.number[r], shard.task_first[r], s, r});
+      }
+    }
+  }
+  std::sort(running.begin(), running.end(),
+            [](const Running& a, const Running& b) { return std::tie(a.job, a.task) < std::tie(b.job, b.task); });
+  for (const Running& r : running) {
+    const JobShard& shard = jobs_.shards()[r.shard];
+    const JobExtras* e = shard.extras_of(r.row);
+    if (e == nullptr || e->granted.empty()) continue;
+    JobView job;
+    job.job = r.job;
+    job.task = r.task;
+    job.owner = shard.owner[r.row];
+    job.group = shard.group[r.row];
+    job.project = shard.project[r.row];
+    job.request_id = shard.requests[r.row];
+    job.requests = &jobs_.requests(job.request_id);
+    std::vector<Grant> grants;
+    for (const GrantedSlots& g : e->granted) {
+      const std::uint32_t i = instances_.Find(g.queue, g.host);
+      if (i != kNoInstance) grants.push_back({i, g.slots});
+    }
+    if (grants.empty()) continue;
+    std::optional<Duration> limit;
+    for (const ComplexValue& v : job.requests->hard) {
+      if (v.complex == complexes_.h_rt) limit = static_cast<Duration>(v.number);
+    }
+    if (!limit && instances_.h_rt[grants.front().instance] < kInfiniteDuration) {
+      limit = instances_.h_rt[grants.front().instance];
+    }
+    const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
+                                          cluster_.now, config_.schedule_interval);
+    const bool suspended = shard.state[r.row] == JobState::kSuspended;
+    Book(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning);
+    if (job.owner.valid() && !suspended) ++running_per_user_[job.owner.index()];
+  }
+}
+
+// --- matching ------------------------------------------------------------------------------------
+
+JobView Interval::ViewOf(const DispatchEntry& entry) const {
+  const JobShard& shard = jobs_.shards()[index_.shard(entry.row)];
+  const std::uint32_t r = index_.row(entry.row);
+  JobView job;
+  job.job = shard.number[r];
+  job.task = entry.task;
+  job.owner = shard.owner[r];
+  job.group = shard.group[r];
+  job.project = shard.project[r];
+  job.request_id = shard.requests[r];
+  job.requests = &jobs_.requests(job.request_id);
+  for (const ComplexValue& v : job.requests->hard) {
+    if (v.complex == complexes_.h_rt) job.h_rt = static_cast<Duration>(v.number);
+    if (v.complex == complexes_.s_rt) job.s_rt = static_cast<Duration>(v.number);
+  }
+  job.duration = PendingJobDuration(job.h_rt, job.s_rt, config_.default_duration, config_.duration_offset);
+  job.reserve = (shard.flags[r] & kJobReserve) != 0;
+  job.immediate = (shard.flags[r] & kJobImmediate) != 0;
+  return job;
+}
+
+bool Interval::GlobalStatic(const JobView& job) const {
+  const GlobalHost& g = cluster_.global;
+  return HasAccess(cluster_.entities, g.user_lists, g.xuser_lists, g.projects, g.xprojects, job.owner, job.group,
+                   job.project);
+}
+
+bool Interval::HostStatic(const JobView& job, HostId host) const {
+  const ExecHost& h = cluster_.hosts[host.index()];
+  if (!HasAccess(cluster_.entities, h.user_lists, h.xuser_lists, h.projects, h.xprojects, job.owner, job.group,
+                 job.project)) {
+    return false;
+  }
+  for (const ComplexValue& v : h.complex_values) {  // job_is_forced_centry_missing
+    if (complexes_[v.complex].requestable == Requestable::kForced && !FindValue(job.requests->hard, v.complex)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
+  const RequestSet& req = *job.requests;
+  if (pe.valid()) {
+    const std::vector<PeId>& list = *instances_.pe_list[i];
+    if (std::find(list.begin(), list.end(), pe) == list.end()) return false;
+  } else if ((instances_.qtype[i] & kQueueBatch) == 0) {
+    return false;
+  }
+  if (!req.queue_hard.empty()) {
+    const HostId host = instances_.host[i];
+    const bool listed = std::any_of(req.queue_hard.begin(), req.queue_hard.end(), [&](const QueueSelector& s) {
+      if (s.queue.valid() && s.queue != instances_.queue[i]) return false;
+      if (s.host.valid()) return s.host == host;
+      if (s.group.valid()) {
+        const auto& members = cluster_.hostgroups[s.group.index()].hosts;
+        return std::binary_search(members.begin(), members.end(), host);
+      }
+      return true;
+    });
+    if (!listed) return false;
+  }
+  if (!HasAccess(cluster_.entities, *instances_.user_lists[i], *instances_.xuser_lists[i], *instances_.projects[i],
+                 *instances_.xprojects[i], job.owner, job.group, job.project)) {
+    return false;
+  }
+  for (const ComplexValue& v : *instances_.complex_values[i]) {
+    if (complexes_[v.complex].requestable == Requestable::kForced && !FindValue(req.hard, v.complex)) return false;
+  }
+  return true;
+}
+
+// The ledger entries a job draws on in container c, per slot: its explicit
+// consumable requests, the defaults of the container's other consumables, and
+// `slots` itself.
+std::vector<Demand> Interval::DemandsAt(ContainerRef c, const JobView& job) const {
+  std::vector<Demand> demands;
+  for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
+    const ComplexId complex = ledger_.entry(k).complex;
+    const ComplexAttribute& a = complexes_[complex];
+    double amount = 0;
+    if (complex == complexes_.slots) {
+      amount = 1;
+    } else if (const ComplexValue* requested = FindValue(job.requests->hard, complex)) {
+      amount = requested->number;
+    } else {
+      amount = a.default_value;  // an unrequested consumable debits its default
+    }
+    if (amount == 0) continue;
+    demands.push_back({k, amount, a.consumable == Consumable::kJob || a.consumable == Consumable::kHost});
+  }
+  return demands;
+}
+
+// rc_slots_by_time for one container: the slots its consumables leave over
+// [start, start + d), and the static match of the job's other requests against
+// the container's fixed and load values. `found` collects the requests the
+// container defines (bit i: the job's i-th hard request).
+LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
+                       std::vector<Demand>* demands_out) const {
+  LevelFit fit;
+  const ComplexValueList& hard = job.requests->hard;
+  for (std::size_t r = 0; r < hard.size(); ++r) {
+    const ComplexValue& req = hard[r];
+    const ComplexAttribute& a = complexes_[req.complex];
+    if (ledger_.Find(c, req.complex)) {
+      if (r < 64) found |= std::uint64_t{1} << r;
+      continue;  // consumables are weighed below
+    }
+    // A fixed value (per slot) and a load value (per job) at this level.
+    const ComplexValue* fixed = nullptr;
+    const ComplexValue* load_text = nullptr;
+    std::optional<double> load;
+    std::optional<double> builtin;
+    switch (c.level) {
+      case ContainerLevel::kGlobal:
+        fixed = FindValue(cluster_.global.complex_values, req.complex);
+        load_text = FindValue(cluster_.global.load_values, req.complex);
+        load = load_.GlobalLoadValue(req.complex);
+        break;
+      case ContainerLevel::kHost:
+        fixed = FindValue(cluster_.hosts[c.index].complex_values, req.complex);
+        load_text = FindValue(cluster_.hosts[c.index].load_values, req.complex);
+        load = load_.LoadValue(HostId(c.index), req.complex);
+        break;
+      case ContainerLevel::kQueue:
+        fixed = FindValue(*instances_.complex_values[c.index], req.complex);
+        if (req.complex == complexes_.h_rt) builtin = static_cast<double>(instances_.h_rt[c.index]);
+        if (req.complex == complexes_.s_rt) builtin = static_cast<double>(instances_.s_rt[c.index]);
+        break;
+      case ContainerLevel::kPe:
+        break;
+    }
+    if (fixed == nullptr && load_text == nullptr && !builtin) continue;  // not defined here
+    if (r < 64) found |= std::uint64_t{1} << r;
+    bool match = true;
+    if (IsNumeric(a.type)) {
+      NumericOffer offer;
+      if (fixed != nullptr) offer.per_slot = fixed->number;
+      if (builtin) offer.per_slot = *builtin;
+      if (load) offer.per_job = *load;
+      match = MatchesNumericOffer(a.relop, req.number, 1, offer);
+    } else {
+      const ComplexValue* offered = fixed != nullptr ? fixed : load_text;
+      match = CompareStrings(a.type, a.relop, req.text, offered->text);
+    }
+    if (!match) {
+      fit.slots = 0;
+      fit.static_mismatch = true;
+      if (!fit.limiting.valid()) fit.limiting = req.complex;
+    }
+  }
+  std::vector<Demand> demands = DemandsAt(c, job);
+  for (const Demand& demand : demands) {
+    const ConsumableEntry& e = ledger_.entry(demand.entry);
+    const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(demand.entry, start, d));
+    std::uint32_t n = kUnlimited;
+    if (demand.once) {
+      if (demand.amount > left) n = 0;
+    } else {
+      const double fits = std::floor(left / demand.amount);
+      n = fits <= 0 ? 0 : fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(fits);
+    }
+    if (demand.amount > e.total && fit.never == NeverCause::kNone) {
+      fit.never = NeverCause::kExceedsCapacity;
+      fit.limiting = e.complex;
+    }
+    if (n < fit.slots) {
+      fit.slots = n;
+      if (!fit.static_mismatch && fit.never == NeverCause::kNone) fit.limiting = e.complex;
+    }
+  }
+  if (demands_out != nullptr) *demands_out = std::move(demands);
+  return fit;
+}
+
+bool Interval::AllFound(const JobView& job, std::uint64_t found) const {
+  const std::size_t n = std::min<std::size_t>(job.requests->hard.size(), 64);
+  const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  return (found & all) == all;
+}
+
+// --- sequential jobs -----------------------------------------------------------------------------
+
+std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decision& why) {
+  std::uint64_t global_found = 0;
+  const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, nullptr);
+  bool any_static = false, any_alarm = false;
+  for (std::uint32_t i : queue_order_) {
+    const HostId host = instances_.host[i];
+    if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+    std::uint64_t found = global_found;
+    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
+    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
+    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) continue;
+    any_static = true;
+    if (alarm_[i]) {
+      any_alarm = true;
+      if (why.reason == PendingReason::kNone) why.object = i;
+      continue;
+    }
+    for (const LevelFit* level : {&global, &h, &q}) {
+      if (level->slots == 0 && why.reason != PendingReason::kResource && why.never == NeverCause::kNone) {
+        why.reason = PendingReason::kResource;
+        why.object = level->limiting.value;
+      }
+      if (level->never != NeverCause::kNone && why.never == NeverCause::kNone) {
+        why.never = level->never;
+        why.object = level->limiting.value;
+      }
+    }
+    if (global.slots >= 1 && h.slots >= 1 && q.slots >= 1) return i;
+  }
+  if (!GlobalStatic(job) || global.static_mismatch) any_static = false;
+  if (!any_static) {
+    why.reason = PendingReason::kNever;
+    why.never = NeverCause::kNoQueue;
+  } else if (why.reason == PendingReason::kNone && any_alarm) {
+    why.reason = PendingReason::kLoadThreshold;
+  }
+  return std::nullopt;
+}
+
+// The earliest time every demand fits for d seconds (§5.4: each diagram's
+// tail; with RESERVE_IN_GAPS, the earliest common fit, gaps included).
+std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) const {
+  const Time now = cluster_.now;
+  for (const Demand& demand : demands) {
+    const ConsumableEntry& e = ledger_.entry(demand.entry);
+    const double threshold = e.total - demand.amount;
+    if (threshold < 0) {
+      why.never = NeverCause::kExceedsCapacity;
+      why.object = e.complex.value;
+      return std::nullopt;
+    }
+    if (demand.amount > e.total - ledger_.diagram(demand.entry).QueueEnd()) {
+      why.never = NeverCause::kBookedOut;
+      why.object = e.complex.value;
+      return std::nullopt;
+    }
+  }
+  Time t = now;
+  if (!config_.reserve_in_gaps) {
+    for (const Demand& demand : demands) {
+      const Time below = ledger_.diagram(demand.entry).Below(ledger_.entry(demand.entry).total - demand.amount);
+      t = std::max(t, below == 0 ? now : below);
+    }
+    return t;
+  }
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const Demand& demand : demands) {
+      const std::optional<Time> fit =
+          ledger_.diagram(demand.entry).EarliestFit(t, d, ledger_.entry(demand.entry).total - demand.amount);
+      if (!fit) return std::nullopt;
+      if (*fit > t) {
+        t = *fit;
+        moved = true;
+      }
+    }
+  }
+  return t;
+}
+
+std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const JobView& job, Decision& why) {
+  std::uint64_t global_found = 0;
+  std::vector<Demand> global_demands;
+  const LevelFit global =
+      Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, &global_demands);
+  if (global.static_mismatch || !GlobalStatic(job)) return std::nullopt;
+  std::optional<std::pair<std::uint32_t, Time>> best;
+  for (std::uint32_t i : queue_order_) {
+    const HostId host = instances_.host[i];
+    if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+    std::uint64_t found = global_found;
+    std::vector<Demand> demands = global_demands, more;
+    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, &more);
+    demands.insert(demands.end(), more.begin(), more.end());
+    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &more);
+    demands.insert(demands.end(), more.begin(), more.end());
+    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) continue;
+    Decision local;
+    const std::optional<Time> t = EarliestFor(demands, job.duration, local);
+    if (!t) {
+      if (why.never == NeverCause::kNone) {
+        why.never = local.never;
+        why.object = local.object;
+      }
+      continue;
+    }
+    if (!best || *t < best->second) best = std::make_pair(i, *t);
+  }
+  return best;
+}
+
+// --- parallel jobs -------------------------------------------------------------------------------
+
+// add_pe_slots_to_category: the slot counts the job may get from `pe`, ascending.
+std::vector<std::uint32_t> Interval::SlotCandidates(const JobView& job, PeId pe) const {
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  const PeRequest& request = job.requests->pe;
+  std::vector<std::uint32_t> candidates;
+  const std::uint32_t high = std::min(request.max, p.slots);
+  for (std::uint32_t n = request.min; n <= high; ++n) {
+    if (p.allocation_rule == AllocationRule::kFixed && n % p.slots_per_host != 0) continue;
+    candidates.push_back(n);
+    if (n == UINT32_MAX) break;
+  }
+  return candidates;
+}
+
+// parallel_assignment at one start time: the PE's slots, global resources for
+// the whole job, then hosts in load order under the allocation rule, each host
+// giving the minimum of its own resources and the sum of its queue instances'.
+ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start,
+                                     Decision* why) const {
+  ParallelFit result;
+  const Duration d = job.duration;
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  if (!HasAccess(cluster_.entities, p.user_lists, p.xuser_lists, {}, {}, job.owner, job.group, job.project)) {
+    return result;
+  }
+  if (const auto k = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots)) {
+    const ConsumableEntry& e = ledger_.entry(*k);
+    const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(*k, start, d));
+    if (left < total) {
+      if (why != nullptr && why->reason == PendingReason::kNone) {
+        why->reason = PendingReason::kPe;
+        why->object = pe.value;
+      }
+      return result;
+    }
+  }
+  std::uint64_t global_found = 0;
+  const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, start, d, global_found, nullptr);
+  if (global.static_mismatch || !GlobalStatic(job)) return result;
+  if (global.slots < total) {
+    if (why != nullptr && why->reason == PendingReason::kNone) {
+      why->reason = PendingReason::kResource;
+      why->object = global.limiting.value;
+    }
+    return result;
+  }
+  // Per host in load order: its instances (in queue order) and how many slots each gives.
+  struct HostSlots {
+    HostId host;
+    std::uint32_t available = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> queues;  // instance, slots
+  };
+  std::vector<HostSlots> hosts;
+  std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
+  for (std::uint32_t i : queue_order_) {
+    const HostId host = instances_.host[i];
+    if (alarm_[i] || !QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
+    std::uint64_t found = global_found;
+    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, start, d, found, nullptr);
+    std::uint64_t host_found = found;
+    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, start, d, host_found, nullptr);
+    if (!AllFound(job, host_found) || q.static_mismatch || h.static_mismatch || q.slots == 0 || h.slots == 0) {
+      if (why != nullptr && why->reason == PendingReason::kNone && !q.static_mismatch && !h.static_mismatch &&
+          AllFound(job, host_found)) {
+        why->reason = PendingReason::kResource;
+        why->object = (q.slots == 0 ? q.limiting : h.limiting).value;
+      }
+      continue;
+    }
+    if (host_pos[host.index()] == UINT32_MAX) {
+      host_pos[host.index()] = static_cast<std::uint32_t>(hosts.size());
+      hosts.push_back({host, h.slots, {}});
+    }
+    hosts[host_pos[host.index()]].queues.emplace_back(i, q.slots);
+  }
+  // Hosts in host (load) order, as Grid Engine walks them.
+  std::stable_sort(hosts.begin(), hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
+    return host_position_[a.host.index()] < host_position_[b.host.index()];
+  });
+  for (HostSlots& h : hosts) {
+    std::uint64_t sum = 0;
+    for (const auto& [i, n] : h.queues) sum += n;
+    h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
+  }
+  std::vector<std::uint32_t> take(hosts.size(), 0);
+  std::uint32_t remaining = total;
+  switch (p.allocation_rule) {
+    case AllocationRule::kPeSlots:
+      for (std::size_t k = 0; k < hosts.size(); ++k) {
+        if (hosts[k].available >= total) {
+          take[k] = total;
+          remaining = 0;
+          break;
+        }
+      }
+      break;
+    case AllocationRule::kFillUp:
+      for (std::size_t k = 0; k < hosts.size() && remaining > 0; ++k) {
+        take[k] = std::min(remaining, hosts[k].available);
+        remaining -= take[k];
+      }
+      break;
+    case AllocationRule::kRoundRobin:
+      for (bool added = true; remaining > 0 && added;) {
+        added = false;
+        for (std::size_t k = 0; k < hosts.size() && remaining > 0; ++k) {
+          if (take[k] < hosts[k].available) {
+            ++take[k];
+            --remaining;
+            added = true;
+          }
+        }
+      }
+      break;
+    case AllocationRule::kFixed:
+      for (std::size_t k = 0; k < hosts.size() && remaining > 0; ++k) {
+        if (hosts[k].available >= p.slots_per_host) {
+          take[k] = p.slots_per_host;
+          remaining -= std::min(remaining, p.slots_per_host);
+        }
+      }
+      break;
+  }
+  if (remaining > 0) {
+    if (why != nullptr && why->reason == PendingReason::kNone) why->reason = PendingReason::kNoSlots;
+    return result;
+  }
+  for (std::size_t k = 0; k < hosts.size(); ++k) {
+    std::uint32_t left = take[k];
+    for (const auto& [i, n] : hosts[k].queues) {
+      if (left == 0) break;
+      const std::uint32_t here = std::min(left, n);
+      result.grants.push_back({i, here});
+      left -= here;
+    }
+  }
+  result.ok = true;
+  return result;
+}
+
+std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobView& job, Decision& why) {
+  std::optional<std::pair<PeId, ParallelFit>> best;
+  std::uint32_t best_slots = 0;
+  for (PeId pe : job.requests->pe.matching) {
+    const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
+    if (candidates.empty()) continue;
+    // The largest feasible count, by binary search over the candidates.
+    std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
+    ParallelFit fit;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      ParallelFit f = AssignParallel(job, pe, candidates[mid], cluster_.now, lo == 0 ? &why : nullptr);
+      if (f.ok) {
+        fit = std::move(f);
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == 0) continue;
+    const std::uint32_t slots = candidates[lo - 1];
+    if (!best || slots > best_slots) {  // a later PE replaces the best only with more slots
+      best = std::make_pair(pe, std::move(fit));
+      best_slots = slots;
+    }
+  }
+  return best;
+}
+
+// The queue-end-time iterator's candidate start times for one PE: every
+// breakpoint of the diagrams the job draws on, latest first.
+std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
+  std::vector<Time> times;
+  auto collect = [&](std::uint32_t k) {
+    const UtilizationDiagram& diagram = ledger_.diagram(k);
+    for (std::optional<Time> t = diagram.LastBreakpoint(); t; t = diagram.LastBreakpointBefore(*t)) {
+      times.push_back(*t);
+    }
+  };
+  auto requested = [&](ComplexId c) { return c == complexes_.slots || FindValue(job.requests->hard, c) != nullptr; };
+  auto collect_container = [&](ContainerRef c) {
+    for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
+      if (requested(ledger_.entry(k).complex)) collect(k);
+    }
+  };
+  collect_container({ContainerLevel::kPe, pe.index()});
+  collect_container({ContainerLevel::kGlobal, 0});
+  std::vector<std::uint8_t> host_seen(cluster_.hosts.size(), 0);
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    const HostId host = instances_.host[i];
+    if (!QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
+    collect_container({ContainerLevel::kQueue, i});
+    if (!host_seen[host.index()]) {
+      host_seen[host.index()] = 1;
+      collect_container({ContainerLevel::kHost, host.index()});
+    }
+  }
+  std::sort(times.begin(), times.end(), std::greater<>());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  return times;
+}
+
+std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(const JobView& job, Decision& why) {
+  std::optional<std::tuple<PeId, ParallelFit, Time>> best;
+  for (PeId pe : job.requests->pe.matching) {
+    const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
+    if (candidates.empty()) continue;
+    const std::uint32_t least = candidates.front();
+    std::vector<Time> times = QueueEndTimes(job, pe);
+    if (times.empty()) times.push_back(cluster_.now);
+    // The earliest breakpoint from which every later one is feasible: walk down
+    // from the latest and stop at the first failure.
+    std::size_t feasible = 0;  // times[0, feasible) are feasible
+    if (mode_ == ExecutionMode::kSerial) {
+      while (feasible < times.size() && AssignParallel(job, pe, least, times[feasible], nullptr).ok) ++feasible;
+    } else {
+      // The same walk, evaluated in parallel blocks of candidate times.
+      constexpr std::size_t kBlock = 64;
+      std::vector<std::uint8_t> ok(kBlock);
+      for (std::size_t begin = 0; begin < times.size(); begin += kBlock) {
+        const std::size_t end = std::min(times.size(), begin + kBlock);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end), [&](const auto& r) {
+          for (std::size_t k = r.begin(); k != r.end(); ++k) {
+            ok[k - begin] = AssignParallel(job, pe, least, times[k], nullptr).ok ? 1 : 0;
+          }
+        });
+        std::size_t k = begin;
+        while (k < end && ok[k - begin]) ++k;
+        feasible = k;
+        if (k < end) break;
+      }
+    }
+    if (feasible == 0) continue;
+    const Time start = std::max(times[feasible - 1], Time{0});
+    // Maximise the slot count at that start (§4.7).
+    ParallelFit fit;
+    for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+      fit = AssignParallel(job, pe, *it, start, nullptr);
+      if (fit.ok) break;
+    }
+    if (!fit.ok) continue;
+    if (!best || start < std::get<2>(*best)) best = std::make_tuple(pe, std::move(fit), start);
+  }
+  if (!best && why.never == NeverCause::kNone) why.never = NeverCause::kNoPe;
+  return best;
+}
+
+bool Interval::FitsIgnoringPlan(const JobView& job) {
+  ignore_plan_ = true;
+  Decision scratch;
+  const bool fits = job.requests->has_pe ? StartParallel(job, scratch).has_value()
+                                         : StartSequential(job, scratch).has_value();
+  ignore_plan_ = false;
+  return fits;
+}
+
+// --- booking -------------------------------------------------------------------------------------
+
+void Interval::Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
+                       double amount) {
+  if (!ledger_.with_diagrams()) return;  // no diagram, no line (§5.8)
+  result_.monitor.push_back({job.job, job.task, state, start, d, c, ledger_.entry(k).complex, amount});
+}
+
+// debit_scheduled_job: the PE, the global host for the whole job, then per
+// granted queue instance (master first) its host and itself.
+void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                    UsageState state) {
+  const bool now = state != UsageState::kReserving;
+  std::uint32_t total = 0;
+  for (const Grant& g : grants) total += g.slots;
+  auto debit = [&](ContainerRef c, std::uint32_t slots, bool master) {
+    for (const Demand& demand : DemandsAt(c, job)) {
+      const double amount = demand.once ? (master ? demand.amount : 0) : demand.amount * slots;
+      if (amount == 0) continue;
+      ledger_.Debit(demand.entry, amount, start, d, now);
+      Monitor(job, state, start, d, c, demand.entry, amount);
+    }
+  };
+  if (pe.valid()) debit({ContainerLevel::kPe, pe.index()}, total, true);
+  debit({ContainerLevel::kGlobal, 0}, total, true);
+  for (std::size_t g = 0; g < grants.size(); ++g) {
+    const HostId host = instances_.host[grants[g].instance];
+    debit({ContainerLevel::kHost, host.index()}, grants[g].slots, g == 0);
+    debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0);
+  }
+}
+
+void Interval::Record(Decision d, const std::vector<Grant>& grants) {
+  d.grant_begin = static_cast<std::uint32_t>(result_.grants.size());
+  result_.grants.insert(result_.grants.end(), grants.begin(), grants.end());
+  d.grant_end = static_cast<std::uint32_t>(result_.grants.size());
+  d.monitor_begin = monitor_mark_;
+  d.monitor_end = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
+  switch (d.kind) {
+    case DecisionKind::kStart:
+      ++result_.starts;
+      break;
+    case DecisionKind::kReserve:
+      ++result_.reserves;
+      break;
+    case DecisionKind::kPending:
+      ++result_.pending;
+      break;
+  }
+  result_.decisions.push_back(d);
+}
+
+// --- the interval --------------------------------------------------------------------------------
+
+// select_assign_debit for one task in dispatch order.
+void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations) {
+  const bool reservation = config_.max_reservation > 0;
+  const JobView job = ViewOf(entry);
+  Decision decision;
+  decision.job = job.job;
+  decision.task = job.task;
+  decision.duration = job.duration;
+  if (config_.maxujobs > 0 && job.owner.valid() && running_per_user_[job.owner.index()] >= config_.maxujobs) {
+    decision.reason = PendingReason::kUserLimit;
+    Record(decision, {});
+    return;
+  }
+  const CategoryKey key{job.request_id.value, job.owner.value, job.group.value, job.project.value, job.immediate};
+  CategoryState& category = categories_[key];
+  const bool is_reserve = reservation && reservations < config_.max_reservation && job.reserve &&
+                          !job.immediate && !category.rejected_reserve;
+  const bool is_start = !category.rejected_now;
+  if (!is_start && !is_reserve) {
+    decision.reason = category.reason;
+    decision.never = category.never;
+    decision.object = category.object;
+    Record(decision, {});
+    return;
+  }
+  const bool parallel = job.requests->has_pe;
+  Decision why = decision;
+  if (is_start) {
+    std::vector<Grant> grants;
+    PeId pe;
+    bool started = false;
+    if (parallel) {
+      if (auto fit = StartParallel(job, why)) {
+        pe = fit->first;
+        grants = std::move(fit->second.grants);
+        started = true;
+      }
+    } else if (auto i = StartSequential(job, why)) {
+      grants = {{*i, 1}};
+      started = true;
+    }
+    if (started) {
+      Book(job, pe, grants, cluster_.now, job.duration, UsageState::kStarting);
+      decision.kind = DecisionKind::kStart;
+      decision.at = cluster_.now;
+      decision.pe = pe;
+      for (const Grant& g : grants) decision.slots += g.slots;
+      Record(decision, grants);
+      if (job.owner.valid()) ++running_per_user_[job.owner.index()];
+      bool reorder = false;
+      for (const Grant& g : grants) reorder |= load_.AddSlots(instances_.host[g.instance], g.slots);
+      if (reorder) UpdateQueueOrder();
+      for (const Grant& g : grants) UpdateAlarms(instances_.host[g.instance]);  // re-split: full, alarm
+      return;
+    }
+  }
+  const bool never = why.reason == PendingReason::kNever || why.never != NeverCause::kNone;
+  if (is_reserve && !never) {
+    Decision reserve_why = decision;
+    if (parallel) {
+      if (auto fit = ReserveParallel(job, reserve_why)) {
+        auto& [pe, placement, start] = *fit;
+        Book(job, pe, placement.grants, start, job.duration, UsageState::kReserving);
+        decision.kind = DecisionKind::kReserve;
+        decision.at = start;
+        decision.pe = pe;
+        for (const Grant& g : placement.grants) decision.slots += g.slots;
+        Record(decision, placement.grants);
+        ++reservations;
+        category.rejected_now = true;
+        category.reason = why.reason == PendingReason::kNone ? PendingReason::kResource : why.reason;
+        category.object = why.object;
+        return;
+      }
+    } else if (auto found = ReserveSequential(job, reserve_why)) {
+      const std::vector<Grant> grants = {{found->first, 1}};
+      Book(job, PeId::None(), grants, found->second, job.duration, UsageState::kReserving);
+      decision.kind = DecisionKind::kReserve;
+      decision.at = found->second;
+      decision.slots = 1;
+      Record(decision, grants);
+      ++reservations;
+      category.rejected_now = true;
+      category.reason = why.reason == PendingReason::kNone ? PendingReason::kResource : why.reason;
+      category.object = why.object;
+      return;
+    }
+    // No reservation possible either.
+    why.reason = PendingReason::kNever;
+    if (why.never == NeverCause::kNone) {
+      why.never = reserve_why.never != NeverCause::kNone ? reserve_why.never : NeverCause::kBookedOut;
+      why.object = reserve_why.object;
+    }
+    category.rejected_reserve = true;
+  }
+  if (why.never != NeverCause::kNone) why.reason = PendingReason::kNever;
+  if (job.immediate && why.reason != PendingReason::kNever) {
+    why.reason = PendingReason::kNever;
+    why.never = NeverCause::kImmediate;
+  }
+  if (why.reason == PendingReason::kResource && reservations > 0 && is_start && FitsIgnoringPlan(job)) {
+    why.reason = PendingReason::kReservationBlocked;  // only reservations keep it out
+  }
+  if (why.reason == PendingReason::kNone) why.reason = PendingReason::kNoSlots;
+  category.rejected_now = true;
+  category.reason = why.reason;
+  category.never = why.never;
+  category.object = why.object;
+  decision.reason = why.reason;
+  decision.never = why.never;
+  decision.object = why.object;
+  Record(decision, {});
+}
+
+ScheduleResult Interval::Run() {
+  BookRunningJobs();
+  result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
+  UpdateQueueOrder();
+  UpdateAlarms(std::nullopt);
+  const bool reservation = config_.max_reservation > 0;
+  std::uint32_t reservations = 0;
+  std::size_t next = 0;
+  const std::size_t dispatchable = priorities_.dispatchable_tasks;
+  // Nothing can be placed without a free slot, unless full queues can take reservations.
+  bool go_on = free_instances_ > 0 || (reservation && instances_.size() > 0);
+  for (; next < dispatchable && go_on; ++next) {
+    Dispatch(priorities_.order[next], reservations);
+    go_on = free_instances_ > 0;  // the loop ends once no queue instance has a free slot
+  }
+  // The loop ended: the rest were not looked at.
+  for (; next < dispatchable; ++next) {
+    const JobView job = ViewOf(priorities_.order[next]);
+    Decision decision;
+    decision.job = job.job;
+    decision.task = job.task;
+    decision.duration = job.duration;
+    decision.reason = PendingReason::kNoSlots;
+    Record(decision, {});
+  }
+  // Held, waiting and error-state tasks, in job order.
+  for (std::size_t k = dispatchable; k < priorities_.order.size(); ++k) {
+    const DispatchEntry& entry = priorities_.order[k];
+    const JobShard& shard = jobs_.shards()[index_.shard(entry.row)];
+    const std::uint32_t r = index_.row(entry.row);
+    if (shard.state[r] == JobState::kRunning || shard.state[r] == JobState::kSuspended) continue;
+    Decision decision;
+    decision.job = shard.number[r];
+    decision.task = entry.task;
+    switch (shard.state[r]) {
+      case JobState::kHeld:
+        decision.reason = PendingReason::kHold;
+        break;
+      case JobState::kError:
+        decision.reason = PendingReason::kNever;
+        decision.never = NeverCause::kErrorState;
+        break;
+      default:
+        decision.reason = PendingReason::kDependency;
+        break;
+    }
+    Record(decision, {});
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
+                                const QueueInstanceTable& instances, ExecutionMode mode) {
+  return Interval(cluster, jobs, priorities, instances, mode).Run();
+}
+
+}  // namespace schedk

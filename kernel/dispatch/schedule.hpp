@@ -1,0 +1,30 @@
+// schedule.hpp
+// One scheduling interval as Grid Engine's dispatch_jobs runs it
+// (sge-algorithms.md §4-§5): the running and suspended tasks are booked into
+// the resource containers (and, with max_reservation > 0, into utilisation
+// diagrams), then the dispatchable tasks are taken in dispatch order; each
+// starts now if every container it needs has room over its whole assumed
+// duration (which protects reservations made earlier in the interval: lower
+// priority jobs can only backfill in front of them), else may get a
+// reservation (-R y, max_reservation, not immediate), else stays pending
+// with a reason. Job categories short-cut repeated failures, and the loop
+// ends once no queue instance has a free slot.
+// Invariant: the result depends on the inputs only, not on the thread count.
+#pragma once
+
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/schedule_result.hpp"
+#include "kernel/execution_mode.hpp"
+#include "kernel/model/cluster.hpp"
+#include "kernel/model/job_table.hpp"
+#include "kernel/priority/priority.hpp"
+
+namespace schedk {
+
+// `instances` is QueueInstanceTable::Build(cluster); `priorities` is
+// ComputePriorities(cluster, jobs). The parallel queue-end-time iteration runs
+// on oneTBB unless `mode` is kSerial (its serial twin: the descending walk).
+ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
+                                const QueueInstanceTable& instances, ExecutionMode mode = ExecutionMode::kParallel);
+
+}  // namespace schedk

@@ -1,0 +1,92 @@
+// schedule_result.hpp
+// What one scheduling interval decided (protocol.md §2.1), with ids only;
+// io/ turns it into records. Decisions come in decision order: the dispatch
+// order of the interval, then the jobs the loop never examined, then held,
+// waiting and error-state jobs in job order. Monitor records are the
+// MONITOR `schedule` file's lines in the order Grid Engine writes them:
+// running and suspended tasks first, then each start or reservation, per job
+// P, G, then per granted queue instance (master first) H and Q.
+// Invariant: a decision's grants are grants[grant_begin, grant_end) and its
+// monitor lines monitor[monitor_begin, monitor_end).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel/dispatch/resource_ledger.hpp"
+#include "kernel/types.hpp"
+
+namespace schedk {
+
+enum class DecisionKind : std::uint8_t { kStart, kReserve, kPending };
+
+// protocol.md's reason codes. `object` in the decision names what the code
+// refers to: a complex (kResource, kNever with a resource), a cluster queue
+// (kQueue), a PE (kPe) or a queue instance (kLoadThreshold).
+enum class PendingReason : std::uint8_t {
+  kNone,
+  kHold,
+  kDependency,
+  kNoSlots,             // the loop ended: no queue instance had a free slot
+  kResource,            // a resource is short now
+  kQueue,               // no queue instance of the job's -q list fits
+  kPe,                  // the parallel environment's slots are short
+  kLoadThreshold,       // every fitting queue instance is in load alarm
+  kUserLimit,           // maxujobs
+  kReservationBlocked,  // it would fit now but for reservations of higher-priority jobs
+  kNever,
+};
+
+// Why a job can never run (reason kNever).
+enum class NeverCause : std::uint8_t {
+  kNone,
+  kNoQueue,           // no queue instance matches its static requests and access
+  kExceedsCapacity,   // a request is more than the resource's total (object: the complex)
+  kBookedOut,         // booked out until the end of the plan (object: the complex)
+  kNoPe,              // no parallel environment can give its slot range
+  kImmediate,         // -now y and it could not start now
+  kErrorState,        // the job is in error state
+};
+
+struct Grant {
+  std::uint32_t instance = 0;  // queue instance index (QueueInstanceTable)
+  std::uint32_t slots = 0;
+};
+
+struct Decision {
+  JobNumber job = 0;
+  TaskNumber task = 0;
+  DecisionKind kind = DecisionKind::kPending;
+  Time at = 0;
+  Duration duration = 0;
+  std::uint32_t slots = 0;
+  PeId pe;
+  std::uint32_t grant_begin = 0, grant_end = 0;
+  std::uint32_t monitor_begin = 0, monitor_end = 0;  // its STARTING or RESERVING lines
+  PendingReason reason = PendingReason::kNone;
+  NeverCause never = NeverCause::kNone;
+  std::uint32_t object = UINT32_MAX;
+};
+
+enum class UsageState : std::uint8_t { kRunning, kSuspended, kStarting, kReserving };
+
+struct MonitorRecord {
+  JobNumber job = 0;
+  TaskNumber task = 0;
+  UsageState state = UsageState::kRunning;
+  Time start = 0;
+  Duration duration = 0;
+  ContainerRef container;  // object: PeId, global, HostId or queue instance
+  ComplexId resource;
+  double amount = 0;
+};
+
+struct ScheduleResult {
+  std::vector<Decision> decisions;
+  std::vector<Grant> grants;
+  std::vector<MonitorRecord> monitor;
+  std::uint32_t running_monitor = 0;  // monitor[0, running_monitor): RUNNING and SUSPENDED lines
+  std::uint32_t starts = 0, reserves = 0, pending = 0;
+};
+
+}  // namespace schedk
