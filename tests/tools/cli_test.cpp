@@ -143,6 +143,102 @@ TEST(CliTest, OneAndManyThreadsGiveIdenticalBytes) {
   }
 }
 
+// `schedule` output with the done line's elapsed milliseconds blanked out.
+std::string WithoutElapsed(std::string out) {
+  const std::size_t at = out.rfind(" ms=");
+  if (at != std::string::npos) out = out.substr(0, at) + " ms=_\n";
+  return out;
+}
+
+bool Has(const std::string& out, const std::string& line) { return out.find(line + "\n") != std::string::npos; }
+
+// Seed 004 / sge-algorithms.md §5.9, interval 1 with DURATION_OFFSET 0, and the
+// MONITOR lines the spec prints for it (all.q@carc is the only queue here).
+TEST(CliScheduleTest, Seed004ReservesL5AtT30AndL1AtT60) {
+  const CliRun r = Schedk("schedule " + Dataset("reservation-2004.snap"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "start 3127.1 at=1077903416 dur=30 slots=1 granted=all.q@carc:1")) << r.out;
+  EXPECT_TRUE(Has(r.out, "sched 3127:1:STARTING:1077903416:30:G:global:license:4.000000"));
+  EXPECT_TRUE(Has(r.out, "sched 3127:1:STARTING:1077903416:30:Q:all.q@carc:slots:1.000000"));
+  EXPECT_TRUE(Has(r.out, "reserve 3128.1 at=1077903446 dur=30 slots=1 granted=all.q@carc:1"));
+  EXPECT_TRUE(Has(r.out, "sched 3128:1:RESERVING:1077903446:30:G:global:license:5.000000"));
+  EXPECT_TRUE(Has(r.out, "reserve 3129.1 at=1077903476 dur=31 slots=1 granted=all.q@carc:1"));
+  EXPECT_TRUE(Has(r.out, "sched 3129:1:RESERVING:1077903476:31:G:global:license:1.000000"));
+  EXPECT_TRUE(Has(WithoutElapsed(r.out), "done starts=1 reserves=2 pending=0 ms=_"));
+}
+
+TEST(CliScheduleTest, Seed004L1WithThirtySecondsBackfills) {
+  const CliRun r = Schedk("schedule " + Dataset("reservation-2004-backfill.snap"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "reserve 3128.1 at=1077903446 dur=30 slots=1 granted=all.q@carc:1")) << r.out;
+  EXPECT_TRUE(Has(r.out, "start 3129.1 at=1077903416 dur=30 slots=1 granted=all.q@carc:1"));
+}
+
+TEST(CliScheduleTest, Seed004WithTheDefaultOffset) {
+  const CliRun r = Schedk("schedule " + Dataset("reservation-2004-offset.snap"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "start 3127.1 at=1077903416 dur=90 slots=1 granted=all.q@carc:1")) << r.out;
+  EXPECT_TRUE(Has(r.out, "reserve 3128.1 at=1077903506 dur=90 slots=1 granted=all.q@carc:1"));  // T+90
+  EXPECT_TRUE(Has(r.out, "reserve 3129.1 at=1077903596 dur=91 slots=1 granted=all.q@carc:1"));  // T+180
+}
+
+// sge-algorithms.md T5.4: reservation at 2000, two backfills, one blocked job, loop end.
+TEST(CliScheduleTest, T5_4BackfillScenario) {
+  const CliRun r = Schedk("schedule " + Dataset("backfill-t54.snap"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "sched 1:1:RUNNING:900:400:Q:all.q@node1:slots:1.000000")) << r.out;
+  EXPECT_TRUE(Has(r.out, "sched 2:1:RUNNING:950:1050:Q:all.q@node1:slots:1.000000"));
+  EXPECT_TRUE(Has(r.out, "reserve 11.1 at=2000 dur=600 slots=4 pe=mpi granted=all.q@node1:4"));
+  EXPECT_TRUE(Has(r.out, "sched 11:1:RESERVING:2000:600:P:mpi:slots:4.000000"));
+  EXPECT_TRUE(Has(r.out, "start 12.1 at=1000 dur=250 slots=1 granted=all.q@node1:1"));
+  EXPECT_NE(r.out.find("pending 13.1 reason=reservation-blocked "), std::string::npos);
+  EXPECT_TRUE(Has(r.out, "start 14.1 at=1000 dur=900 slots=1 granted=all.q@node1:1"));
+}
+
+TEST(CliScheduleTest, MonitorFileIsAppendedWithSeparators) {
+  const std::string file = ::testing::TempDir() + "schedk_monitor_" + std::to_string(::getpid());
+  std::remove(file.c_str());
+  for (int i = 0; i < 2; ++i) {
+    const CliRun r = Schedk("schedule --monitor " + file + " " + Dataset("reservation-2004.snap"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const std::string section =
+      "::::::::\n"
+      "3127:1:STARTING:1077903416:30:G:global:license:4.000000\n"
+      "3127:1:STARTING:1077903416:30:H:carc:slots:1.000000\n"
+      "3127:1:STARTING:1077903416:30:Q:all.q@carc:slots:1.000000\n"
+      "3128:1:RESERVING:1077903446:30:G:global:license:5.000000\n"
+      "3128:1:RESERVING:1077903446:30:H:carc:slots:1.000000\n"
+      "3128:1:RESERVING:1077903446:30:Q:all.q@carc:slots:1.000000\n"
+      "3129:1:RESERVING:1077903476:31:G:global:license:1.000000\n"
+      "3129:1:RESERVING:1077903476:31:H:carc:slots:1.000000\n"
+      "3129:1:RESERVING:1077903476:31:Q:all.q@carc:slots:1.000000\n";
+  EXPECT_EQ(ReadFile(file), section + section);
+  std::remove(file.c_str());
+}
+
+TEST(CliScheduleTest, JsonLinesRecords) {
+  const CliRun r = Schedk("schedule --format jsonl " + Dataset("backfill-t54.snap"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "{\"type\":\"reserve\",\"job\":11,\"task\":1,\"at\":2000,\"dur\":600,\"slots\":4,"
+                         "\"pe\":\"mpi\",\"granted\":[{\"qi\":\"all.q@node1\",\"slots\":4}]}"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "{\"type\":\"sched\",\"job\":11,\"task\":1,\"state\":\"RESERVING\",\"start\":2000,"
+                         "\"duration\":600,\"level\":\"P\",\"object\":\"mpi\",\"resource\":\"slots\",\"amount\":4}"));
+  EXPECT_NE(r.out.find("{\"type\":\"pending\",\"job\":13,\"task\":1,\"reason\":\"reservation-blocked\""),
+            std::string::npos);
+}
+
+TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
+  for (const char* name : {"reservation-2004", "reservation-2004-backfill", "reservation-2004-offset", "backfill-t54"}) {
+    const CliRun one = Schedk("schedule --threads 1 " + Dataset(std::string(name) + ".snap"));
+    const CliRun many = Schedk("schedule --threads 8 " + Dataset(std::string(name) + ".snap"));
+    ASSERT_EQ(one.exit_code, 0) << name << ": " << one.err;
+    EXPECT_EQ(WithoutElapsed(one.out), ReadFile(Dataset(std::string(name) + ".schedule.expected"))) << name;
+    EXPECT_EQ(WithoutElapsed(one.out), WithoutElapsed(many.out)) << name;
+  }
+}
+
 TEST(CliTest, StandardInput) {
   const CliRun r = Schedk("priorities -", ReadFile(Dataset("blog-functional.snap")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
