@@ -94,7 +94,7 @@ void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTabl
     return;
   }
   const char* kind = d.kind == DecisionKind::kStart ? "start" : "reserve";
-  const Duration dur = DiagramEnd(d.at, d.duration) - d.at;
+  const Duration dur = d.duration;  // the assumed duration; kInfiniteDuration for an unlimited job
   if (text) {
     out += std::string(kind) + " " + id + " at=" + std::to_string(d.at) + " dur=" + std::to_string(dur) +
            " slots=" + std::to_string(d.slots);

@@ -767,9 +767,11 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
 std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobView& job, Decision& why) {
   std::optional<std::pair<PeId, ParallelFit>> best;
   std::uint32_t best_slots = 0;
+  bool any_candidates = false;
   for (PeId pe : job.requests->pe.matching) {
     const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
     if (candidates.empty()) continue;
+    any_candidates = true;
     // The largest feasible count, by binary search over the candidates.
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
     ParallelFit fit;
@@ -789,6 +791,10 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
       best = std::make_pair(pe, std::move(fit));
       best_slots = slots;
     }
+  }
+  if (!any_candidates) {  // no PE matches, or none can give a count in the range
+    why.reason = PendingReason::kNever;
+    why.never = NeverCause::kNoPe;
   }
   return best;
 }

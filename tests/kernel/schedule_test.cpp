@@ -1,0 +1,195 @@
+// One scheduling interval on small clusters: the dispatch test vectors of
+// sge-algorithms.md §4 (T4.1 queue order, T4.3 load alarm, T4.5-T4.7 parallel
+// placement, slot ranges and per-slot consumables) and §5.5's durations, with
+// the serial and parallel queue-end-time iterations compared.
+#include "kernel/dispatch/schedule.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "io/schedule_writer.hpp"
+#include "kernel/dispatch/job_duration.hpp"
+#include "tests/test_support.hpp"
+
+namespace schedk {
+namespace {
+
+// The interval's records as `schedk schedule` prints them, without the done line.
+std::string Records(const std::string& snapshot_text, ExecutionMode mode = ExecutionMode::kParallel) {
+  const io::Snapshot s = testing::Load(snapshot_text);
+  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances, mode);
+  std::string out;
+  io::WriteSchedule(s, instances, result, io::ScheduleFormat::kText, 0, [&](std::string_view text) {
+    out += text;
+    return true;
+  });
+  return out.substr(0, out.rfind("done "));
+}
+
+bool Has(const std::string& out, const std::string& line) { return out.find(line + "\n") != std::string::npos; }
+
+// Three hosts whose all.q instances have seq_no 20, 0, 10 and np_load_avg
+// 0.10, 0.50, 0.10; no load adjustments, so the order stays put.
+std::string QueueOrderCluster(const std::string& sort_method) {
+  return "schedk-snapshot 1\nnow 1000\n"
+         "begin sconf\nqueue_sort_method " + sort_method + "\njob_load_adjustments NONE\nend sconf\n"
+         "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\nbegin exechost h3\nend exechost\n"
+         "begin queue all.q\nhostlist h1 h2 h3\nseq_no 0,[h1=20],[h2=0],[h3=10]\nslots 1\nend queue\n"
+         "load h1 np_load_avg=0.10\nload h2 np_load_avg=0.50\nload h3 np_load_avg=0.10\n"
+         "job 1 owner=u submit=900\njob 2 owner=u submit=901\njob 3 owner=u submit=902\n";
+}
+
+TEST(ScheduleTest, T4_1_QueueOrderByLoad) {
+  // Host ranks h1 = h3 = 0, h2 = 1: order h3 (0, 10), h1 (0, 20), h2 (1, 0).
+  const std::string out = Records(QueueOrderCluster("load"));
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=4294967295 slots=1 granted=all.q@h3:1")) << out;
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=4294967295 slots=1 granted=all.q@h1:1"));
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=4294967295 slots=1 granted=all.q@h2:1"));
+}
+
+TEST(ScheduleTest, T4_1_QueueOrderBySequenceNumber) {
+  const std::string out = Records(QueueOrderCluster("seqno"));
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=4294967295 slots=1 granted=all.q@h2:1")) << out;
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=4294967295 slots=1 granted=all.q@h3:1"));
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=4294967295 slots=1 granted=all.q@h1:1"));
+}
+
+// T4.3: threshold np_load_avg=1.75, 4 processors reporting 1.5, adjustment
+// 0.50 per slot: 1.625 after one start, 1.75 (alarm) after two; the queue
+// instance then leaves the candidates, no free slot remains and the loop ends.
+TEST(ScheduleTest, T4_3_LoadAlarmEndsTheLoop) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\njob_load_adjustments np_load_avg=0.50\nload_adjustment_decay_time 0:7:30\nend sconf\n"
+      "begin exechost h1\nend exechost\n"
+      "begin queue all.q\nhostlist h1\nslots 8\nload_thresholds np_load_avg=1.75\nend queue\n"
+      "load h1 np_load_avg=1.5,num_proc=4\n"
+      "job 1 owner=u submit=900\njob 2 owner=u submit=901\njob 3 owner=u submit=902\n");
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=4294967295 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=4294967295 slots=1 granted=all.q@h1:1"));
+  EXPECT_NE(out.find("pending 3.1 reason=no-slots "), std::string::npos);
+}
+
+// T4.5: hosts h1, h2, h3 with 4, 2 and 8 free slots; 8 slots requested.
+std::string PlacementCluster(const std::string& rule, const std::string& range = "8") {
+  const std::size_t dash = range.find('-');
+  const std::string min = range.substr(0, dash), max = dash == std::string::npos ? range : range.substr(dash + 1);
+  return "schedk-snapshot 1\nnow 1000\n"
+         "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\nbegin exechost h3\nend exechost\n"
+         "begin pe par\nslots 100\nallocation_rule " + rule + "\nend pe\n"
+         "begin queue all.q\nhostlist h1 h2 h3\nslots 0,[h1=4],[h2=2],[h3=8]\npe_list par\nend queue\n"
+         "job 1 owner=u submit=900 pe_name=par pe_min=" + min + " pe_max=" + max + "\n";
+}
+
+TEST(ScheduleTest, T4_5_AllocationRules) {
+  EXPECT_TRUE(Has(Records(PlacementCluster("$fill_up")),
+                  "start 1.1 at=1000 dur=4294967295 slots=8 pe=par granted=all.q@h1:4,all.q@h2:2,all.q@h3:2"));
+  EXPECT_TRUE(Has(Records(PlacementCluster("$round_robin")),
+                  "start 1.1 at=1000 dur=4294967295 slots=8 pe=par granted=all.q@h1:3,all.q@h2:2,all.q@h3:3"));
+  EXPECT_TRUE(Has(Records(PlacementCluster("4")),
+                  "start 1.1 at=1000 dur=4294967295 slots=8 pe=par granted=all.q@h1:4,all.q@h3:4"));
+  EXPECT_TRUE(Has(Records(PlacementCluster("$pe_slots")),
+                  "start 1.1 at=1000 dur=4294967295 slots=8 pe=par granted=all.q@h3:8"));
+  // Rule 3: 8 is not a multiple of 3; of the range 6-8 only 6 is.
+  EXPECT_TRUE(Has(Records(PlacementCluster("3", "6-8")),
+                  "start 1.1 at=1000 dur=4294967295 slots=6 pe=par granted=all.q@h1:3,all.q@h3:3"));
+  EXPECT_NE(Records(PlacementCluster("3")).find("pending 1.1 reason=never:pe "), std::string::npos);
+}
+
+// T4.7: -pe mpi 4-12 with $fill_up and 14 free slots gets the largest count, 12.
+TEST(ScheduleTest, T4_7_SlotRangeTakesTheLargest) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin pe mpi\nslots 100\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 7\npe_list mpi\nend queue\n"
+      "job 1 owner=u submit=900 pe_name=mpi pe_min=4 pe_max=12\n");
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=4294967295 slots=12 pe=mpi granted=all.q@h1:7,all.q@h2:5")) << out;
+}
+
+// T4.6: host mem 3.5G in total, 0.5G used, 1G per slot: floor(3.0 / 1.0) = 3 slots there.
+TEST(ScheduleTest, T4_6_PerSlotConsumableLimitsTheHost) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nmem m MEMORY <= YES YES 0 0\nend complex\n"
+      "begin exechost h1\ncomplex_values mem=3.5G\nend exechost\n"
+      "begin pe mpi\nslots 100\nallocation_rule $pe_slots\nend pe\n"
+      "begin queue all.q\nhostlist h1\nslots 8\npe_list mpi\nend queue\n"
+      "job 1 owner=u submit=800 state=r start=990 granted=all.q@h1:1 l_hard=mem=0.5G\n"
+      "job 2 owner=u submit=900 pe_name=mpi pe_min=1 pe_max=6 l_hard=mem=1G\n");
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=4294967295 slots=3 pe=mpi granted=all.q@h1:3")) << out;
+}
+
+// T6.5: a license defined globally (10, 6 used) and on h1 (2, 1 used): a job
+// needing 2 cannot use h1, but h2, which has no host-level license, is fine.
+TEST(ScheduleTest, T6_5_EveryLevelLimits) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nlic l INT <= YES YES 0 0\nend complex\n"
+      "begin global\ncomplex_values lic=10\nend global\n"
+      "begin exechost h1\ncomplex_values lic=2\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\nend queue\n"
+      "job 1 owner=u submit=800 state=r start=990 granted=all.q@h1:1 l_hard=lic=1\n"
+      "job 2 owner=u submit=800 state=r start=990 granted=all.q@h2:1 l_hard=lic=5\n"
+      "job 3 owner=u submit=900 l_hard=lic=2\n");
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=4294967295 slots=1 granted=all.q@h2:1")) << out;
+}
+
+// Access lists, -q and FORCED attributes decide which queue instances a job may use.
+TEST(ScheduleTest, AccessListsQueueRequestsAndForcedAttributes) {
+  const std::string cluster =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\ngpu g BOOL == FORCED NO 0 0\nend complex\n"
+      "begin department staff\ntype ACL\nentries alice\nend department\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\ncomplex_values gpu=true\nend exechost\n"
+      "begin queue a.q\nhostlist h1\nslots 1\nuser_lists staff\nend queue\n"
+      "begin queue b.q\nhostlist h1 h2\nslots 1\nend queue\n";
+  const std::string out = Records(cluster +
+                                  "job 1 owner=bob submit=900\n"            // not in staff: b.q@h1
+                                  "job 2 owner=alice submit=901\n"          // a.q@h1
+                                  "job 3 owner=alice submit=902 l_hard=gpu=true\n"  // only h2 has it
+                                  "job 4 owner=alice submit=903 q_hard=a.q\n");     // a.q is full
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=4294967295 slots=1 granted=b.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=4294967295 slots=1 granted=a.q@h1:1"));
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=4294967295 slots=1 granted=b.q@h2:1"));
+  EXPECT_NE(out.find("pending 4.1 reason="), std::string::npos);
+}
+
+TEST(ScheduleTest, T5_5_Durations) {
+  EXPECT_EQ(PendingJobDuration(3600, 3000, kInfiniteDuration, 60), 3060);  // min(h_rt, s_rt) + offset
+  EXPECT_EQ(PendingJobDuration(std::nullopt, std::nullopt, 600, 60), 660);
+  EXPECT_EQ(PendingJobDuration(std::nullopt, std::nullopt, kInfiniteDuration, 60), kInfiniteDuration);
+  // A running task started at 100 with d 660 has overrun at now = 1000.
+  EXPECT_EQ(RunningJobDuration(100, std::nullopt, 600, 60, 1000, 15), 915);
+  EXPECT_EQ(RunningJobDuration(900, std::nullopt, 600, 60, 1000, 15), 660);
+}
+
+// A parallel reservation from the queue-end-time iteration: the same start with
+// the serial descending walk and with the parallel evaluation of candidate times.
+TEST(ScheduleTest, ParallelAndSerialQueueEndIterationAgree) {
+  std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 5\nparams DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin pe mpi\nslots 16\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\npe_list mpi\nend queue\n";
+  for (int j = 0; j < 8; ++j) {
+    snapshot += "job " + std::to_string(1 + j) + " owner=u submit=800 state=r start=" + std::to_string(900 + 10 * j) +
+                " granted=all.q@h" + std::to_string(1 + j % 2) + ":1 l_hard=h_rt=" + std::to_string(200 + 150 * j) +
+                "\n";
+  }
+  snapshot += "job 20 owner=u submit=900 R=y pe_name=mpi pe_min=6 pe_max=8 l_hard=h_rt=300\n";
+  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
+  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  // All 8 slots are busy; the jobs end at 1100, 1260, 1420, 1580, 1740, 1900,
+  // 2060 and 2220, alternating between h1 and h2. Six slots are free once six
+  // have ended, at 1900 (3 on each host); the two still running until 2060 and
+  // 2220 keep the count at 6 for the whole 300 s.
+  EXPECT_TRUE(Has(serial, "reserve 20.1 at=1900 dur=300 slots=6 pe=mpi granted=all.q@h1:3,all.q@h2:3")) << serial;
+}
+
+}  // namespace
+}  // namespace schedk
