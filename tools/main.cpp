@@ -13,6 +13,7 @@
 
 #include "io/priority_writer.hpp"
 #include "io/schedule_writer.hpp"
+#include "io/snapshot_generator.hpp"
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
@@ -108,6 +109,20 @@ int main(int argc, char** argv) {
   sc->add_option("--monitor", schedule.monitor, "Also append the MONITOR schedule lines to this file");
   sc->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
+  schedk::io::GeneratorSpec generate;
+  CLI::App* g = app.add_subcommand("generate", "Write a reproducible synthetic snapshot to standard output");
+  g->add_option("--jobs", generate.jobs, "Pending jobs")->required();
+  g->add_option("--hosts", generate.hosts, "Execution hosts")->required()->check(CLI::PositiveNumber);
+  g->add_option("--seed", generate.seed, "Random seed")->capture_default_str();
+  g->add_option("--slots-per-host", generate.slots_per_host, "Slots per host")->capture_default_str()->check(CLI::PositiveNumber);
+  g->add_option("--users", generate.users, "Users")->capture_default_str()->check(CLI::PositiveNumber);
+  g->add_option("--projects", generate.projects, "Projects")->capture_default_str()->check(CLI::PositiveNumber);
+  g->add_option("--parallel-fraction", generate.parallel_fraction, "Share of parallel jobs")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  g->add_option("--array-fraction", generate.array_fraction, "Share of array jobs")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  g->add_option("--reserve-fraction", generate.reserve_fraction, "Share of -R y jobs")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  g->add_option("--running-fraction", generate.running_fraction, "Share of slots busy with running tasks")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  g->add_option("--max-reservation", generate.max_reservation, "sconf max_reservation")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -121,5 +136,12 @@ int main(int argc, char** argv) {
   }
   if (*p) return RunPriorities(priorities);
   if (*sc) return RunSchedule(schedule);
+  if (*g) {
+    if (!schedk::io::GenerateSnapshot(generate, WriteOut) || std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "schedk: cannot write to standard output\n");
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
   return kExitFailure;
 }

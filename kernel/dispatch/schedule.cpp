@@ -158,6 +158,7 @@ class Interval {
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
 
+  void RejectForNow(CategoryState& category, const Decision& why);
   // One task of the dispatch loop (§5.6).
   void Dispatch(const DispatchEntry& entry, std::uint32_t& reservations);
   // Whether the job would start now if the diagrams held nothing but what is in use now.
@@ -747,8 +748,11 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
       }
       break;
   }
-  if (remaining > 0) {
-    if (why != nullptr && why->reason == PendingReason::kNone) why->reason = PendingReason::kNoSlots;
+  if (remaining > 0) {  // the hosts together cannot give the slots under the allocation rule
+    if (why != nullptr && why->reason == PendingReason::kNone) {
+      why->reason = PendingReason::kResource;
+      why->object = complexes_.slots.value;
+    }
     return result;
   }
   for (std::size_t k = 0; k < hosts.size(); ++k) {
@@ -940,6 +944,16 @@ void Interval::Record(Decision d, const std::vector<Grant>& grants) {
 
 // --- the interval --------------------------------------------------------------------------------
 
+// A job that got a reservation rejects its category for "now"; its later jobs
+// are pending for the reason this one could not start (or an earlier one's).
+void Interval::RejectForNow(CategoryState& category, const Decision& why) {
+  category.rejected_now = true;
+  if (why.reason == PendingReason::kNone) return;
+  category.reason = why.reason;
+  category.never = why.never;
+  category.object = why.object;
+}
+
 // select_assign_debit for one task in dispatch order.
 void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations) {
   const bool reservation = config_.max_reservation > 0;
@@ -1009,9 +1023,7 @@ void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations)
         for (const Grant& g : placement.grants) decision.slots += g.slots;
         Record(decision, placement.grants);
         ++reservations;
-        category.rejected_now = true;
-        category.reason = why.reason == PendingReason::kNone ? PendingReason::kResource : why.reason;
-        category.object = why.object;
+        RejectForNow(category, why);
         return;
       }
     } else if (auto found = ReserveSequential(job, reserve_why)) {
@@ -1022,9 +1034,7 @@ void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations)
       decision.slots = 1;
       Record(decision, grants);
       ++reservations;
-      category.rejected_now = true;
-      category.reason = why.reason == PendingReason::kNone ? PendingReason::kResource : why.reason;
-      category.object = why.object;
+      RejectForNow(category, why);
       return;
     }
     // No reservation possible either.

@@ -239,6 +239,21 @@ TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
   }
 }
 
+TEST(CliGenerateTest, SameSeedSameBytesAndTheSnapshotLoads) {
+  const std::string args = "generate --jobs 200 --hosts 40 --slots-per-host 8 --seed ";
+  const CliRun a = Schedk(args + "5");
+  const CliRun b = Schedk(args + "5");
+  const CliRun c = Schedk(args + "6");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+  EXPECT_NE(a.out.find("begin hostgroup @rack2\n"), std::string::npos);  // 40 hosts: two racks of 32
+  const CliRun r = Schedk("schedule -", a.out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ndone starts="), std::string::npos);
+  EXPECT_EQ(Schedk("generate --hosts 4").exit_code, 2);  // --jobs is required
+}
+
 TEST(CliTest, StandardInput) {
   const CliRun r = Schedk("priorities -", ReadFile(Dataset("blog-functional.snap")));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,0 +1,39 @@
+// snapshot_generator.hpp
+// Reproducible synthetic snapshots (protocol.md §4, `schedk generate`): a
+// cluster of hosts in racks (hostgroups) with slots and memory, a global
+// license pool, three parallel environments ($fill_up, $round_robin,
+// $pe_slots), two queues, users, projects and departments with shares, a share
+// tree, tasks already running on part of the slots, and pending jobs: some
+// parallel with slot ranges, some array jobs, some asking for licenses or
+// memory, some with -R y. The same spec always gives the same bytes. Jobs are
+// written as they are drawn, so ten million jobs never sit in memory.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+namespace schedk::io {
+
+struct GeneratorSpec {
+  std::uint64_t seed = 1;
+  std::uint64_t jobs = 1000;          // pending job lines
+  std::uint32_t hosts = 16;
+  std::uint32_t slots_per_host = 64;
+  std::uint32_t users = 100;
+  std::uint32_t projects = 10;
+  std::uint32_t departments = 4;
+  double parallel_fraction = 0.10;    // of pending jobs
+  double array_fraction = 0.05;
+  double reserve_fraction = 0.10;     // -R y
+  double license_fraction = 0.10;
+  double memory_fraction = 0.30;
+  double running_fraction = 0.50;     // of all slots, busy with running tasks
+  std::uint32_t max_reservation = 100;
+  std::int64_t now = 1798761600;      // 2027-01-01T00:00:00Z
+};
+
+// Writes the snapshot to `sink` piece by piece; stops and returns false when `sink` does.
+bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::string_view)>& sink);
+
+}  // namespace schedk::io

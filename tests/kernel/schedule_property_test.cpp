@@ -1,0 +1,131 @@
+// Properties of scheduling intervals on generated clusters (io's snapshot
+// generator, hundreds of seeds): no resource container is ever over capacity
+// at any time of the plan (running + starting + reserved, replayed from the
+// MONITOR records into naive diagrams), so no backfilled job delays a
+// reservation; every task gets exactly one decision and every pending one a
+// reason; starts happen now; the serial and parallel runs agree exactly.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "io/snapshot_generator.hpp"
+#include "kernel/dispatch/schedule.hpp"
+#include "kernel/reservation/naive_utilization_diagram.hpp"
+#include "tests/test_support.hpp"
+
+namespace schedk {
+namespace {
+
+io::Snapshot Generated(std::uint64_t seed) {
+  io::GeneratorSpec spec;
+  spec.seed = seed;
+  spec.hosts = 2 + seed % 5;
+  spec.slots_per_host = 4 + seed % 5;
+  spec.jobs = 30 + seed % 50;
+  spec.users = 6;
+  spec.projects = 3;
+  spec.departments = 2;
+  spec.parallel_fraction = 0.25;
+  spec.array_fraction = 0.1;
+  spec.reserve_fraction = 0.4;
+  spec.license_fraction = 0.3;
+  spec.running_fraction = 0.2 + 0.1 * static_cast<double>(seed % 7);
+  spec.max_reservation = 1 + seed % 40;
+  std::string text;
+  io::GenerateSnapshot(spec, [&](std::string_view piece) {
+    text += piece;
+    return true;
+  });
+  return testing::Load(text);
+}
+
+bool SameDecisions(const ScheduleResult& a, const ScheduleResult& b) {
+  if (a.decisions.size() != b.decisions.size() || a.grants.size() != b.grants.size() ||
+      a.monitor.size() != b.monitor.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.decisions.size(); ++i) {
+    const Decision &x = a.decisions[i], &y = b.decisions[i];
+    if (std::tie(x.job, x.task, x.kind, x.at, x.duration, x.slots, x.pe, x.reason, x.never, x.object) !=
+        std::tie(y.job, y.task, y.kind, y.at, y.duration, y.slots, y.pe, y.reason, y.never, y.object)) {
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < a.grants.size(); ++i) {
+    if (a.grants[i].instance != b.grants[i].instance || a.grants[i].slots != b.grants[i].slots) return false;
+  }
+  for (std::size_t i = 0; i < a.monitor.size(); ++i) {
+    const MonitorRecord &x = a.monitor[i], &y = b.monitor[i];
+    if (std::tie(x.job, x.task, x.state, x.start, x.duration, x.container.level, x.container.index, x.resource,
+                 x.amount) != std::tie(y.job, y.task, y.state, y.start, y.duration, y.container.level,
+                                       y.container.index, y.resource, y.amount)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(SchedulePropertyTest, PlansStayWithinCapacityOnGeneratedClusters) {
+  std::size_t starts = 0, reserves = 0, pending = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const io::Snapshot s = Generated(seed);
+    ASSERT_FALSE(s.jobs.shards().empty());
+    const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
+    const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+    const ScheduleResult parallel = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel);
+    const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kSerial);
+    ASSERT_TRUE(SameDecisions(parallel, serial)) << "seed " << seed;
+
+    // Replay every booking of the plan.
+    const ResourceLedger capacity(s.cluster, instances, false);
+    std::map<std::pair<std::uint64_t, std::uint32_t>, NaiveUtilizationDiagram> plan;
+    for (const MonitorRecord& m : parallel.monitor) {
+      const std::uint64_t container = (std::uint64_t{static_cast<std::uint8_t>(m.container.level)} << 32) | m.container.index;
+      plan[{container, m.resource.value}].Add(m.start, m.duration, m.amount);
+    }
+    for (const auto& [key, diagram] : plan) {
+      const ContainerRef c{static_cast<ContainerLevel>(key.first >> 32), static_cast<std::uint32_t>(key.first)};
+      const auto k = capacity.Find(c, ComplexId(key.second));
+      ASSERT_TRUE(k.has_value()) << "seed " << seed << ": booked a resource the container does not have";
+      for (const Breakpoint& p : diagram.Breakpoints()) {
+        ASSERT_LE(p.amount, capacity.entry(*k).total + 1e-9)
+            << "seed " << seed << ": over capacity at " << p.time << " in container " << key.first << " resource "
+            << key.second;
+      }
+    }
+    // One decision per task that is neither running nor suspended; reasons for the pending.
+    std::size_t tasks = 0;
+    for (const DispatchEntry& e : priorities.order) tasks += priorities.roles[e.row] != RowRole::kRunning &&
+                                                          priorities.roles[e.row] != RowRole::kSuspended;
+    ASSERT_EQ(parallel.decisions.size(), tasks) << "seed " << seed;
+    for (const Decision& d : parallel.decisions) {
+      if (d.kind == DecisionKind::kPending) {
+        ASSERT_NE(d.reason, PendingReason::kNone) << "seed " << seed << " job " << d.job;
+        if (d.reason == PendingReason::kResource || d.reason == PendingReason::kPe) {
+          ASSERT_NE(d.object, UINT32_MAX) << "seed " << seed << " job " << d.job << "." << d.task;
+        }
+        ++pending;
+      } else {
+        ASSERT_GT(d.grant_end, d.grant_begin) << "seed " << seed << " job " << d.job;
+        std::uint32_t slots = 0;
+        for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) slots += parallel.grants[g].slots;
+        ASSERT_EQ(slots, d.slots) << "seed " << seed << " job " << d.job;
+        if (d.kind == DecisionKind::kStart) {
+          ASSERT_EQ(d.at, s.cluster.now) << "seed " << seed;
+          ++starts;
+        } else {
+          ++reserves;
+        }
+      }
+    }
+  }
+  // The seeds exercise every outcome.
+  EXPECT_GT(starts, 200u);
+  EXPECT_GT(reserves, 1000u);
+  EXPECT_GT(pending, 5000u);
+}
+
+}  // namespace
+}  // namespace schedk
