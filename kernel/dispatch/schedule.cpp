@@ -10,6 +10,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "kernel/complex/complex_compare.hpp"
 #include "kernel/dispatch/host_load.hpp"
@@ -157,6 +158,9 @@ class Interval {
   std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
+  // How many of `times` (latest first), from the first on, are feasible start
+  // times for `least` slots: the parallel sweep twin of the descending walk.
+  std::size_t FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t least, const std::vector<Time>& times) const;
 
   void RejectForNow(CategoryState& category, const Decision& why);
   // One task of the dispatch loop (§5.6).
@@ -836,6 +840,139 @@ std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
   return times;
 }
 
+// The queue-end-time walk as a sweep. A host's slot availability over
+// [t, t + d) can only change where one of its breakpoints b stops being in
+// effect (t < b) or leaves the window (t <= b - d); walking the times downwards,
+// only hosts with such an event since the previous candidate are re-evaluated,
+// and feasibility is read off aggregates per allocation rule (the sum of
+// available slots for $fill_up and $round_robin, the hosts with room for the
+// whole job for $pe_slots, the hosts with room for n slots for a fixed n),
+// which is exactly when AssignParallel succeeds. Blocks of candidate times are
+// swept in parallel, each from a full evaluation at its first time; the result
+// is the first failure, so it does not depend on the blocking.
+std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t least,
+                                     const std::vector<Time>& times) const {
+  const Duration d = job.duration;
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  if (!HasAccess(cluster_.entities, p.user_lists, p.xuser_lists, {}, {}, job.owner, job.group, job.project) ||
+      !GlobalStatic(job)) {
+    return 0;
+  }
+  std::uint64_t global_found = 0;
+  if (Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, d, global_found, nullptr).static_mismatch) return 0;
+  // Eligible hosts with their eligible instances.
+  std::vector<HostId> hosts;
+  std::vector<std::vector<std::uint32_t>> host_instances;
+  std::vector<std::uint32_t> host_index(cluster_.hosts.size(), UINT32_MAX);
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    const HostId host = instances_.host[i];
+    if (alarm_[i] || !QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
+    if (host_index[host.index()] == UINT32_MAX) {
+      host_index[host.index()] = static_cast<std::uint32_t>(hosts.size());
+      hosts.push_back(host);
+      host_instances.emplace_back();
+    }
+    host_instances[host_index[host.index()]].push_back(i);
+  }
+  // Events: (time, host) where the host's availability may change.
+  std::vector<std::pair<Time, std::uint32_t>> events;
+  auto add_events = [&](ContainerRef c, std::uint32_t h) {
+    for (const Demand& demand : DemandsAt(c, job)) {
+      const UtilizationDiagram& diagram = ledger_.diagram(demand.entry);
+      for (std::optional<Time> b = diagram.LastBreakpoint(); b; b = diagram.LastBreakpointBefore(*b)) {
+        events.emplace_back(*b - 1, h);  // below b, the entry before b is in effect and b is in the window
+        if (d < kInfiniteDuration) events.emplace_back(*b - d, h);  // from b - d down, b is past the window
+      }
+    }
+  };
+  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+    add_events({ContainerLevel::kHost, hosts[h].index()}, h);
+    for (std::uint32_t i : host_instances[h]) add_events({ContainerLevel::kQueue, i}, h);
+  }
+  std::sort(events.begin(), events.end(), std::greater<>());
+  const std::optional<std::uint32_t> pe_entry = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots);
+  const AllocationRule rule = p.allocation_rule;
+  const std::uint32_t per_host = rule == AllocationRule::kPeSlots ? least
+                                 : rule == AllocationRule::kFixed ? p.slots_per_host
+                                                                  : 1;
+  auto availability = [&](std::uint32_t h, Time t) -> std::uint64_t {
+    std::uint64_t found_host = 0;
+    const LevelFit hf = Fit({ContainerLevel::kHost, hosts[h].index()}, job, t, d, found_host, nullptr);
+    if (hf.static_mismatch || hf.slots == 0) return 0;
+    std::uint64_t sum = 0;
+    for (std::uint32_t i : host_instances[h]) {
+      std::uint64_t found = global_found | found_host;
+      const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, t, d, found, nullptr);
+      if (!AllFound(job, found) || q.static_mismatch || q.slots == 0) continue;
+      sum += q.slots;
+    }
+    return std::min<std::uint64_t>(hf.slots, sum);
+  };
+  // Sweeps times[begin, end); returns the index of the first failure, or end.
+  auto sweep = [&](std::size_t begin, std::size_t end) -> std::size_t {
+    std::vector<std::uint64_t> available(hosts.size(), 0);
+    std::vector<std::size_t> stamp(hosts.size(), SIZE_MAX);
+    std::uint64_t total = 0, roomy = 0;  // sum of availability; hosts with room for per_host slots
+    auto set = [&](std::uint32_t h, std::uint64_t value) {
+      total = total - available[h] + value;
+      roomy = roomy - (available[h] >= per_host) + (value >= per_host);
+      available[h] = value;
+    };
+    std::size_t next_event = 0;
+    for (std::size_t k = begin; k < end; ++k) {
+      const Time t = times[k];
+      if (k == begin) {
+        for (std::uint32_t h = 0; h < hosts.size(); ++h) set(h, availability(h, t));
+        while (next_event < events.size() && events[next_event].first >= t) ++next_event;
+      } else {
+        for (; next_event < events.size() && events[next_event].first >= t; ++next_event) {
+          const std::uint32_t h = events[next_event].second;
+          if (stamp[h] == k) continue;
+          stamp[h] = k;
+          set(h, availability(h, t));
+        }
+      }
+      bool ok = true;
+      if (pe_entry) ok = ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, d) >= least;
+      if (ok) {
+        std::uint64_t unused = 0;
+        ok = Fit({ContainerLevel::kGlobal, 0}, job, t, d, unused, nullptr).slots >= least;
+      }
+      if (ok) {
+        switch (rule) {
+          case AllocationRule::kFillUp:
+          case AllocationRule::kRoundRobin:
+            ok = total >= least;
+            break;
+          case AllocationRule::kPeSlots:
+            ok = roomy >= 1;
+            break;
+          case AllocationRule::kFixed:
+            ok = roomy * per_host >= least;
+            break;
+        }
+      }
+      if (!ok) return k;
+    }
+    return end;
+  };
+  const std::size_t block = std::max<std::size_t>(256, times.size() / 16);
+  const std::size_t wave = std::max<std::size_t>(1, static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
+  for (std::size_t begin = 0; begin < times.size(); begin += block * wave) {
+    const std::size_t blocks = std::min(wave, (times.size() - begin + block - 1) / block);
+    std::vector<std::size_t> failure(blocks);
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+      const std::size_t first = begin + b * block;
+      failure[b] = sweep(first, std::min(times.size(), first + block));
+    });
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t end = std::min(times.size(), begin + (b + 1) * block);
+      if (failure[b] < end) return failure[b];
+    }
+  }
+  return times.size();
+}
+
 std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(const JobView& job, Decision& why) {
   std::optional<std::tuple<PeId, ParallelFit, Time>> best;
   for (PeId pe : job.requests->pe.matching) {
@@ -850,29 +987,22 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     if (mode_ == ExecutionMode::kSerial) {
       while (feasible < times.size() && AssignParallel(job, pe, least, times[feasible], nullptr).ok) ++feasible;
     } else {
-      // The same walk, evaluated in parallel blocks of candidate times.
-      constexpr std::size_t kBlock = 64;
-      std::vector<std::uint8_t> ok(kBlock);
-      for (std::size_t begin = 0; begin < times.size(); begin += kBlock) {
-        const std::size_t end = std::min(times.size(), begin + kBlock);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end), [&](const auto& r) {
-          for (std::size_t k = r.begin(); k != r.end(); ++k) {
-            ok[k - begin] = AssignParallel(job, pe, least, times[k], nullptr).ok ? 1 : 0;
-          }
-        });
-        std::size_t k = begin;
-        while (k < end && ok[k - begin]) ++k;
-        feasible = k;
-        if (k < end) break;
-      }
+      feasible = FeasiblePrefix(job, pe, least, times);
     }
     if (feasible == 0) continue;
     const Time start = std::max(times[feasible - 1], Time{0});
-    // Maximise the slot count at that start (§4.7).
+    // Maximise the slot count at that start (§4.7), by binary search as for "now".
     ParallelFit fit;
-    for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
-      fit = AssignParallel(job, pe, *it, start, nullptr);
-      if (fit.ok) break;
+    std::size_t lo = 0, hi = candidates.size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      ParallelFit f = AssignParallel(job, pe, candidates[mid], start, nullptr);
+      if (f.ok) {
+        fit = std::move(f);
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
     }
     if (!fit.ok) continue;
     if (!best || start < std::get<2>(*best)) best = std::make_tuple(pe, std::move(fit), start);

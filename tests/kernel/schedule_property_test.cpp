@@ -18,7 +18,16 @@
 namespace schedk {
 namespace {
 
-io::Snapshot Generated(std::uint64_t seed) {
+io::Snapshot Load(const io::GeneratorSpec& spec) {
+  std::string text;
+  io::GenerateSnapshot(spec, [&](std::string_view piece) {
+    text += piece;
+    return true;
+  });
+  return testing::Load(text);
+}
+
+io::GeneratorSpec SmallCluster(std::uint64_t seed) {
   io::GeneratorSpec spec;
   spec.seed = seed;
   spec.hosts = 2 + seed % 5;
@@ -33,12 +42,7 @@ io::Snapshot Generated(std::uint64_t seed) {
   spec.license_fraction = 0.3;
   spec.running_fraction = 0.2 + 0.1 * static_cast<double>(seed % 7);
   spec.max_reservation = 1 + seed % 40;
-  std::string text;
-  io::GenerateSnapshot(spec, [&](std::string_view piece) {
-    text += piece;
-    return true;
-  });
-  return testing::Load(text);
+  return spec;
 }
 
 bool SameDecisions(const ScheduleResult& a, const ScheduleResult& b) {
@@ -67,64 +71,98 @@ bool SameDecisions(const ScheduleResult& a, const ScheduleResult& b) {
   return true;
 }
 
-TEST(SchedulePropertyTest, PlansStayWithinCapacityOnGeneratedClusters) {
+struct Outcomes {
   std::size_t starts = 0, reserves = 0, pending = 0;
-  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
-    const io::Snapshot s = Generated(seed);
-    ASSERT_FALSE(s.jobs.shards().empty());
-    const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
-    const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-    const ScheduleResult parallel = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel);
-    const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kSerial);
-    ASSERT_TRUE(SameDecisions(parallel, serial)) << "seed " << seed;
+};
 
-    // Replay every booking of the plan.
-    const ResourceLedger capacity(s.cluster, instances, false);
-    std::map<std::pair<std::uint64_t, std::uint32_t>, NaiveUtilizationDiagram> plan;
-    for (const MonitorRecord& m : parallel.monitor) {
-      const std::uint64_t container = (std::uint64_t{static_cast<std::uint8_t>(m.container.level)} << 32) | m.container.index;
-      plan[{container, m.resource.value}].Add(m.start, m.duration, m.amount);
-    }
-    for (const auto& [key, diagram] : plan) {
-      const ContainerRef c{static_cast<ContainerLevel>(key.first >> 32), static_cast<std::uint32_t>(key.first)};
-      const auto k = capacity.Find(c, ComplexId(key.second));
-      ASSERT_TRUE(k.has_value()) << "seed " << seed << ": booked a resource the container does not have";
-      for (const Breakpoint& p : diagram.Breakpoints()) {
-        ASSERT_LE(p.amount, capacity.entry(*k).total + 1e-9)
-            << "seed " << seed << ": over capacity at " << p.time << " in container " << key.first << " resource "
-            << key.second;
-      }
-    }
-    // One decision per task that is neither running nor suspended; reasons for the pending.
-    std::size_t tasks = 0;
-    for (const DispatchEntry& e : priorities.order) tasks += priorities.roles[e.row] != RowRole::kRunning &&
-                                                          priorities.roles[e.row] != RowRole::kSuspended;
-    ASSERT_EQ(parallel.decisions.size(), tasks) << "seed " << seed;
-    for (const Decision& d : parallel.decisions) {
-      if (d.kind == DecisionKind::kPending) {
-        ASSERT_NE(d.reason, PendingReason::kNone) << "seed " << seed << " job " << d.job;
-        if (d.reason == PendingReason::kResource || d.reason == PendingReason::kPe) {
-          ASSERT_NE(d.object, UINT32_MAX) << "seed " << seed << " job " << d.job << "." << d.task;
-        }
-        ++pending;
-      } else {
-        ASSERT_GT(d.grant_end, d.grant_begin) << "seed " << seed << " job " << d.job;
-        std::uint32_t slots = 0;
-        for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) slots += parallel.grants[g].slots;
-        ASSERT_EQ(slots, d.slots) << "seed " << seed << " job " << d.job;
-        if (d.kind == DecisionKind::kStart) {
-          ASSERT_EQ(d.at, s.cluster.now) << "seed " << seed;
-          ++starts;
-        } else {
-          ++reserves;
-        }
-      }
+// Schedules one generated cluster in both modes and checks every property.
+void CheckInterval(const io::GeneratorSpec& spec, Outcomes& outcomes) {
+  const std::uint64_t seed = spec.seed;
+  const io::Snapshot s = Load(spec);
+  ASSERT_FALSE(s.jobs.shards().empty());
+  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  const ScheduleResult parallel = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel);
+  const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kSerial);
+  ASSERT_TRUE(SameDecisions(parallel, serial)) << "seed " << seed;
+
+  // Replay every booking of the plan.
+  const ResourceLedger capacity(s.cluster, instances, false);
+  std::map<std::pair<std::uint64_t, std::uint32_t>, NaiveUtilizationDiagram> plan;
+  for (const MonitorRecord& m : parallel.monitor) {
+    const std::uint64_t container = (std::uint64_t{static_cast<std::uint8_t>(m.container.level)} << 32) | m.container.index;
+    plan[{container, m.resource.value}].Add(m.start, m.duration, m.amount);
+  }
+  for (const auto& [key, diagram] : plan) {
+    const ContainerRef c{static_cast<ContainerLevel>(key.first >> 32), static_cast<std::uint32_t>(key.first)};
+    const auto k = capacity.Find(c, ComplexId(key.second));
+    ASSERT_TRUE(k.has_value()) << "seed " << seed << ": booked a resource the container does not have";
+    for (const Breakpoint& p : diagram.Breakpoints()) {
+      ASSERT_LE(p.amount, capacity.entry(*k).total + 1e-9)
+          << "seed " << seed << ": over capacity at " << p.time << " in container " << key.first << " resource "
+          << key.second;
     }
   }
+  // One decision per task that is neither running nor suspended; reasons for the pending.
+  std::size_t tasks = 0;
+  for (const DispatchEntry& e : priorities.order) {
+    tasks += priorities.roles[e.row] != RowRole::kRunning && priorities.roles[e.row] != RowRole::kSuspended;
+  }
+  ASSERT_EQ(parallel.decisions.size(), tasks) << "seed " << seed;
+  for (const Decision& d : parallel.decisions) {
+    if (d.kind == DecisionKind::kPending) {
+      ASSERT_NE(d.reason, PendingReason::kNone) << "seed " << seed << " job " << d.job;
+      if (d.reason == PendingReason::kResource || d.reason == PendingReason::kPe) {
+        ASSERT_NE(d.object, UINT32_MAX) << "seed " << seed << " job " << d.job << "." << d.task;
+      }
+      ++outcomes.pending;
+      continue;
+    }
+    ASSERT_GT(d.grant_end, d.grant_begin) << "seed " << seed << " job " << d.job;
+    std::uint32_t slots = 0;
+    for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) slots += parallel.grants[g].slots;
+    ASSERT_EQ(slots, d.slots) << "seed " << seed << " job " << d.job;
+    if (d.kind == DecisionKind::kStart) {
+      ASSERT_EQ(d.at, s.cluster.now) << "seed " << seed;
+      ++outcomes.starts;
+    } else {
+      ++outcomes.reserves;
+    }
+  }
+}
+
+TEST(SchedulePropertyTest, PlansStayWithinCapacityOnGeneratedClusters) {
+  Outcomes outcomes;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    CheckInterval(SmallCluster(seed), outcomes);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
   // The seeds exercise every outcome.
-  EXPECT_GT(starts, 200u);
-  EXPECT_GT(reserves, 1000u);
-  EXPECT_GT(pending, 5000u);
+  EXPECT_GT(outcomes.starts, 200u);
+  EXPECT_GT(outcomes.reserves, 1000u);
+  EXPECT_GT(outcomes.pending, 5000u);
+}
+
+// Clusters with thousands of breakpoints, so the parallel queue-end-time sweep
+// works in several blocks, each started from scratch.
+TEST(SchedulePropertyTest, ParallelSweepAcrossBlocksMatchesTheWalk) {
+  Outcomes outcomes;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    io::GeneratorSpec spec;
+    spec.seed = seed;
+    spec.hosts = 24;
+    spec.slots_per_host = 16;
+    spec.jobs = 60;
+    spec.users = 8;
+    spec.projects = 3;
+    spec.parallel_fraction = 0.5;
+    spec.reserve_fraction = 0.8;
+    spec.running_fraction = 0.9;
+    spec.max_reservation = 20;
+    CheckInterval(spec, outcomes);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(outcomes.reserves, 20u);
 }
 
 }  // namespace
