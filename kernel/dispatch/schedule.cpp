@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <numeric>
 #include <optional>
 #include <tuple>
@@ -145,6 +146,8 @@ class Interval {
   LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                std::vector<Demand>* demands) const;
   std::vector<Demand> DemandsAt(ContainerRef c, const JobView& job) const;
+  template <class Visit>
+  void ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const;
   bool AllFound(const JobView& job, std::uint64_t found) const;
 
   // Sequential jobs.
@@ -154,7 +157,9 @@ class Interval {
 
   // Parallel jobs.
   std::vector<std::uint32_t> SlotCandidates(const JobView& job, PeId pe) const;
-  ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const;
+  // `now`: the start is now, so only instances with a free slot can contribute.
+  ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why,
+                             bool now = false) const;
   std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
@@ -187,43 +192,65 @@ class Interval {
   std::vector<std::uint8_t> alarm_;
   std::vector<std::uint8_t> has_free_;
   std::int64_t free_instances_ = 0;
-  std::vector<std::uint32_t> queue_order_;  // instances in queue order
-  std::vector<HostId> host_order_;          // hosts in load order
-  std::vector<std::uint32_t> host_position_;  // HostId -> place in host_order_
+  // Queue order (§4.2): by (host load, seq_no) or (seq_no, host load), then
+  // definition order; hosts with equal load share a rank, so ordering by the
+  // load itself is ordering by rank. Kept as sets so that a start re-sorts only
+  // the instances of the hosts it changed.
+  struct QueueKey {
+    double first = 0, second = 0;
+    std::uint32_t instance = 0;
+    friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
+  };
+  QueueKey KeyOf(std::uint32_t instance) const;
+  void SetHostLoad(HostId host);  // re-sorts the host's instances after its load changed
+  std::set<QueueKey> queue_order_;  // every instance
+  std::set<QueueKey> free_order_;   // instances with a free slot now and no load alarm
+  std::vector<double> host_value_;  // load formula per host
   std::vector<std::uint32_t> running_per_user_;
   std::map<CategoryKey, CategoryState> categories_;
   ScheduleResult result_;
   bool ignore_plan_ = false;
+  bool access_lists_ = false;  // some host, queue, PE or the global host restricts users or projects
   std::uint32_t monitor_mark_ = 0;  // monitor lines up to here belong to earlier records  // Fit weighs the amounts in use now only, not the diagrams
 };
 
 // --- setup ---------------------------------------------------------------------------------------
 
+Interval::QueueKey Interval::KeyOf(std::uint32_t i) const {
+  const double load = host_value_[instances_.host[i].index()];
+  const auto seq_no = static_cast<double>(instances_.seq_no[i]);
+  if (config_.queue_sort_method == QueueSortMethod::kLoad) return {load, seq_no, i};
+  return {seq_no, load, i};
+}
+
 void Interval::UpdateQueueOrder() {
-  // Hosts by load formula (ascending, stable by id); equal values share a rank.
-  const std::size_t n_hosts = cluster_.hosts.size();
-  std::vector<double> value(n_hosts);
-  for (std::size_t h = 0; h < n_hosts; ++h) value[h] = load_.FormulaValue(HostId(static_cast<std::uint32_t>(h)));
-  host_order_.resize(n_hosts);
-  for (std::size_t h = 0; h < n_hosts; ++h) host_order_[h] = HostId(static_cast<std::uint32_t>(h));
-  std::stable_sort(host_order_.begin(), host_order_.end(),
-                   [&](HostId a, HostId b) { return value[a.index()] < value[b.index()]; });
-  host_position_.resize(n_hosts);
-  for (std::size_t k = 0; k < n_hosts; ++k) host_position_[host_order_[k].index()] = static_cast<std::uint32_t>(k);
-  std::vector<std::uint32_t> rank(n_hosts, 0);
-  for (std::size_t k = 1; k < n_hosts; ++k) {
-    const HostId h = host_order_[k], prev = host_order_[k - 1];
-    rank[h.index()] = rank[prev.index()] + (value[h.index()] == value[prev.index()] ? 0 : 1);
+  host_value_.resize(cluster_.hosts.size());
+  for (std::size_t h = 0; h < host_value_.size(); ++h) {
+    host_value_[h] = load_.FormulaValue(HostId(static_cast<std::uint32_t>(h)));
   }
-  queue_order_.resize(instances_.size());
-  std::iota(queue_order_.begin(), queue_order_.end(), 0u);
-  const bool by_load = config_.queue_sort_method == QueueSortMethod::kLoad;
-  std::stable_sort(queue_order_.begin(), queue_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const auto ka = std::make_pair(rank[instances_.host[a].index()], instances_.seq_no[a]);
-    const auto kb = std::make_pair(rank[instances_.host[b].index()], instances_.seq_no[b]);
-    if (by_load) return ka < kb;
-    return std::make_pair(ka.second, ka.first) < std::make_pair(kb.second, kb.first);
-  });
+  queue_order_.clear();
+  free_order_.clear();
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    queue_order_.insert(KeyOf(i));
+    if (has_free_[i]) free_order_.insert(KeyOf(i));
+  }
+}
+
+void Interval::SetHostLoad(HostId host) {
+  const double value = load_.FormulaValue(host);
+  if (value == host_value_[host.index()]) return;
+  const std::uint32_t h = host.index();
+  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+    const std::uint32_t i = instances_.on_host[k];
+    queue_order_.erase(KeyOf(i));
+    free_order_.erase(KeyOf(i));
+  }
+  host_value_[h] = value;
+  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+    const std::uint32_t i = instances_.on_host[k];
+    queue_order_.insert(KeyOf(i));
+    if (has_free_[i]) free_order_.insert(KeyOf(i));
+  }
 }
 
 bool Interval::InAlarm(std::uint32_t i) const {
@@ -276,6 +303,10 @@ void Interval::RefreshFree(std::uint32_t i) {
   if (has_free != (has_free_[i] != 0)) {
     has_free_[i] = has_free ? 1 : 0;
     free_instances_ += has_free ? 1 : -1;
+    if (!host_value_.empty()) {
+      if (has_free) free_order_.insert(KeyOf(i));
+      else free_order_.erase(KeyOf(i));
+    }
   }
 }
 
@@ -407,8 +438,8 @@ bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
 // The ledger entries a job draws on in container c, per slot: its explicit
 // consumable requests, the defaults of the container's other consumables, and
 // `slots` itself.
-std::vector<Demand> Interval::DemandsAt(ContainerRef c, const JobView& job) const {
-  std::vector<Demand> demands;
+template <class Visit>
+void Interval::ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const {
   for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
     const ComplexId complex = ledger_.entry(k).complex;
     const ComplexAttribute& a = complexes_[complex];
@@ -421,15 +452,21 @@ std::vector<Demand> Interval::DemandsAt(ContainerRef c, const JobView& job) cons
       amount = a.default_value;  // an unrequested consumable debits its default
     }
     if (amount == 0) continue;
-    demands.push_back({k, amount, a.consumable == Consumable::kJob || a.consumable == Consumable::kHost});
+    visit(Demand{k, amount, a.consumable == Consumable::kJob || a.consumable == Consumable::kHost});
   }
+}
+
+std::vector<Demand> Interval::DemandsAt(ContainerRef c, const JobView& job) const {
+  std::vector<Demand> demands;
+  ForEachDemand(c, job, [&](const Demand& d) { demands.push_back(d); });
   return demands;
 }
 
 // rc_slots_by_time for one container: the slots its consumables leave over
 // [start, start + d), and the static match of the job's other requests against
 // the container's fixed and load values. `found` collects the requests the
-// container defines (bit i: the job's i-th hard request).
+// container defines (bit i: the job's i-th hard request); the container's
+// demands are appended to `demands_out` when given.
 LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                        std::vector<Demand>* demands_out) const {
   LevelFit fit;
@@ -484,8 +521,8 @@ LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration 
       if (!fit.limiting.valid()) fit.limiting = req.complex;
     }
   }
-  std::vector<Demand> demands = DemandsAt(c, job);
-  for (const Demand& demand : demands) {
+  ForEachDemand(c, job, [&](const Demand& demand) {
+    if (demands_out != nullptr) demands_out->push_back(demand);
     const ConsumableEntry& e = ledger_.entry(demand.entry);
     const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(demand.entry, start, d));
     std::uint32_t n = kUnlimited;
@@ -503,8 +540,7 @@ LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration 
       fit.slots = n;
       if (!fit.static_mismatch && fit.never == NeverCause::kNone) fit.limiting = e.complex;
     }
-  }
-  if (demands_out != nullptr) *demands_out = std::move(demands);
+  });
   return fit;
 }
 
@@ -519,8 +555,24 @@ bool Interval::AllFound(const JobView& job, std::uint64_t found) const {
 std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decision& why) {
   std::uint64_t global_found = 0;
   const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, nullptr);
+  // The first instance in queue order that fits: only instances with a free
+  // slot can, so only they are tried.
+  if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job)) {
+    for (const QueueKey& key : free_order_) {
+      const std::uint32_t i = key.instance;
+      const HostId host = instances_.host[i];
+      if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+      std::uint64_t found = global_found;
+      const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
+      if (h.static_mismatch || h.slots == 0) continue;
+      const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
+      if (AllFound(job, found) && !q.static_mismatch && q.slots >= 1) return i;
+    }
+  }
+  // None: walk every instance to say why.
   bool any_static = false, any_alarm = false;
-  for (std::uint32_t i : queue_order_) {
+  for (const QueueKey& key : queue_order_) {
+    const std::uint32_t i = key.instance;
     const HostId host = instances_.host[i];
     if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
     std::uint64_t found = global_found;
@@ -543,7 +595,6 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
         why.object = level->limiting.value;
       }
     }
-    if (global.slots >= 1 && h.slots >= 1 && q.slots >= 1) return i;
   }
   if (!GlobalStatic(job) || global.static_mismatch) any_static = false;
   if (!any_static) {
@@ -603,15 +654,14 @@ std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const 
       Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, &global_demands);
   if (global.static_mismatch || !GlobalStatic(job)) return std::nullopt;
   std::optional<std::pair<std::uint32_t, Time>> best;
-  for (std::uint32_t i : queue_order_) {
+  for (const QueueKey& key : queue_order_) {
+    const std::uint32_t i = key.instance;
     const HostId host = instances_.host[i];
     if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
     std::uint64_t found = global_found;
-    std::vector<Demand> demands = global_demands, more;
-    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, &more);
-    demands.insert(demands.end(), more.begin(), more.end());
-    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &more);
-    demands.insert(demands.end(), more.begin(), more.end());
+    std::vector<Demand> demands = global_demands;
+    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, &demands);
+    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &demands);
     if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) continue;
     Decision local;
     const std::optional<Time> t = EarliestFor(demands, job.duration, local);
@@ -646,8 +696,8 @@ std::vector<std::uint32_t> Interval::SlotCandidates(const JobView& job, PeId pe)
 // parallel_assignment at one start time: the PE's slots, global resources for
 // the whole job, then hosts in load order under the allocation rule, each host
 // giving the minimum of its own resources and the sum of its queue instances'.
-ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start,
-                                     Decision* why) const {
+ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why,
+                                     bool now) const {
   ParallelFit result;
   const Duration d = job.duration;
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
@@ -683,7 +733,8 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
   };
   std::vector<HostSlots> hosts;
   std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
-  for (std::uint32_t i : queue_order_) {
+  for (const QueueKey& key : now ? free_order_ : queue_order_) {
+    const std::uint32_t i = key.instance;
     const HostId host = instances_.host[i];
     if (alarm_[i] || !QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
     std::uint64_t found = global_found;
@@ -706,7 +757,7 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
   }
   // Hosts in host (load) order, as Grid Engine walks them.
   std::stable_sort(hosts.begin(), hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
-    return host_position_[a.host.index()] < host_position_[b.host.index()];
+    return std::make_pair(host_value_[a.host.index()], a.host) < std::make_pair(host_value_[b.host.index()], b.host);
   });
   for (HostSlots& h : hosts) {
     std::uint64_t sum = 0;
@@ -785,7 +836,7 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
     ParallelFit fit;
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      ParallelFit f = AssignParallel(job, pe, candidates[mid], cluster_.now, lo == 0 ? &why : nullptr);
+      ParallelFit f = AssignParallel(job, pe, candidates[mid], cluster_.now, lo == 0 ? &why : nullptr, true);
       if (f.ok) {
         fit = std::move(f);
         lo = mid + 1;
@@ -1097,7 +1148,9 @@ void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations)
     Record(decision, {});
     return;
   }
-  const CategoryKey key{job.request_id.value, job.owner.value, job.group.value, job.project.value, job.immediate};
+  // Owner and project belong to the category only where access lists can tell them apart.
+  const CategoryKey key{job.request_id.value, access_lists_ ? job.owner.value : 0, access_lists_ ? job.group.value : 0,
+                        access_lists_ ? job.project.value : 0, job.immediate};
   CategoryState& category = categories_[key];
   const bool is_reserve = reservation && reservations < config_.max_reservation && job.reserve &&
                           !job.immediate && !category.rejected_reserve;
@@ -1135,7 +1188,9 @@ void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations)
       if (job.owner.valid()) ++running_per_user_[job.owner.index()];
       bool reorder = false;
       for (const Grant& g : grants) reorder |= load_.AddSlots(instances_.host[g.instance], g.slots);
-      if (reorder) UpdateQueueOrder();
+      if (reorder) {
+        for (const Grant& g : grants) SetHostLoad(instances_.host[g.instance]);
+      }
       for (const Grant& g : grants) UpdateAlarms(instances_.host[g.instance]);  // re-split: full, alarm
       return;
     }
@@ -1195,6 +1250,17 @@ void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations)
 }
 
 ScheduleResult Interval::Run() {
+  auto restricts = [](const auto& users, const auto& xusers, const auto& projects, const auto& xprojects) {
+    return !users.empty() || !xusers.empty() || !projects.empty() || !xprojects.empty();
+  };
+  const GlobalHost& g = cluster_.global;
+  access_lists_ = restricts(g.user_lists, g.xuser_lists, g.projects, g.xprojects);
+  for (const ExecHost& h : cluster_.hosts) access_lists_ |= restricts(h.user_lists, h.xuser_lists, h.projects, h.xprojects);
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    access_lists_ |= restricts(*instances_.user_lists[i], *instances_.xuser_lists[i], *instances_.projects[i],
+                               *instances_.xprojects[i]);
+  }
+  for (const ParallelEnvironment& pe : cluster_.pes) access_lists_ |= !pe.user_lists.empty() || !pe.xuser_lists.empty();
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
   UpdateQueueOrder();
