@@ -38,6 +38,7 @@ class ResourceLedger {
   ResourceLedger(const Cluster& cluster, const QueueInstanceTable& instances, bool with_diagrams);
 
   bool with_diagrams() const { return with_diagrams_; }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(entries_.size()); }
   // The entries of container c: [Begin(c), End(c)).
   std::uint32_t Begin(ContainerRef c) const { return first_[Flat(c)]; }
   std::uint32_t End(ContainerRef c) const { return first_[Flat(c) + 1]; }

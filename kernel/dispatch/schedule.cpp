@@ -1,6 +1,7 @@
 #include "kernel/dispatch/schedule.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include "kernel/complex/complex_compare.hpp"
@@ -210,7 +212,17 @@ class Interval {
   std::map<CategoryKey, CategoryState> categories_;
   ScheduleResult result_;
   bool ignore_plan_ = false;
-  bool access_lists_ = false;  // some host, queue, PE or the global host restricts users or projects
+  bool access_lists_ = false;
+  // UtilizationDiagram::LastIncrease per ledger entry, cached until the entry is booked again.
+  mutable std::vector<std::optional<Time>> last_increase_;
+  mutable std::vector<std::uint8_t> last_increase_known_;
+  std::optional<Time> LastIncreaseOf(std::uint32_t k) const {
+    if (!last_increase_known_[k]) {
+      last_increase_[k] = ledger_.diagram(k).LastIncrease();
+      last_increase_known_[k] = 1;
+    }
+    return last_increase_[k];
+  }  // some host, queue, PE or the global host restricts users or projects
   std::uint32_t monitor_mark_ = 0;  // monitor lines up to here belong to earlier records  // Fit weighs the amounts in use now only, not the diagrams
 };
 
@@ -863,10 +875,7 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
 std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
   std::vector<Time> times;
   auto collect = [&](std::uint32_t k) {
-    const UtilizationDiagram& diagram = ledger_.diagram(k);
-    for (std::optional<Time> t = diagram.LastBreakpoint(); t; t = diagram.LastBreakpointBefore(*t)) {
-      times.push_back(*t);
-    }
+    for (const Breakpoint& b : ledger_.diagram(k).Breakpoints()) times.push_back(b.time);
   };
   auto requested = [&](ComplexId c) { return c == complexes_.slots || FindValue(job.requests->hard, c) != nullptr; };
   auto collect_container = [&](ContainerRef c) {
@@ -925,22 +934,6 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
     }
     host_instances[host_index[host.index()]].push_back(i);
   }
-  // Events: (time, host) where the host's availability may change.
-  std::vector<std::pair<Time, std::uint32_t>> events;
-  auto add_events = [&](ContainerRef c, std::uint32_t h) {
-    for (const Demand& demand : DemandsAt(c, job)) {
-      const UtilizationDiagram& diagram = ledger_.diagram(demand.entry);
-      for (std::optional<Time> b = diagram.LastBreakpoint(); b; b = diagram.LastBreakpointBefore(*b)) {
-        events.emplace_back(*b - 1, h);  // below b, the entry before b is in effect and b is in the window
-        if (d < kInfiniteDuration) events.emplace_back(*b - d, h);  // from b - d down, b is past the window
-      }
-    }
-  };
-  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
-    add_events({ContainerLevel::kHost, hosts[h].index()}, h);
-    for (std::uint32_t i : host_instances[h]) add_events({ContainerLevel::kQueue, i}, h);
-  }
-  std::sort(events.begin(), events.end(), std::greater<>());
   const std::optional<std::uint32_t> pe_entry = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots);
   const AllocationRule rule = p.allocation_rule;
   const std::uint32_t per_host = rule == AllocationRule::kPeSlots ? least
@@ -959,6 +952,84 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
     }
     return std::min<std::uint64_t>(hf.slots, sum);
   };
+  // Above the last time any diagram the job draws on rises, every window's
+  // peak is the amount at its start, which only falls: feasibility is monotone
+  // there, and a binary search finds its first failure.
+  Time rises = std::numeric_limits<Time>::min();
+  auto note_rises = [&](std::uint32_t k) {
+    if (const std::optional<Time> t = LastIncreaseOf(k)) rises = std::max(rises, *t);
+  };
+  if (pe_entry) note_rises(*pe_entry);
+  ForEachDemand({ContainerLevel::kGlobal, 0}, job, [&](const Demand& demand) { note_rises(demand.entry); });
+  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+    ForEachDemand({ContainerLevel::kHost, hosts[h].index()}, job, [&](const Demand& demand) { note_rises(demand.entry); });
+    for (std::uint32_t i : host_instances[h]) {
+      ForEachDemand({ContainerLevel::kQueue, i}, job, [&](const Demand& demand) { note_rises(demand.entry); });
+    }
+  }
+  auto feasible_at = [&](Time t) {
+    if (pe_entry && ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, d) < least) return false;
+    std::uint64_t unused = 0;
+    if (Fit({ContainerLevel::kGlobal, 0}, job, t, d, unused, nullptr).slots < least) return false;
+    const std::pair<std::uint64_t, std::uint64_t> sums = tbb::parallel_reduce(
+        tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
+        std::pair<std::uint64_t, std::uint64_t>{0, 0},
+        [&](const tbb::blocked_range<std::uint32_t>& r, std::pair<std::uint64_t, std::uint64_t> acc) {
+          for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
+            const std::uint64_t a = availability(h, t);
+            acc.first += a;
+            acc.second += a >= per_host;
+          }
+          return acc;
+        },
+        [](auto a, auto b) { return std::make_pair(a.first + b.first, a.second + b.second); });
+    switch (rule) {
+      case AllocationRule::kFillUp:
+      case AllocationRule::kRoundRobin:
+        return sums.first >= least;
+      case AllocationRule::kPeSlots:
+        return sums.second >= 1;
+      case AllocationRule::kFixed:
+        return sums.second * per_host >= least;
+    }
+    return false;
+  };
+  const std::size_t monotone = static_cast<std::size_t>(
+      std::partition_point(times.begin(), times.end(), [&](Time t) { return t >= rises; }) - times.begin());
+  std::size_t lo = 0, hi = monotone;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (feasible_at(times[mid])) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo < monotone || monotone == times.size()) return lo;
+  const std::size_t from = monotone;
+  // Events where a host's availability may change, packed as (time, host) in
+  // one integer: times lie in [-2^33, 2^33), hosts below 2^24.
+  constexpr std::uint64_t kTimeBias = std::uint64_t{1} << 33;
+  constexpr int kHostBits = 24;
+  std::vector<std::uint64_t> events;
+  auto event = [&](Time t, std::uint32_t h) {
+    events.push_back((static_cast<std::uint64_t>(t + static_cast<Time>(kTimeBias)) << kHostBits) | h);
+  };
+  auto add_events = [&](ContainerRef c, std::uint32_t h) {
+    ForEachDemand(c, job, [&](const Demand& demand) {
+      for (const Breakpoint& b : ledger_.diagram(demand.entry).Breakpoints()) {
+        event(b.time - 1, h);  // below b, the entry before b is in effect and b is in the window
+        if (d < kInfiniteDuration) event(b.time - d, h);  // from b - d down, b is past the window
+      }
+    });
+  };
+  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+    add_events({ContainerLevel::kHost, hosts[h].index()}, h);
+    for (std::uint32_t i : host_instances[h]) add_events({ContainerLevel::kQueue, i}, h);
+  }
+  std::sort(events.begin(), events.end(), std::greater<>());
+  auto event_time = [&](std::size_t e) { return static_cast<Time>(events[e] >> kHostBits) - static_cast<Time>(kTimeBias); };
+  auto event_host = [&](std::size_t e) { return static_cast<std::uint32_t>(events[e] & ((1u << kHostBits) - 1)); };
   // Sweeps times[begin, end); returns the index of the first failure, or end.
   auto sweep = [&](std::size_t begin, std::size_t end) -> std::size_t {
     std::vector<std::uint64_t> available(hosts.size(), 0);
@@ -974,10 +1045,10 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
       const Time t = times[k];
       if (k == begin) {
         for (std::uint32_t h = 0; h < hosts.size(); ++h) set(h, availability(h, t));
-        while (next_event < events.size() && events[next_event].first >= t) ++next_event;
+        while (next_event < events.size() && event_time(next_event) >= t) ++next_event;
       } else {
-        for (; next_event < events.size() && events[next_event].first >= t; ++next_event) {
-          const std::uint32_t h = events[next_event].second;
+        for (; next_event < events.size() && event_time(next_event) >= t; ++next_event) {
+          const std::uint32_t h = event_host(next_event);
           if (stamp[h] == k) continue;
           stamp[h] = k;
           set(h, availability(h, t));
@@ -1007,9 +1078,9 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
     }
     return end;
   };
-  const std::size_t block = std::max<std::size_t>(256, times.size() / 16);
+  const std::size_t block = std::max<std::size_t>(256, (times.size() - from) / 16);
   const std::size_t wave = std::max<std::size_t>(1, static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
-  for (std::size_t begin = 0; begin < times.size(); begin += block * wave) {
+  for (std::size_t begin = from; begin < times.size(); begin += block * wave) {
     const std::size_t blocks = std::min(wave, (times.size() - begin + block - 1) / block);
     std::vector<std::size_t> failure(blocks);
     tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
@@ -1091,6 +1162,7 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
       const double amount = demand.once ? (master ? demand.amount : 0) : demand.amount * slots;
       if (amount == 0) continue;
       ledger_.Debit(demand.entry, amount, start, d, now);
+      last_increase_known_[demand.entry] = 0;
       Monitor(job, state, start, d, c, demand.entry, amount);
     }
   };
@@ -1261,6 +1333,8 @@ ScheduleResult Interval::Run() {
                                *instances_.xprojects[i]);
   }
   for (const ParallelEnvironment& pe : cluster_.pes) access_lists_ |= !pe.user_lists.empty() || !pe.xuser_lists.empty();
+  last_increase_.assign(ledger_.size(), std::nullopt);
+  last_increase_known_.assign(ledger_.size(), 0);
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
   UpdateQueueOrder();

@@ -65,6 +65,13 @@ std::optional<Time> NaiveUtilizationDiagram::EarliestFit(Time from, Duration dur
   return std::nullopt;
 }
 
+std::optional<Time> NaiveUtilizationDiagram::LastIncrease() const {
+  for (std::size_t i = points_.size(); i-- > 0;) {
+    if (points_[i].amount > (i == 0 ? 0.0 : points_[i - 1].amount)) return points_[i].time;
+  }
+  return std::nullopt;
+}
+
 std::optional<Time> NaiveUtilizationDiagram::LastBreakpoint() const {
   if (points_.empty()) return std::nullopt;
   return points_.back().time;

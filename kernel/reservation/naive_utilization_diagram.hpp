@@ -24,6 +24,7 @@ class NaiveUtilizationDiagram {
   std::optional<Time> EarliestFit(Time from, Duration duration, double limit) const;
   std::optional<Time> LastBreakpoint() const;
   std::optional<Time> LastBreakpointBefore(Time t) const;
+  std::optional<Time> LastIncrease() const;
   const std::vector<Breakpoint>& Breakpoints() const { return points_; }
   // Takes over normalised breakpoints (benchmarks start large diagrams this way).
   void Assign(std::vector<Breakpoint> points) { points_ = std::move(points); }

@@ -384,6 +384,18 @@ std::optional<Time> UtilizationDiagram::LastBreakpointBefore(Time t) const {
   return TimeAt(Previous(*floor));
 }
 
+std::optional<Time> UtilizationDiagram::LastIncrease() const {
+  if (empty()) return std::nullopt;
+  Position p = Previous(End());
+  for (;;) {
+    const bool first = p == Position{0, 0};
+    const double before = first ? 0.0 : AmountAt(Previous(p));
+    if (AmountAt(p) > before) return TimeAt(p);
+    if (first) return std::nullopt;
+    p = Previous(p);
+  }
+}
+
 std::vector<Breakpoint> UtilizationDiagram::Breakpoints() const {
   std::vector<Breakpoint> points;
   points.reserve(size_);

@@ -80,6 +80,11 @@ class UtilizationDiagram {
   std::optional<Time> LastBreakpoint() const;
   std::optional<Time> LastBreakpointBefore(Time t) const;
 
+  // The time of the last breakpoint whose amount is above the one before it
+  // (for the first, above 0); nullopt if there is none. From there on the
+  // amount only falls, so a window's peak is the amount at its start.
+  std::optional<Time> LastIncrease() const;
+
   // Every breakpoint in time order.
   std::vector<Breakpoint> Breakpoints() const;
 

@@ -46,6 +46,7 @@ TYPED_TEST(DiagramVectorsTest, T5_1_AddMaxAndIterator) {
   EXPECT_EQ(d.Max(1200, 150), 0);
   EXPECT_EQ(d.Max(700, 150), 8);
   EXPECT_EQ(IteratorTimes(d), (std::vector<Time>{1200, 1100, 1000, 800}));
+  EXPECT_EQ(d.LastIncrease(), 1100);  // 4 -> 8
 }
 
 // T5.2's stated result follows from the diagram after T5.1's first two adds,
@@ -189,6 +190,7 @@ TEST(UtilizationDiagramTest, MatchesTheNaiveTwinOnRandomSequences) {
       ASSERT_EQ(fast.size(), naive.size()) << "seed " << seed << " op " << op;
       ASSERT_EQ(fast.QueueEnd(), naive.QueueEnd()) << "seed " << seed << " op " << op;
       ASSERT_EQ(fast.LastBreakpoint(), naive.LastBreakpoint());
+      ASSERT_EQ(fast.LastIncrease(), naive.LastIncrease()) << "seed " << seed << " op " << op;
     }
     ASSERT_EQ(fast.Breakpoints(), naive.Breakpoints()) << "seed " << seed;
   }
