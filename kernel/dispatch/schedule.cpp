@@ -1,14 +1,12 @@
 #include "kernel/dispatch/schedule.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <map>
-#include <set>
-#include <numeric>
 #include <optional>
+#include <set>
 #include <tuple>
-#include <unordered_map>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>

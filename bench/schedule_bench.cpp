@@ -1,0 +1,86 @@
+// schedule_bench: one full scheduling interval (priorities, then dispatch,
+// reservation and backfilling) on clusters from `schedk generate`: hosts with
+// 64 slots, half of them busy with running tasks, 10% parallel jobs with slot
+// ranges over three PEs, licenses and memory, 10% -R y.
+//   BM_ScheduleInterval/hosts:H/jobs:N/max_reservation:R
+// The goal size (10,000 hosts, 1M jobs, max_reservation 1000) runs only
+// when SCHEDK_BENCH_GOAL=1 is set, as it takes minutes on this machine.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "io/snapshot_generator.hpp"
+#include "io/snapshot_reader.hpp"
+#include "kernel/dispatch/schedule.hpp"
+
+namespace {
+
+const schedk::io::Snapshot& SnapshotOf(std::uint32_t hosts, std::uint64_t jobs, std::uint32_t max_reservation) {
+  static std::tuple<std::uint32_t, std::uint64_t, std::uint32_t> cached_key;
+  static std::unique_ptr<schedk::io::Snapshot> cached;
+  const auto key = std::make_tuple(hosts, jobs, max_reservation);
+  if (!cached || cached_key != key) {
+    cached.reset();
+    schedk::io::GeneratorSpec spec;
+    spec.seed = 42;
+    spec.hosts = hosts;
+    spec.jobs = jobs;
+    spec.users = 1000;
+    spec.projects = 50;
+    spec.max_reservation = max_reservation;
+    std::string text;
+    schedk::io::GenerateSnapshot(spec, [&](std::string_view piece) {
+      text += piece;
+      return true;
+    });
+    auto snapshot = schedk::io::ReadSnapshot(text, "generated");
+    if (!snapshot.ok()) std::abort();
+    cached = std::make_unique<schedk::io::Snapshot>(std::move(snapshot).value());
+    cached_key = key;
+  }
+  return *cached;
+}
+
+void BM_ScheduleInterval(benchmark::State& state) {
+  const auto& s = SnapshotOf(static_cast<std::uint32_t>(state.range(0)), static_cast<std::uint64_t>(state.range(1)),
+                             static_cast<std::uint32_t>(state.range(2)));
+  std::uint32_t starts = 0, reserves = 0;
+  for (auto _ : state) {
+    const schedk::PriorityResult priorities = schedk::ComputePriorities(s.cluster, s.jobs);
+    const schedk::QueueInstanceTable instances = schedk::QueueInstanceTable::Build(s.cluster);
+    const schedk::ScheduleResult result = schedk::ScheduleInterval(s.cluster, s.jobs, priorities, instances);
+    starts = result.starts;
+    reserves = result.reserves;
+    benchmark::DoNotOptimize(result.decisions.data());
+  }
+  state.counters["starts"] = starts;
+  state.counters["reserves"] = reserves;
+}
+BENCHMARK(BM_ScheduleInterval)
+    ->ArgNames({"hosts", "jobs", "max_reservation"})
+    ->Args({100, 10000, 100})
+    ->Args({1000, 10000, 100})
+    ->Args({1000, 100000, 0})
+    ->Args({1000, 100000, 100})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+const bool kGoalRegistered = [] {
+  const char* goal = std::getenv("SCHEDK_BENCH_GOAL");
+  if (goal != nullptr && std::string(goal) == "1") {
+    benchmark::RegisterBenchmark("BM_ScheduleIntervalGoal", BM_ScheduleInterval)
+        ->ArgNames({"hosts", "jobs", "max_reservation"})
+        ->Args({10000, 1000000, 1000})
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(1);
+  }
+  return true;
+}();
+
+}  // namespace
