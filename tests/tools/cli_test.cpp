@@ -239,6 +239,35 @@ TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
   }
 }
 
+// Requests that can never be met get `never:` reasons; requests that cannot be
+// read are input errors naming the line, with nothing on standard output.
+TEST(CliScheduleTest, ImpossibleRequestsAndBadInput) {
+  const std::string cluster =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\ngpu g BOOL == FORCED NO 0 0\nlic l INT <= YES YES 0 0\n"
+      "end complex\n"
+      "begin global\ncomplex_values lic=2\nend global\n"
+      "begin exechost h1\ncomplex_values gpu=true\nend exechost\n"
+      "begin pe mpi\nslots 4\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1\nslots 4\npe_list mpi\nend queue\n";
+  const CliRun r = Schedk("schedule -", cluster +
+                                            "job 1 owner=u submit=900\n"  // h1 forces gpu
+                                            "job 2 owner=u submit=901 pe_name=mpi pe_min=8 pe_max=16 l_hard=gpu=true\n"
+                                            "job 3 owner=u submit=902 l_hard=gpu=true,lic=3\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pending 1.1 reason=never:no-queue "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pending 2.1 reason=never:pe "), std::string::npos);
+  EXPECT_NE(r.out.find("pending 3.1 reason=never:capacity:lic "), std::string::npos);
+  const CliRun unknown_pe = Schedk("schedule -", cluster + "job 4 owner=u pe_name=nosuch pe_min=1 pe_max=2\n");
+  EXPECT_EQ(unknown_pe.exit_code, 2);
+  EXPECT_TRUE(unknown_pe.out.empty());
+  EXPECT_NE(unknown_pe.err.find("<stdin>:23: pe_name: no parallel environment matches 'nosuch'"), std::string::npos)
+      << unknown_pe.err;
+  const CliRun range = Schedk("schedule -", cluster + "job 5 owner=u pe_name=mpi pe_min=8 pe_max=2\n");
+  EXPECT_EQ(range.exit_code, 2);
+  EXPECT_NE(range.err.find("<stdin>:23: pe_max: expected a slot count >= pe_min"), std::string::npos) << range.err;
+}
+
 TEST(CliGenerateTest, SameSeedSameBytesAndTheSnapshotLoads) {
   const std::string args = "generate --jobs 200 --hosts 40 --slots-per-host 8 --seed ";
   const CliRun a = Schedk(args + "5");
