@@ -158,6 +158,27 @@ TEST(ScheduleTest, AccessListsQueueRequestsAndForcedAttributes) {
   EXPECT_NE(out.find("pending 4.1 reason="), std::string::npos);
 }
 
+// maxujobs holds back the jobs of a user at the limit; an immediate job (-now y)
+// that cannot start now never reserves, even with -R y; the next -R y job does.
+TEST(ScheduleTest, UserLimitAndImmediateJobs) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nlic l INT <= YES YES 0 0\nend complex\n"
+      "begin sconf\nmaxujobs 1\nmax_reservation 10\ndefault_duration 1:0:0\nend sconf\n"
+      "begin global\ncomplex_values lic=1\nend global\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 1\nend queue\n"
+      "job 1 owner=ann submit=800 state=r start=990 granted=all.q@h1:1 l_hard=lic=1\n"
+      "job 2 owner=ann submit=900\n"                         // ann already runs one job
+      "job 4 owner=cid submit=901 now=y R=y l_hard=lic=1\n"  // the license is in use: no reservation
+      "job 5 owner=dan submit=902 R=y l_hard=lic=1\n"        // reserved when job 1 ends
+      "job 3 owner=bob submit=903\n");                       // takes the last free slot
+  EXPECT_NE(out.find("pending 2.1 reason=user-limit "), std::string::npos) << out;
+  EXPECT_NE(out.find("pending 4.1 reason=never:immediate "), std::string::npos);
+  EXPECT_TRUE(Has(out, "reserve 5.1 at=4650 dur=3660 slots=1 granted=all.q@h1:1"));  // 990 + 3600 + 60
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=3660 slots=1 granted=all.q@h2:1"));
+}
+
 TEST(ScheduleTest, T5_5_Durations) {
   EXPECT_EQ(PendingJobDuration(3600, 3000, kInfiniteDuration, 60), 3060);  // min(h_rt, s_rt) + offset
   EXPECT_EQ(PendingJobDuration(std::nullopt, std::nullopt, 600, 60), 660);
