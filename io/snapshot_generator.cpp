@@ -63,7 +63,8 @@ bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::s
          "end complex\n\n"
          "begin sconf\nmax_reservation " + std::to_string(spec.max_reservation) +
          "\ndefault_duration 8:0:0\nweight_tickets_functional 100000\nweight_tickets_share 100000\n"
-         "weight_waiting_time 0.01\nparams MONITOR=1\nend sconf\n\n"
+         "weight_waiting_time 0.01\nparams MONITOR=1" + std::string(spec.reserve_in_gaps ? ",RESERVE_IN_GAPS=1" : "") +
+         "\nend sconf\n\n"
          "begin global\ncomplex_values license=" + std::to_string(licenses) + "\nend global\n\n";
   for (std::uint32_t r = 0; r < racks; ++r) {
     out += "begin hostgroup " + Rack(r) + "\nhostlist";

@@ -30,6 +30,7 @@ struct GeneratorSpec {
   double memory_fraction = 0.30;
   double running_fraction = 0.50;     // of all slots, busy with running tasks
   std::uint32_t max_reservation = 100;
+  bool reserve_in_gaps = false;       // params RESERVE_IN_GAPS=1
   std::int64_t now = 1798761600;      // 2027-01-01T00:00:00Z
 };
 

@@ -1104,7 +1104,21 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     // The earliest breakpoint from which every later one is feasible: walk down
     // from the latest and stop at the first failure.
     std::size_t feasible = 0;  // times[0, feasible) are feasible
-    if (mode_ == ExecutionMode::kSerial) {
+    if (config_.reserve_in_gaps) {
+      // schedk extension: the earliest feasible breakpoint (or now), gaps included.
+      std::vector<Time> ascending(times.rbegin(), times.rend());
+      ascending.insert(ascending.begin(), cluster_.now);
+      std::optional<Time> found;
+      for (Time t : ascending) {
+        if (t >= cluster_.now && AssignParallel(job, pe, least, t, nullptr).ok) {
+          found = t;
+          break;
+        }
+      }
+      if (!found) continue;
+      times.assign(1, *found);
+      feasible = 1;
+    } else if (mode_ == ExecutionMode::kSerial) {
       while (feasible < times.size() && AssignParallel(job, pe, least, times[feasible], nullptr).ok) ++feasible;
     } else {
       feasible = FeasiblePrefix(job, pe, least, times);

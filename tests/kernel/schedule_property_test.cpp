@@ -42,6 +42,7 @@ io::GeneratorSpec SmallCluster(std::uint64_t seed) {
   spec.license_fraction = 0.3;
   spec.running_fraction = 0.2 + 0.1 * static_cast<double>(seed % 7);
   spec.max_reservation = 1 + seed % 40;
+  spec.reserve_in_gaps = seed % 3 == 0;
   return spec;
 }
 

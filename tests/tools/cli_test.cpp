@@ -195,6 +195,21 @@ TEST(CliScheduleTest, T5_4BackfillScenario) {
   EXPECT_TRUE(Has(r.out, "start 14.1 at=1000 dur=900 slots=1 granted=all.q@node1:1"));
 }
 
+// Grid Engine reserves only after a diagram's tail; RESERVE_IN_GAPS=1 uses gaps,
+// for sequential and parallel jobs alike.
+TEST(CliScheduleTest, ReservationsInGapsOnlyWithTheExtension) {
+  const CliRun ge = Schedk("schedule " + Dataset("reserve-in-gaps.snap"));
+  ASSERT_EQ(ge.exit_code, 0) << ge.err;
+  EXPECT_TRUE(Has(ge.out, "reserve 11.1 at=1500 dur=100 slots=2 pe=mpi granted=all.q@h1:2")) << ge.out;
+  EXPECT_TRUE(Has(ge.out, "reserve 12.1 at=1600 dur=300 slots=1 pe=mpi granted=all.q@h1:1"));
+  EXPECT_TRUE(Has(ge.out, "reserve 13.1 at=1600 dur=100 slots=1 granted=all.q@h1:1"));
+  const CliRun gaps = Schedk("schedule " + Dataset("reserve-in-gaps-on.snap"));
+  ASSERT_EQ(gaps.exit_code, 0) << gaps.err;
+  EXPECT_TRUE(Has(gaps.out, "reserve 11.1 at=1500 dur=100 slots=2 pe=mpi granted=all.q@h1:2")) << gaps.out;
+  EXPECT_TRUE(Has(gaps.out, "reserve 12.1 at=1100 dur=300 slots=1 pe=mpi granted=all.q@h1:1"));
+  EXPECT_TRUE(Has(gaps.out, "reserve 13.1 at=1400 dur=100 slots=1 granted=all.q@h1:1"));
+}
+
 TEST(CliScheduleTest, MonitorFileIsAppendedWithSeparators) {
   const std::string file = ::testing::TempDir() + "schedk_monitor_" + std::to_string(::getpid());
   std::remove(file.c_str());
@@ -230,7 +245,8 @@ TEST(CliScheduleTest, JsonLinesRecords) {
 }
 
 TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
-  for (const char* name : {"reservation-2004", "reservation-2004-backfill", "reservation-2004-offset", "backfill-t54"}) {
+  for (const char* name : {"reservation-2004", "reservation-2004-backfill", "reservation-2004-offset", "backfill-t54",
+                           "reserve-in-gaps", "reserve-in-gaps-on"}) {
     const CliRun one = Schedk("schedule --threads 1 " + Dataset(std::string(name) + ".snap"));
     const CliRun many = Schedk("schedule --threads 8 " + Dataset(std::string(name) + ".snap"));
     ASSERT_EQ(one.exit_code, 0) << name << ": " << one.err;
