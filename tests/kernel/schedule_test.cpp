@@ -179,6 +179,48 @@ TEST(ScheduleTest, UserLimitAndImmediateJobs) {
   EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=3660 slots=1 granted=all.q@h2:1"));
 }
 
+// A wildcard PE request tries every matching PE in definition order; a later
+// one replaces the best only with more slots (§4.7). JOB consumables are
+// debited once, on the master (§4.4), per-slot ones once per slot.
+TEST(ScheduleTest, WildcardPeAndJobConsumables) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0 0\nlic l INT <= YES JOB 0 0\n"
+      "mem m MEMORY <= YES YES 0 0\n"
+      "end complex\n"
+      "begin sconf\nmax_reservation 5\nparams MONITOR=1,DURATION_OFFSET=0\nend sconf\n"
+      "begin global\ncomplex_values lic=1\nend global\n"
+      "begin exechost h1\ncomplex_values mem=64G\nend exechost\nbegin exechost h2\ncomplex_values mem=64G\nend exechost\n"
+      "begin pe mpi_small\nslots 3\nallocation_rule $fill_up\nend pe\n"
+      "begin pe mpi_big\nslots 6\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\npe_list mpi_small mpi_big\nend queue\n"
+      "job 1 owner=u submit=900 pe_name=mpi* pe_min=2 pe_max=8 l_hard=h_rt=100,lic=1,mem=1G\n"
+      "job 2 owner=u submit=901 l_hard=h_rt=100,lic=1\n");
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=100 slots=6 pe=mpi_big granted=all.q@h1:4,all.q@h2:2")) << out;
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:P:mpi_big:slots:6.000000"));
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:G:global:lic:1.000000"));  // once, not 6 times
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:H:h1:mem:4294967296.000000"));  // 4 slots x 1G
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:H:h2:mem:2147483648.000000"));
+  EXPECT_NE(out.find("pending 2.1 reason=resource:lic "), std::string::npos);  // the one license is taken
+}
+
+// Held and dependent jobs are reported, not scheduled; suspended tasks keep
+// their slots and are booked as SUSPENDED.
+TEST(ScheduleTest, HeldDependentAndSuspendedJobs) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 5\nparams MONITOR=1,DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\nend exechost\nbegin queue all.q\nhostlist h1\nslots 2\nend queue\n"
+      "job 1 owner=u submit=800 state=s start=900 granted=all.q@h1:1 l_hard=h_rt=1000\n"
+      "job 2 owner=u submit=900 state=hqw\n"
+      "job 3 owner=u submit=901 hold_jid=4\n"
+      "job 4 owner=u submit=902 l_hard=h_rt=60\n");
+  EXPECT_TRUE(Has(out, "sched 1:1:SUSPENDED:900:1000:Q:all.q@h1:slots:1.000000")) << out;
+  EXPECT_TRUE(Has(out, "start 4.1 at=1000 dur=60 slots=1 granted=all.q@h1:1"));
+  EXPECT_NE(out.find("pending 2.1 reason=hold "), std::string::npos);
+  EXPECT_NE(out.find("pending 3.1 reason=dependency "), std::string::npos);
+}
+
 TEST(ScheduleTest, T5_5_Durations) {
   EXPECT_EQ(PendingJobDuration(3600, 3000, kInfiniteDuration, 60), 3060);  // min(h_rt, s_rt) + offset
   EXPECT_EQ(PendingJobDuration(std::nullopt, std::nullopt, 600, 60), 660);
