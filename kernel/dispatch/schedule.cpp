@@ -125,6 +125,7 @@ class Interval {
         load_(cluster, jobs),
         alarm_(instances.size(), 0),
         has_free_(instances.size(), 0),
+        instance_free_slots_(instances.size(), 0),
         running_per_user_(cluster.entities.users.size(), 0) {}
 
   ScheduleResult Run();
@@ -157,9 +158,28 @@ class Interval {
 
   // Parallel jobs.
   std::vector<std::uint32_t> SlotCandidates(const JobView& job, PeId pe) const;
-  // `now`: the start is now, so only instances with a free slot can contribute.
-  ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why,
-                             bool now = false) const;
+  // What a parallel job can get from `pe` at `start`: the PE's room, the global
+  // host's, and per host in load order its instances and their slots. `now`:
+  // the start is now, so only instances with a free slot can contribute.
+  struct HostSlots {
+    HostId host;
+    std::uint32_t available = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> queues;  // instance, slots
+  };
+  struct ParallelRoom {
+    bool usable = false;  // access to the PE and a static match at the global host
+    double pe_left = std::numeric_limits<double>::infinity();
+    std::uint32_t global_slots = kUnlimited;
+    ComplexId global_limiting;
+    ComplexId instance_limiting;  // the first resource that kept an instance out
+    std::vector<HostSlots> hosts;
+  };
+  ParallelRoom RoomFor(const JobView& job, PeId pe, Time start, bool now) const;
+  // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
+  ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
+  ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
+    return Distribute(RoomFor(job, pe, start, false), pe, total, why);
+  }
   std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
@@ -192,6 +212,8 @@ class Interval {
   std::vector<std::uint8_t> alarm_;
   std::vector<std::uint8_t> has_free_;
   std::int64_t free_instances_ = 0;
+  std::vector<double> instance_free_slots_;  // free slots now of instances not in alarm
+  double free_slots_ = 0;                    // their sum
   // Queue order (§4.2): by (host load, seq_no) or (seq_no, host load), then
   // definition order; hosts with equal load share a rank, so ordering by the
   // load itself is ordering by rank. Kept as sets so that a start re-sorts only
@@ -310,6 +332,9 @@ void Interval::UpdateAlarms(std::optional<HostId> only_host) {
 void Interval::RefreshFree(std::uint32_t i) {
   const auto k = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
   const bool has_free = !alarm_[i] && k && ledger_.entry(*k).used_now < ledger_.entry(*k).total;
+  const double slots = has_free ? ledger_.entry(*k).total - ledger_.entry(*k).used_now : 0;
+  free_slots_ += slots - instance_free_slots_[i];
+  instance_free_slots_[i] = slots;
   if (has_free != (has_free_[i] != 0)) {
     has_free_[i] = has_free ? 1 : 0;
     free_instances_ += has_free ? 1 : -1;
@@ -706,42 +731,23 @@ std::vector<std::uint32_t> Interval::SlotCandidates(const JobView& job, PeId pe)
 // parallel_assignment at one start time: the PE's slots, global resources for
 // the whole job, then hosts in load order under the allocation rule, each host
 // giving the minimum of its own resources and the sum of its queue instances'.
-ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why,
-                                     bool now) const {
-  ParallelFit result;
+Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start, bool now) const {
+  ParallelRoom room;
   const Duration d = job.duration;
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
   if (!HasAccess(cluster_.entities, p.user_lists, p.xuser_lists, {}, {}, job.owner, job.group, job.project)) {
-    return result;
+    return room;
   }
   if (const auto k = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots)) {
     const ConsumableEntry& e = ledger_.entry(*k);
-    const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(*k, start, d));
-    if (left < total) {
-      if (why != nullptr && why->reason == PendingReason::kNone) {
-        why->reason = PendingReason::kPe;
-        why->object = pe.value;
-      }
-      return result;
-    }
+    room.pe_left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(*k, start, d));
   }
   std::uint64_t global_found = 0;
   const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, start, d, global_found, nullptr);
-  if (global.static_mismatch || !GlobalStatic(job)) return result;
-  if (global.slots < total) {
-    if (why != nullptr && why->reason == PendingReason::kNone) {
-      why->reason = PendingReason::kResource;
-      why->object = global.limiting.value;
-    }
-    return result;
-  }
-  // Per host in load order: its instances (in queue order) and how many slots each gives.
-  struct HostSlots {
-    HostId host;
-    std::uint32_t available = 0;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> queues;  // instance, slots
-  };
-  std::vector<HostSlots> hosts;
+  if (global.static_mismatch || !GlobalStatic(job)) return room;
+  room.usable = true;
+  room.global_slots = global.slots;
+  room.global_limiting = global.limiting;
   std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
   for (const QueueKey& key : now ? free_order_ : queue_order_) {
     const std::uint32_t i = key.instance;
@@ -752,34 +758,57 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
     std::uint64_t host_found = found;
     const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, start, d, host_found, nullptr);
     if (!AllFound(job, host_found) || q.static_mismatch || h.static_mismatch || q.slots == 0 || h.slots == 0) {
-      if (why != nullptr && why->reason == PendingReason::kNone && !q.static_mismatch && !h.static_mismatch &&
-          AllFound(job, host_found)) {
-        why->reason = PendingReason::kResource;
-        why->object = (q.slots == 0 ? q.limiting : h.limiting).value;
+      if (!room.instance_limiting.valid() && !q.static_mismatch && !h.static_mismatch && AllFound(job, host_found)) {
+        room.instance_limiting = q.slots == 0 ? q.limiting : h.limiting;
       }
       continue;
     }
     if (host_pos[host.index()] == UINT32_MAX) {
-      host_pos[host.index()] = static_cast<std::uint32_t>(hosts.size());
-      hosts.push_back({host, h.slots, {}});
+      host_pos[host.index()] = static_cast<std::uint32_t>(room.hosts.size());
+      room.hosts.push_back({host, h.slots, {}});
     }
-    hosts[host_pos[host.index()]].queues.emplace_back(i, q.slots);
+    room.hosts[host_pos[host.index()]].queues.emplace_back(i, q.slots);
   }
   // Hosts in host (load) order, as Grid Engine walks them.
-  std::stable_sort(hosts.begin(), hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
+  std::stable_sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
     return std::make_pair(host_value_[a.host.index()], a.host) < std::make_pair(host_value_[b.host.index()], b.host);
   });
-  for (HostSlots& h : hosts) {
+  for (HostSlots& h : room.hosts) {
     std::uint64_t sum = 0;
     for (const auto& [i, n] : h.queues) sum += n;
     h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
   }
-  std::vector<std::uint32_t> take(hosts.size(), 0);
+  return room;
+}
+
+ParallelFit Interval::Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const {
+  ParallelFit result;
+  if (!room.usable) return result;
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  if (room.pe_left < total) {
+    if (why != nullptr && why->reason == PendingReason::kNone) {
+      why->reason = PendingReason::kPe;
+      why->object = pe.value;
+    }
+    return result;
+  }
+  if (room.global_slots < total) {
+    if (why != nullptr && why->reason == PendingReason::kNone) {
+      why->reason = PendingReason::kResource;
+      why->object = room.global_limiting.value;
+    }
+    return result;
+  }
+  if (why != nullptr && why->reason == PendingReason::kNone && room.instance_limiting.valid()) {
+    why->reason = PendingReason::kResource;
+    why->object = room.instance_limiting.value;
+  }
+  std::vector<std::uint32_t> take(room.hosts.size(), 0);
   std::uint32_t remaining = total;
   switch (p.allocation_rule) {
     case AllocationRule::kPeSlots:
-      for (std::size_t k = 0; k < hosts.size(); ++k) {
-        if (hosts[k].available >= total) {
+      for (std::size_t k = 0; k < room.hosts.size(); ++k) {
+        if (room.hosts[k].available >= total) {
           take[k] = total;
           remaining = 0;
           break;
@@ -787,16 +816,16 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
       }
       break;
     case AllocationRule::kFillUp:
-      for (std::size_t k = 0; k < hosts.size() && remaining > 0; ++k) {
-        take[k] = std::min(remaining, hosts[k].available);
+      for (std::size_t k = 0; k < room.hosts.size() && remaining > 0; ++k) {
+        take[k] = std::min(remaining, room.hosts[k].available);
         remaining -= take[k];
       }
       break;
     case AllocationRule::kRoundRobin:
       for (bool added = true; remaining > 0 && added;) {
         added = false;
-        for (std::size_t k = 0; k < hosts.size() && remaining > 0; ++k) {
-          if (take[k] < hosts[k].available) {
+        for (std::size_t k = 0; k < room.hosts.size() && remaining > 0; ++k) {
+          if (take[k] < room.hosts[k].available) {
             ++take[k];
             --remaining;
             added = true;
@@ -805,8 +834,8 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
       }
       break;
     case AllocationRule::kFixed:
-      for (std::size_t k = 0; k < hosts.size() && remaining > 0; ++k) {
-        if (hosts[k].available >= p.slots_per_host) {
+      for (std::size_t k = 0; k < room.hosts.size() && remaining > 0; ++k) {
+        if (room.hosts[k].available >= p.slots_per_host) {
           take[k] = p.slots_per_host;
           remaining -= std::min(remaining, p.slots_per_host);
         }
@@ -820,9 +849,9 @@ ParallelFit Interval::AssignParallel(const JobView& job, PeId pe, std::uint32_t 
     }
     return result;
   }
-  for (std::size_t k = 0; k < hosts.size(); ++k) {
+  for (std::size_t k = 0; k < room.hosts.size(); ++k) {
     std::uint32_t left = take[k];
-    for (const auto& [i, n] : hosts[k].queues) {
+    for (const auto& [i, n] : room.hosts[k].queues) {
       if (left == 0) break;
       const std::uint32_t here = std::min(left, n);
       result.grants.push_back({i, here});
@@ -841,12 +870,20 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
     const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
     if (candidates.empty()) continue;
     any_candidates = true;
+    if (candidates.front() > free_slots_) {  // fewer free slots now in all queue instances together
+      if (why.reason == PendingReason::kNone) {
+        why.reason = PendingReason::kResource;
+        why.object = complexes_.slots.value;
+      }
+      continue;
+    }
     // The largest feasible count, by binary search over the candidates.
+    const ParallelRoom room = RoomFor(job, pe, cluster_.now, true);
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
     ParallelFit fit;
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      ParallelFit f = AssignParallel(job, pe, candidates[mid], cluster_.now, lo == 0 ? &why : nullptr, true);
+      ParallelFit f = Distribute(room, pe, candidates[mid], lo == 0 ? &why : nullptr);
       if (f.ok) {
         fit = std::move(f);
         lo = mid + 1;
@@ -1126,11 +1163,12 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     if (feasible == 0) continue;
     const Time start = std::max(times[feasible - 1], Time{0});
     // Maximise the slot count at that start (§4.7), by binary search as for "now".
+    const ParallelRoom room = RoomFor(job, pe, start, false);
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      ParallelFit f = AssignParallel(job, pe, candidates[mid], start, nullptr);
+      ParallelFit f = Distribute(room, pe, candidates[mid], nullptr);
       if (f.ok) {
         fit = std::move(f);
         lo = mid + 1;
