@@ -20,11 +20,12 @@ ResourceLedger::ResourceLedger(const Cluster& cluster, const QueueInstanceTable&
 
 void ResourceLedger::AddContainer(const ComplexTable& complexes, const ComplexValueList& values,
                                   std::optional<double> slots) {
-  if (slots && complexes.slots.valid()) entries_.push_back({complexes.slots, *slots, 0});
+  if (slots && complexes.slots.valid()) entries_.push_back({complexes.slots, *slots, 0, false});
   for (const ComplexValue& v : values) {
     if (complexes[v.complex].consumable == Consumable::kNo) continue;
     if (slots && v.complex == complexes.slots) continue;  // the container's own slot count wins
-    entries_.push_back({v.complex, v.number, 0});
+    entries_.push_back({v.complex, v.number, 0, false});
+    if (complexes[v.complex].relop == Relop::kExcl) entries_.push_back({v.complex, kNonExclusiveTotal, 0, true});
   }
   first_.push_back(static_cast<std::uint32_t>(entries_.size()));
 }

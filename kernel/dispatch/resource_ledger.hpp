@@ -6,7 +6,8 @@
 // (Grid Engine's utilized_now) and, when reservation is on, its utilisation
 // diagram. Entries of one container are contiguous (CSR over containers).
 // Invariants: containers are numbered PEs, then the global host, then hosts,
-// then queue instances; a container lists each complex at most once.
+// then queue instances; a container lists each complex at most once, except
+// that an EXCL consumable is followed by its non-exclusive entry.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,13 @@ struct ConsumableEntry {
   ComplexId complex;
   double total = 0;
   double used_now = 0;
+  // For a consumable with relop EXCL the container has a second entry that
+  // counts the jobs *not* requesting it (Grid Engine's "non-exclusive" usage).
+  // Its total is kNonExclusiveTotal; it never appears in the MONITOR file.
+  bool non_exclusive = false;
 };
+
+inline constexpr double kNonExclusiveTotal = 1e15;
 
 class ResourceLedger {
  public:
@@ -43,7 +50,8 @@ class ResourceLedger {
   std::uint32_t Begin(ContainerRef c) const { return first_[Flat(c)]; }
   std::uint32_t End(ContainerRef c) const { return first_[Flat(c) + 1]; }
   const ConsumableEntry& entry(std::uint32_t k) const { return entries_[k]; }
-  // The entry of `complex` in container c, if the container has it as a consumable.
+  // The entry of `complex` in container c, if the container has it as a consumable
+  // (for EXCL, the exclusive one; the non-exclusive one follows it).
   std::optional<std::uint32_t> Find(ContainerRef c, ComplexId complex) const;
 
   // The peak amount in use over [start, start + duration): from the diagram when

@@ -73,11 +73,19 @@ struct JobView {
   bool reserve = false, immediate = false;
 };
 
-// An amount a job needs from one ledger entry: per slot, or once (JOB consumables).
+// What a job needs from one ledger entry: room for `amount` (per slot, once per
+// job, or once per container) and `debit` booked when it runs (the same, except
+// for the EXCL entries, where some demands only check and others only book).
+enum class DemandKind : std::uint8_t {
+  kPerSlot,       // consumable YES
+  kPerJob,        // consumable JOB (and HOST): on the master only
+  kPerContainer,  // EXCL: on every container the job uses
+};
 struct Demand {
   std::uint32_t entry = 0;
   double amount = 0;
-  bool once = false;
+  double debit = 0;
+  DemandKind kind = DemandKind::kPerSlot;
 };
 
 // What one container can give a job.
@@ -476,18 +484,32 @@ bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
 template <class Visit>
 void Interval::ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const {
   for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
-    const ComplexId complex = ledger_.entry(k).complex;
-    const ComplexAttribute& a = complexes_[complex];
+    const ConsumableEntry& e = ledger_.entry(k);
+    const ComplexAttribute& a = complexes_[e.complex];
+    const ComplexValue* requested = FindValue(job.requests->hard, e.complex);
+    if (a.relop == Relop::kExcl) {
+      // §4.5: a job requesting exclusivity needs both usages at 0 and books the
+      // exclusive one; any other job needs the exclusive usage at 0 and books
+      // the non-exclusive one.
+      const bool exclusive = requested != nullptr && requested->number != 0;
+      if (!e.non_exclusive) {  // room for the whole capacity means nobody has it exclusively
+        visit(Demand{k, exclusive ? 1.0 : e.total, exclusive ? 1.0 : 0.0, DemandKind::kPerContainer});
+      } else {
+        visit(Demand{k, exclusive ? kNonExclusiveTotal : 1.0, exclusive ? 0.0 : 1.0, DemandKind::kPerContainer});
+      }
+      continue;
+    }
     double amount = 0;
-    if (complex == complexes_.slots) {
+    if (e.complex == complexes_.slots) {
       amount = 1;
-    } else if (const ComplexValue* requested = FindValue(job.requests->hard, complex)) {
+    } else if (requested != nullptr) {
       amount = requested->number;
     } else {
       amount = a.default_value;  // an unrequested consumable debits its default
     }
     if (amount == 0) continue;
-    visit(Demand{k, amount, a.consumable == Consumable::kJob || a.consumable == Consumable::kHost});
+    const bool per_job = a.consumable == Consumable::kJob || a.consumable == Consumable::kHost;
+    visit(Demand{k, amount, amount, per_job ? DemandKind::kPerJob : DemandKind::kPerSlot});
   }
 }
 
@@ -561,7 +583,7 @@ LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration 
     const ConsumableEntry& e = ledger_.entry(demand.entry);
     const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(demand.entry, start, d));
     std::uint32_t n = kUnlimited;
-    if (demand.once) {
+    if (demand.kind != DemandKind::kPerSlot) {
       if (demand.amount > left) n = 0;
     } else {
       const double fits = std::floor(left / demand.amount);
@@ -1209,11 +1231,13 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
   for (const Grant& g : grants) total += g.slots;
   auto debit = [&](ContainerRef c, std::uint32_t slots, bool master) {
     for (const Demand& demand : DemandsAt(c, job)) {
-      const double amount = demand.once ? (master ? demand.amount : 0) : demand.amount * slots;
+      double amount = demand.debit * slots;
+      if (demand.kind == DemandKind::kPerJob) amount = master ? demand.debit : 0;
+      if (demand.kind == DemandKind::kPerContainer) amount = demand.debit;
       if (amount == 0) continue;
       ledger_.Debit(demand.entry, amount, start, d, now);
       last_increase_known_[demand.entry] = 0;
-      Monitor(job, state, start, d, c, demand.entry, amount);
+      if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
     }
   };
   if (pe.valid()) debit({ContainerLevel::kPe, pe.index()}, total, true);

@@ -221,6 +221,42 @@ TEST(ScheduleTest, HeldDependentAndSuspendedJobs) {
   EXPECT_NE(out.find("pending 3.1 reason=dependency "), std::string::npos);
 }
 
+// §4.5 EXCL: a job requesting `exclusive` needs a host no other job uses and
+// keeps others off it; other jobs share hosts that nobody holds exclusively.
+std::string ExclusiveCluster(const std::string& normal_priority) {
+  return "schedk-snapshot 1\nnow 1000\n"
+         "begin complex\nslots s INT <= YES YES 1 1000\nexclusive excl BOOL EXCL YES YES 0 1000\nend complex\n"
+         "begin sconf\nmax_reservation 5\nparams MONITOR=1,DURATION_OFFSET=0\ndefault_duration 100\nend sconf\n"
+         "begin exechost h1\ncomplex_values exclusive=true\nend exechost\n"
+         "begin exechost h2\ncomplex_values exclusive=true\nend exechost\n"
+         "begin queue all.q\nhostlist h1 h2\nslots 4\nend queue\n"
+         "job 1 owner=u submit=900 l_hard=exclusive=true\n"
+         "job 2 owner=u submit=901 p=" + normal_priority + "\n"
+         "job 3 owner=u submit=902 R=y l_hard=exclusive=true\n"
+         "job 4 owner=u submit=903 p=" + normal_priority + "\n";
+}
+
+TEST(ScheduleTest, ExclusiveHostsFirst) {
+  const std::string out = Records(ExclusiveCluster("0"));  // exclusive jobs rank first (urgency)
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=100 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:H:h1:exclusive:1.000000"));
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=100 slots=1 granted=all.q@h2:1"));
+  EXPECT_NE(out.find("pending 2.1 reason=resource:exclusive "), std::string::npos);
+  EXPECT_NE(out.find("pending 4.1 reason=resource:exclusive "), std::string::npos);
+}
+
+TEST(ScheduleTest, ExclusiveJobsWaitForSharedHostsToEmpty) {
+  const std::string out = Records(ExclusiveCluster("1000"));  // shared jobs rank first
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=100 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "start 4.1 at=1000 dur=100 slots=1 granted=all.q@h1:1"));  // h1 is shared
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=100 slots=1 granted=all.q@h2:1"));
+  // Job 3 waits until h1 or h2 is empty again (both at 1100; h1 comes first).
+  EXPECT_TRUE(Has(out, "reserve 3.1 at=1100 dur=100 slots=1 granted=all.q@h1:1"));
+  // The shared jobs book the non-exclusive count, which the MONITOR file does not show.
+  EXPECT_TRUE(Has(out, "sched 3:1:RESERVING:1100:100:H:h1:exclusive:1.000000"));
+  EXPECT_EQ(out.find("H:h1:exclusive"), out.rfind("H:h1:exclusive"));
+}
+
 TEST(ScheduleTest, T5_5_Durations) {
   EXPECT_EQ(PendingJobDuration(3600, 3000, kInfiniteDuration, 60), 3060);  // min(h_rt, s_rt) + offset
   EXPECT_EQ(PendingJobDuration(std::nullopt, std::nullopt, 600, 60), 660);
