@@ -1,9 +1,10 @@
 // radix_sort.hpp
-// Stable least-significant-digit radix sort of records by a 32-bit key, in two
-// 16-bit passes. Used to put millions of rows into job-number order in linear
-// time; equal keys keep their input order.
+// Stable least-significant-digit radix sorts in 16-bit passes: records by a
+// 32-bit key (millions of rows into job-number order in linear time; equal
+// keys keep their input order), and plain 64-bit keys.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,26 @@ void RadixSortBy32(std::vector<T>& items, Key key) {
     }
     for (const T& item : items) buffer[count[(key(item) >> shift) & 0xffff]++] = item;
     items.swap(buffer);
+  }
+}
+
+// Sorts 64-bit keys ascending. Passes whose digit is the same in every key are skipped.
+inline void RadixSort64(std::vector<std::uint64_t>& keys) {
+  if (keys.size() < 2) return;
+  std::vector<std::uint64_t> buffer(keys.size());
+  std::vector<std::uint32_t> count(65536);
+  for (int shift = 0; shift < 64; shift += 16) {
+    std::fill(count.begin(), count.end(), 0);
+    for (std::uint64_t k : keys) ++count[(k >> shift) & 0xffff];
+    if (count[(keys.front() >> shift) & 0xffff] == keys.size()) continue;  // one digit everywhere
+    std::uint32_t sum = 0;
+    for (std::uint32_t& c : count) {
+      const std::uint32_t n = c;
+      c = sum;
+      sum += n;
+    }
+    for (std::uint64_t k : keys) buffer[count[(k >> shift) & 0xffff]++] = k;
+    keys.swap(buffer);
   }
 }
 

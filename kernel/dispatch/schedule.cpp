@@ -16,6 +16,7 @@
 #include "kernel/complex/complex_compare.hpp"
 #include "kernel/dispatch/host_load.hpp"
 #include "kernel/dispatch/job_duration.hpp"
+#include "kernel/radix_sort.hpp"
 #include "kernel/row_index.hpp"
 
 namespace schedk {
@@ -952,8 +953,11 @@ std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
       collect_container({ContainerLevel::kHost, host.index()});
     }
   }
-  std::sort(times.begin(), times.end(), std::greater<>());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
+  // Breakpoint times are never negative: sort them as unsigned integers, latest first.
+  std::vector<std::uint64_t> keys(times.begin(), times.end());
+  RadixSort64(keys);
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  times.assign(keys.rbegin(), keys.rend());
   return times;
 }
 
@@ -1084,7 +1088,8 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
     add_events({ContainerLevel::kHost, hosts[h].index()}, h);
     for (std::uint32_t i : host_instances[h]) add_events({ContainerLevel::kQueue, i}, h);
   }
-  std::sort(events.begin(), events.end(), std::greater<>());
+  RadixSort64(events);  // ascending; walked from the back
+  std::reverse(events.begin(), events.end());
   auto event_time = [&](std::size_t e) { return static_cast<Time>(events[e] >> kHostBits) - static_cast<Time>(kTimeBias); };
   auto event_host = [&](std::size_t e) { return static_cast<std::uint32_t>(events[e] & ((1u << kHostBits) - 1)); };
   // Sweeps times[begin, end); returns the index of the first failure, or end.
