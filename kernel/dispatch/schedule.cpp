@@ -1000,18 +1000,55 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
   const std::uint32_t per_host = rule == AllocationRule::kPeSlots ? least
                                  : rule == AllocationRule::kFixed ? p.slots_per_host
                                                                   : 1;
-  auto availability = [&](std::uint32_t h, Time t) -> std::uint64_t {
+  // The static part of every host's and instance's match, worked out once:
+  // what is left are the demands on their ledger entries.
+  struct InstancePlan {
+    std::vector<Demand> demands;
+  };
+  struct HostPlan {
+    bool usable = false;
+    std::vector<Demand> demands;
+    std::vector<InstancePlan> instances;
+  };
+  std::vector<HostPlan> plans(hosts.size());
+  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+    HostPlan& plan = plans[h];
     std::uint64_t found_host = 0;
-    const LevelFit hf = Fit({ContainerLevel::kHost, hosts[h].index()}, job, t, d, found_host, nullptr);
-    if (hf.static_mismatch || hf.slots == 0) return 0;
-    std::uint64_t sum = 0;
+    const LevelFit hf = Fit({ContainerLevel::kHost, hosts[h].index()}, job, cluster_.now, d, found_host, &plan.demands);
+    if (hf.static_mismatch) continue;
+    plan.usable = true;
     for (std::uint32_t i : host_instances[h]) {
       std::uint64_t found = global_found | found_host;
-      const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, t, d, found, nullptr);
-      if (!AllFound(job, found) || q.static_mismatch || q.slots == 0) continue;
-      sum += q.slots;
+      InstancePlan instance;
+      const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &instance.demands);
+      if (!AllFound(job, found) || q.static_mismatch) continue;
+      plan.instances.push_back(std::move(instance));
     }
-    return std::min<std::uint64_t>(hf.slots, sum);
+  }
+  auto slots_from = [&](const std::vector<Demand>& demands, Time t) -> std::uint64_t {
+    std::uint64_t n = kUnlimited;
+    for (const Demand& demand : demands) {
+      const double left = ledger_.entry(demand.entry).total - ledger_.Used(demand.entry, t, d);
+      if (demand.kind != DemandKind::kPerSlot) {
+        if (demand.amount > left) return 0;
+      } else {
+        const double fits = std::floor(left / demand.amount);
+        if (fits <= 0) return 0;
+        n = std::min<std::uint64_t>(n, fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint64_t>(fits));
+      }
+    }
+    return n;
+  };
+  // AssignParallel's per-host availability at t: the host's own slots, at most
+  // the sum of its instances'.
+  auto availability = [&](std::uint32_t h, Time t) -> std::uint64_t {
+    const HostPlan& plan = plans[h];
+    if (!plan.usable) return 0;
+    const std::uint64_t host_slots = slots_from(plan.demands, t);
+    if (host_slots == 0) return 0;
+    std::uint64_t sum = 0;
+    for (const InstancePlan& instance : plan.instances) sum += slots_from(instance.demands, t);
+    return std::min(host_slots, sum);
   };
   // Above the last time any diagram the job draws on rises, every window's
   // peak is the amount at its start, which only falls: feasibility is monotone
