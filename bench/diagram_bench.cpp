@@ -54,17 +54,18 @@ Diagram Copy(std::size_t n) {
   }
 }
 
-struct Query {
+// The parameters of one query: a window of about 100 breakpoints and a limit.
+struct QueryParameters {
   Time start;
   Duration duration;
   double limit;
 };
 
-std::vector<Query> Queries(std::size_t n) {
+std::vector<QueryParameters> Queries(std::size_t n) {
   std::mt19937_64 rng(11);
-  std::vector<Query> queries(1024);
+  std::vector<QueryParameters> queries(1024);
   const Time span = static_cast<Time>(n) * kSpacing;
-  for (Query& q : queries) {
+  for (QueryParameters& q : queries) {
     q.start = static_cast<Time>(rng() % static_cast<std::uint64_t>(span));
     q.duration = 100 * kSpacing;
     q.limit = static_cast<double>(rng() % 9);
@@ -72,54 +73,45 @@ std::vector<Query> Queries(std::size_t n) {
   return queries;
 }
 
+// One operation per iteration on a copy of the diagram of N breakpoints.
+template <class Diagram, class Operation>
+void DiagramBenchmark(benchmark::State& state, Operation operation) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Diagram d = Copy<Diagram>(n);
+  const std::vector<QueryParameters> queries = Queries(n);
+  std::size_t i = 0;
+  for (auto _ : state) operation(d, queries[i++ & 1023]);
+  state.SetItemsProcessed(state.iterations());
+}
+
 template <class Diagram>
 void BM_DiagramMax(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const Diagram d = Copy<Diagram>(n);
-  const std::vector<Query> queries = Queries(n);
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Query& q = queries[i++ & 1023];
+  DiagramBenchmark<Diagram>(state, [](const Diagram& d, const QueryParameters& q) {
     benchmark::DoNotOptimize(d.Max(q.start, q.duration));
-  }
-  state.SetItemsProcessed(state.iterations());
+  });
 }
 
 template <class Diagram>
 void BM_DiagramBelow(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const Diagram d = Copy<Diagram>(n);
-  const std::vector<Query> queries = Queries(n);
-  std::size_t i = 0;
-  for (auto _ : state) benchmark::DoNotOptimize(d.Below(queries[i++ & 1023].limit));
-  state.SetItemsProcessed(state.iterations());
+  DiagramBenchmark<Diagram>(state, [](const Diagram& d, const QueryParameters& q) {
+    benchmark::DoNotOptimize(d.Below(q.limit));
+  });
 }
 
+// An add and its undo, so that the diagram keeps its size.
 template <class Diagram>
 void BM_DiagramAddUndo(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  Diagram d = Copy<Diagram>(n);
-  const std::vector<Query> queries = Queries(n);
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Query& q = queries[i++ & 1023];
+  DiagramBenchmark<Diagram>(state, [](Diagram& d, const QueryParameters& q) {
     d.Add(q.start + 1, q.duration, 3);
     d.Add(q.start + 1, q.duration, -3);
-  }
-  state.SetItemsProcessed(state.iterations());
+  });
 }
 
 template <class Diagram>
 void BM_DiagramEarliestFit(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const Diagram d = Copy<Diagram>(n);
-  const std::vector<Query> queries = Queries(n);
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Query& q = queries[i++ & 1023];
+  DiagramBenchmark<Diagram>(state, [](const Diagram& d, const QueryParameters& q) {
     benchmark::DoNotOptimize(d.EarliestFit(q.start, q.duration, q.limit));
-  }
-  state.SetItemsProcessed(state.iterations());
+  });
 }
 
 void Sizes(benchmark::internal::Benchmark* b) {

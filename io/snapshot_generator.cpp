@@ -3,25 +3,10 @@
 #include <algorithm>
 #include <string>
 
+#include "kernel/synth/split_mix.hpp"
+
 namespace schedk::io {
 namespace {
-
-// SplitMix64: fully specified, so the same seed gives the same snapshot everywhere.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t Next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t Below(std::uint64_t n) { return n == 0 ? 0 : Next() % n; }
-  bool Chance(double p) { return static_cast<double>(Next() >> 11) * 0x1.0p-53 < p; }
-
- private:
-  std::uint64_t state_;
-};
 
 std::string Host(std::uint32_t h) { return "node" + std::to_string(h + 1); }
 std::string Rack(std::uint32_t r) { return "@rack" + std::to_string(r + 1); }
@@ -33,7 +18,7 @@ const char* const kPes[] = {"mpi", "mpi_rr", "smp"};
 }  // namespace
 
 bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::string_view)>& sink) {
-  Random rng(spec.seed);
+  SplitMix64 rng(spec.seed);
   const std::uint32_t hosts = std::max<std::uint32_t>(1, spec.hosts);
   const std::uint32_t slots = std::max<std::uint32_t>(1, spec.slots_per_host);
   const std::uint32_t users = std::max<std::uint32_t>(1, spec.users);

@@ -1,27 +1,11 @@
 #include "kernel/synth/population.hpp"
 
 #include <algorithm>
-#include <random>
+
+#include "kernel/synth/split_mix.hpp"
 
 namespace schedk {
 namespace {
-
-// splitmix64: a small, fast generator whose sequence is the same everywhere.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t Next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t Below(std::uint64_t n) { return Next() % n; }
-  bool Chance(double p) { return static_cast<double>(Next() >> 11) * 0x1.0p-53 < p; }
-
- private:
-  std::uint64_t state_;
-};
 
 ComplexAttribute Numeric(ValueType type, Consumable consumable, double def, double urgency) {
   ComplexAttribute a;
@@ -38,7 +22,7 @@ ComplexAttribute Numeric(ValueType type, Consumable consumable, double def, doub
 Population GeneratePopulation(const PopulationSpec& spec) {
   Population p;
   Cluster& c = p.cluster;
-  Random rng(spec.seed);
+  SplitMix64 rng(spec.seed);
   c.now = 1700000000;
 
   // Complex: slots (urgency 1000), h_rt, a license consumable, arch (string).
