@@ -310,6 +310,17 @@ void UtilizationDiagram::UpdateLeaf(std::uint32_t block) {
 double UtilizationDiagram::Max(Time start, Duration duration) const {
   if (empty()) return 0;
   const Time end = DiagramEnd(start, duration);
+  if (blocks() == 1) {
+    // One block (most diagrams of hosts and queue instances): a search for the
+    // amount in effect, then a scan to the window's end.
+    const Time* times = time_.data() + Slot(0);
+    const double* amounts = amount_.data() + Slot(0);
+    const std::uint32_t n = Count(0);
+    std::uint32_t i = static_cast<std::uint32_t>(std::upper_bound(times, times + n, start) - times);
+    double peak = i > 0 ? amounts[i - 1] : 0.0;
+    for (; i < n && times[i] < end; ++i) peak = std::max(peak, amounts[i]);
+    return peak;
+  }
   const std::optional<Position> in_effect = Floor(start);
   const double at_start = in_effect ? AmountAt(*in_effect) : 0.0;
   const Position inside = in_effect ? Next(*in_effect) : Position{0, 0};
