@@ -175,7 +175,8 @@ std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, c
     case PendingReason::kPe: return "parallel environment " + s.names.pes.Name(d.object) + " has too few free slots";
     case PendingReason::kLoadThreshold: return "the queue instances that fit are in load alarm";
     case PendingReason::kUserLimit: return "the user has maxujobs jobs running";
-    case PendingReason::kReservationBlocked: return "it would fit now, but reservations of higher-priority jobs block it";
+    case PendingReason::kReservationBlocked:
+      return "it would fit now, but reservations of higher-priority jobs block it";
     case PendingReason::kNever:
       switch (d.never) {
         case NeverCause::kNoQueue: return "no queue instance matches its requests and access lists";

@@ -74,12 +74,15 @@ bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::s
          "begin pe smp\nslots " + std::to_string(pe_slots) + "\nallocation_rule $pe_slots\nend pe\n\n"
          "begin queue all.q\nhostlist @allhosts\nslots " + std::to_string(slots) +
          "\npe_list mpi mpi_rr smp\nseq_no 0\nend queue\n"
-         "begin queue short.q\nhostlist " + Rack(0) + "\nslots " + std::to_string(std::max<std::uint32_t>(1, slots / 4)) +
+         "begin queue short.q\nhostlist " + Rack(0) +
+         "\nslots " + std::to_string(std::max<std::uint32_t>(1, slots / 4)) +
          "\nh_rt 1:0:0\nseq_no 10\nend queue\n\n";
   for (std::uint32_t d = 0; d < departments; ++d) {
     out += "begin department dept" + std::to_string(d + 1) + "\ntype DEPT\nfshare " + std::to_string(100 * (d + 1)) +
            "\nentries";
-    for (std::uint32_t u = d; u < users; u += departments) out += (u == d ? " " : ",") + ("user" + std::to_string(u + 1));
+    for (std::uint32_t u = d; u < users; u += departments) {
+      out += (u == d ? " " : ",") + ("user" + std::to_string(u + 1));
+    }
     out += "\nend department\n";
     if (!flush(false)) return false;
   }
@@ -124,7 +127,8 @@ bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::s
   }
   // Pending jobs, submitted over the last day in job-number order.
   for (std::uint64_t j = 0; j < spec.jobs; ++j, ++job) {
-    const std::int64_t submit = spec.now - 86400 + static_cast<std::int64_t>(86400 * j / std::max<std::uint64_t>(1, spec.jobs));
+    const std::int64_t submit =
+        spec.now - 86400 + static_cast<std::int64_t>(86400 * j / std::max<std::uint64_t>(1, spec.jobs));
     out += "job " + std::to_string(job);
     if (rng.Chance(spec.array_fraction)) out += ".1-" + std::to_string(2 + rng.Below(20));
     out += owner() + " submit=" + std::to_string(submit);

@@ -91,7 +91,8 @@ void CheckInterval(const io::GeneratorSpec& spec, Outcomes& outcomes) {
   const ResourceLedger capacity(s.cluster, instances, false);
   std::map<std::pair<std::uint64_t, std::uint32_t>, NaiveUtilizationDiagram> plan;
   for (const MonitorRecord& m : parallel.monitor) {
-    const std::uint64_t container = (std::uint64_t{static_cast<std::uint8_t>(m.container.level)} << 32) | m.container.index;
+    const std::uint64_t level = static_cast<std::uint8_t>(m.container.level);
+    const std::uint64_t container = (level << 32) | m.container.index;
     plan[{container, m.resource.value}].Add(m.start, m.duration, m.amount);
   }
   for (const auto& [key, diagram] : plan) {

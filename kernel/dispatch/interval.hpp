@@ -1,0 +1,299 @@
+// interval.hpp
+// Internal to kernel/dispatch: the state and steps of one scheduling interval
+// (ScheduleInterval in schedule.hpp is the public entry point). The
+// implementation is split by concern: interval_setup.cpp (queue order, load
+// alarms, free slots, booking), interval_matching.cpp (access, static matches,
+// demands, container fits, sequential jobs), interval_parallel.cpp (parallel
+// jobs and the queue-end-time iteration) and schedule.cpp (the dispatch loop).
+// Invariants: an Interval lives for one call of ScheduleInterval; the Cluster,
+// JobTable, PriorityResult and QueueInstanceTable it refers to outlive it.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "kernel/dispatch/host_load.hpp"
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/resource_ledger.hpp"
+#include "kernel/dispatch/schedule_result.hpp"
+#include "kernel/execution_mode.hpp"
+#include "kernel/model/cluster.hpp"
+#include "kernel/model/job_table.hpp"
+#include "kernel/priority/priority.hpp"
+#include "kernel/row_index.hpp"
+
+namespace schedk::dispatch_detail {
+
+inline constexpr std::uint32_t kUnlimited = UINT32_MAX;
+inline constexpr std::uint32_t kNoInstance = UINT32_MAX;
+
+// --- access lists --------------------------------------------------------------------------------
+
+inline bool InUserset(const EntityTables& entities, UsersetId set, UserId user, GroupId group) {
+  const Userset& s = entities.userset(set);
+  return std::find(s.users.begin(), s.users.end(), user) != s.users.end() ||
+         (group.valid() && std::find(s.groups.begin(), s.groups.end(), group) != s.groups.end());
+}
+
+// sge_has_access plus the project lists of queues and hosts.
+inline bool HasAccess(const EntityTables& entities, const std::vector<UsersetId>& users,
+                      const std::vector<UsersetId>& xusers, const std::vector<ProjectId>& projects,
+                      const std::vector<ProjectId>& xprojects, UserId user, GroupId group, ProjectId project) {
+  for (UsersetId x : xusers) {
+    if (InUserset(entities, x, user, group)) return false;
+  }
+  if (!users.empty() && std::none_of(users.begin(), users.end(),
+                                     [&](UsersetId u) { return InUserset(entities, u, user, group); })) {
+    return false;
+  }
+  if (project.valid() && std::find(xprojects.begin(), xprojects.end(), project) != xprojects.end()) return false;
+  if (!projects.empty() &&
+      (!project.valid() || std::find(projects.begin(), projects.end(), project) == projects.end())) {
+    return false;
+  }
+  return true;
+}
+
+inline const ComplexValue* FindValue(const ComplexValueList& values, ComplexId complex) {
+  for (const ComplexValue& v : values) {
+    if (v.complex == complex) return &v;
+  }
+  return nullptr;
+}
+
+// --- the job under consideration -----------------------------------------------------------------
+
+struct JobView {
+  JobNumber job = 0;
+  TaskNumber task = 0;
+  UserId owner;
+  GroupId group;
+  ProjectId project;
+  RequestSetId request_id;
+  const RequestSet* requests = nullptr;
+  std::optional<Duration> h_rt, s_rt;
+  Duration duration = 0;
+  bool reserve = false, immediate = false;
+};
+
+// What a job needs from one ledger entry: room for `amount` (per slot, once per
+// job, or once per container) and `debit` booked when it runs (the same, except
+// for the EXCL entries, where some demands only check and others only book).
+enum class DemandKind : std::uint8_t {
+  kPerSlot,       // consumable YES
+  kPerJob,        // consumable JOB (and HOST): on the master only
+  kPerContainer,  // EXCL: on every container the job uses
+};
+struct Demand {
+  std::uint32_t entry = 0;
+  double amount = 0;
+  double debit = 0;
+  DemandKind kind = DemandKind::kPerSlot;
+};
+
+// What one container can give a job.
+struct LevelFit {
+  std::uint32_t slots = kUnlimited;  // 0: nothing
+  ComplexId limiting;                // the first resource that limits it
+  bool static_mismatch = false;      // a fixed or load value does not match
+  NeverCause never = NeverCause::kNone;
+};
+
+struct CategoryKey {
+  std::uint32_t requests;
+  std::uint32_t owner, group, project;
+  bool immediate;
+  friend auto operator<=>(const CategoryKey&, const CategoryKey&) = default;
+};
+
+struct CategoryState {
+  bool rejected_now = false;
+  bool rejected_reserve = false;
+  PendingReason reason = PendingReason::kNone;
+  NeverCause never = NeverCause::kNone;
+  std::uint32_t object = UINT32_MAX;
+};
+
+// A placement of a parallel job.
+struct ParallelFit {
+  bool ok = false;
+  std::vector<Grant> grants;
+};
+
+class Interval {
+ public:
+  Interval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
+           const QueueInstanceTable& instances, ExecutionMode mode)
+      : cluster_(cluster),
+        jobs_(jobs),
+        priorities_(priorities),
+        instances_(instances),
+        mode_(mode),
+        config_(cluster.config),
+        complexes_(cluster.complexes),
+        index_(jobs),
+        ledger_(cluster, instances, cluster.config.max_reservation > 0),
+        load_(cluster, jobs),
+        alarm_(instances.size(), 0),
+        has_free_(instances.size(), 0),
+        instance_free_slots_(instances.size(), 0),
+        running_per_user_(cluster.entities.users.size(), 0) {}
+
+  ScheduleResult Run();
+
+ private:
+  // Setup.
+  void BookRunningJobs();
+  void UpdateQueueOrder();
+  void UpdateAlarms(std::optional<HostId> only_host);
+  bool InAlarm(std::uint32_t instance) const;
+  // Queue instances with a free slot now and no load alarm (kept up to date).
+  void RefreshFree(std::uint32_t instance);
+
+  // Matching.
+  JobView ViewOf(const DispatchEntry& entry) const;
+  bool GlobalStatic(const JobView& job) const;
+  bool HostStatic(const JobView& job, HostId host) const;
+  bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
+  LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
+               std::vector<Demand>* demands) const;
+  std::vector<Demand> DemandsAt(ContainerRef c, const JobView& job) const;
+  template <class Visit>
+  void ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const;
+  bool AllFound(const JobView& job, std::uint64_t found) const;
+
+  // Sequential jobs.
+  std::optional<std::uint32_t> StartSequential(const JobView& job, Decision& why);
+  std::optional<std::pair<std::uint32_t, Time>> ReserveSequential(const JobView& job, Decision& why);
+  std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) const;
+
+  // Parallel jobs.
+  std::vector<std::uint32_t> SlotCandidates(const JobView& job, PeId pe) const;
+  // What a parallel job can get from `pe` at `start`: the PE's room, the global
+  // host's, and per host in load order its instances and their slots. `now`:
+  // the start is now, so only instances with a free slot can contribute.
+  struct HostSlots {
+    HostId host;
+    std::uint32_t available = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> queues;  // instance, slots
+  };
+  struct ParallelRoom {
+    bool usable = false;  // access to the PE and a static match at the global host
+    double pe_left = std::numeric_limits<double>::infinity();
+    std::uint32_t global_slots = kUnlimited;
+    ComplexId global_limiting;
+    ComplexId instance_limiting;  // the first resource that kept an instance out
+    std::vector<HostSlots> hosts;
+  };
+  ParallelRoom RoomFor(const JobView& job, PeId pe, Time start, bool now) const;
+  // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
+  ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
+  ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
+    return Distribute(RoomFor(job, pe, start, false), pe, total, why);
+  }
+  std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
+  std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
+  std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
+  // How many of `times` (latest first), from the first on, are feasible start
+  // times for `least` slots: the parallel sweep twin of the descending walk.
+  std::size_t FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t least, const std::vector<Time>& times) const;
+
+  void RejectForNow(CategoryState& category, const Decision& why);
+  // One task of the dispatch loop (§5.6).
+  void Dispatch(const DispatchEntry& entry, std::uint32_t& reservations);
+  // Whether the job would start now if the diagrams held nothing but what is in use now.
+  bool FitsIgnoringPlan(const JobView& job);
+
+  // Booking.
+  void Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d, UsageState state);
+  void Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
+               double amount);
+  void Record(Decision d, const std::vector<Grant>& grants);
+
+  const Cluster& cluster_;
+  const JobTable& jobs_;
+  const PriorityResult& priorities_;
+  const QueueInstanceTable& instances_;
+  ExecutionMode mode_;
+  const SchedulerConfig& config_;
+  const ComplexTable& complexes_;
+  RowIndex index_;
+  ResourceLedger ledger_;
+  HostLoad load_;
+  std::vector<std::uint8_t> alarm_;
+  std::vector<std::uint8_t> has_free_;
+  std::int64_t free_instances_ = 0;
+  std::vector<double> instance_free_slots_;  // free slots now of instances not in alarm
+  double free_slots_ = 0;                    // their sum
+  // Queue order (§4.2): by (host load, seq_no) or (seq_no, host load), then
+  // definition order; hosts with equal load share a rank, so ordering by the
+  // load itself is ordering by rank. Kept as sets so that a start re-sorts only
+  // the instances of the hosts it changed.
+  struct QueueKey {
+    double first = 0, second = 0;
+    std::uint32_t instance = 0;
+    friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
+  };
+  QueueKey KeyOf(std::uint32_t instance) const;
+  void SetHostLoad(HostId host);  // re-sorts the host's instances after its load changed
+  std::set<QueueKey> queue_order_;  // every instance
+  std::set<QueueKey> free_order_;   // instances with a free slot now and no load alarm
+  std::vector<double> host_value_;  // load formula per host
+  std::vector<std::uint32_t> running_per_user_;
+  std::map<CategoryKey, CategoryState> categories_;
+  ScheduleResult result_;
+  bool ignore_plan_ = false;        // Fit weighs the amounts in use now only, not the diagrams
+  bool access_lists_ = false;       // some host, queue, PE or the global host restricts users or projects
+  std::uint32_t monitor_mark_ = 0;  // monitor lines up to here belong to earlier records
+  // UtilizationDiagram::LastIncrease per ledger entry, cached until the entry is
+  // booked again (filled from one thread only).
+  mutable std::vector<std::optional<Time>> last_increase_;
+  mutable std::vector<std::uint8_t> last_increase_known_;
+  std::optional<Time> LastIncreaseOf(std::uint32_t k) const {
+    if (!last_increase_known_[k]) {
+      last_increase_[k] = ledger_.diagram(k).LastIncrease();
+      last_increase_known_[k] = 1;
+    }
+    return last_increase_[k];
+  }
+};
+
+template <class Visit>
+void Interval::ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const {
+  for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
+    const ConsumableEntry& e = ledger_.entry(k);
+    const ComplexAttribute& a = complexes_[e.complex];
+    const ComplexValue* requested = FindValue(job.requests->hard, e.complex);
+    if (a.relop == Relop::kExcl) {
+      // §4.5: a job requesting exclusivity needs both usages at 0 and books the
+      // exclusive one; any other job needs the exclusive usage at 0 and books
+      // the non-exclusive one.
+      const bool exclusive = requested != nullptr && requested->number != 0;
+      if (!e.non_exclusive) {  // room for the whole capacity means nobody has it exclusively
+        visit(Demand{k, exclusive ? 1.0 : e.total, exclusive ? 1.0 : 0.0, DemandKind::kPerContainer});
+      } else {
+        visit(Demand{k, exclusive ? kNonExclusiveTotal : 1.0, exclusive ? 0.0 : 1.0, DemandKind::kPerContainer});
+      }
+      continue;
+    }
+    double amount = 0;
+    if (e.complex == complexes_.slots) {
+      amount = 1;
+    } else if (requested != nullptr) {
+      amount = requested->number;
+    } else {
+      amount = a.default_value;  // an unrequested consumable debits its default
+    }
+    if (amount == 0) continue;
+    const bool per_job = a.consumable == Consumable::kJob || a.consumable == Consumable::kHost;
+    visit(Demand{k, amount, amount, per_job ? DemandKind::kPerJob : DemandKind::kPerSlot});
+  }
+}
+
+}  // namespace schedk::dispatch_detail

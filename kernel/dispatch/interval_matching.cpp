@@ -1,0 +1,306 @@
+#include "kernel/dispatch/interval.hpp"
+
+#include "kernel/complex/complex_compare.hpp"
+#include "kernel/dispatch/job_duration.hpp"
+
+namespace schedk::dispatch_detail {
+
+// --- matching ------------------------------------------------------------------------------------
+
+JobView Interval::ViewOf(const DispatchEntry& entry) const {
+  const JobShard& shard = jobs_.shards()[index_.shard(entry.row)];
+  const std::uint32_t r = index_.row(entry.row);
+  JobView job;
+  job.job = shard.number[r];
+  job.task = entry.task;
+  job.owner = shard.owner[r];
+  job.group = shard.group[r];
+  job.project = shard.project[r];
+  job.request_id = shard.requests[r];
+  job.requests = &jobs_.requests(job.request_id);
+  for (const ComplexValue& v : job.requests->hard) {
+    if (v.complex == complexes_.h_rt) job.h_rt = static_cast<Duration>(v.number);
+    if (v.complex == complexes_.s_rt) job.s_rt = static_cast<Duration>(v.number);
+  }
+  job.duration = PendingJobDuration(job.h_rt, job.s_rt, config_.default_duration, config_.duration_offset);
+  job.reserve = (shard.flags[r] & kJobReserve) != 0;
+  job.immediate = (shard.flags[r] & kJobImmediate) != 0;
+  return job;
+}
+
+bool Interval::GlobalStatic(const JobView& job) const {
+  const GlobalHost& g = cluster_.global;
+  return HasAccess(cluster_.entities, g.user_lists, g.xuser_lists, g.projects, g.xprojects, job.owner, job.group,
+                   job.project);
+}
+
+bool Interval::HostStatic(const JobView& job, HostId host) const {
+  const ExecHost& h = cluster_.hosts[host.index()];
+  if (!HasAccess(cluster_.entities, h.user_lists, h.xuser_lists, h.projects, h.xprojects, job.owner, job.group,
+                 job.project)) {
+    return false;
+  }
+  for (const ComplexValue& v : h.complex_values) {  // job_is_forced_centry_missing
+    if (complexes_[v.complex].requestable == Requestable::kForced && !FindValue(job.requests->hard, v.complex)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
+  const RequestSet& req = *job.requests;
+  if (pe.valid()) {
+    const std::vector<PeId>& list = *instances_.pe_list[i];
+    if (std::find(list.begin(), list.end(), pe) == list.end()) return false;
+  } else if ((instances_.qtype[i] & kQueueBatch) == 0) {
+    return false;
+  }
+  if (!req.queue_hard.empty()) {
+    const HostId host = instances_.host[i];
+    const bool listed = std::any_of(req.queue_hard.begin(), req.queue_hard.end(), [&](const QueueSelector& s) {
+      if (s.queue.valid() && s.queue != instances_.queue[i]) return false;
+      if (s.host.valid()) return s.host == host;
+      if (s.group.valid()) {
+        const auto& members = cluster_.hostgroups[s.group.index()].hosts;
+        return std::binary_search(members.begin(), members.end(), host);
+      }
+      return true;
+    });
+    if (!listed) return false;
+  }
+  if (!HasAccess(cluster_.entities, *instances_.user_lists[i], *instances_.xuser_lists[i], *instances_.projects[i],
+                 *instances_.xprojects[i], job.owner, job.group, job.project)) {
+    return false;
+  }
+  for (const ComplexValue& v : *instances_.complex_values[i]) {
+    if (complexes_[v.complex].requestable == Requestable::kForced && !FindValue(req.hard, v.complex)) return false;
+  }
+  return true;
+}
+
+// The ledger entries a job draws on in container c, per slot: its explicit
+// consumable requests, the defaults of the container's other consumables, and
+// `slots` itself.
+std::vector<Demand> Interval::DemandsAt(ContainerRef c, const JobView& job) const {
+  std::vector<Demand> demands;
+  ForEachDemand(c, job, [&](const Demand& d) { demands.push_back(d); });
+  return demands;
+}
+
+// rc_slots_by_time for one container: the slots its consumables leave over
+// [start, start + d), and the static match of the job's other requests against
+// the container's fixed and load values. `found` collects the requests the
+// container defines (bit i: the job's i-th hard request); the container's
+// demands are appended to `demands_out` when given.
+LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
+                       std::vector<Demand>* demands_out) const {
+  LevelFit fit;
+  const ComplexValueList& hard = job.requests->hard;
+  for (std::size_t r = 0; r < hard.size(); ++r) {
+    const ComplexValue& req = hard[r];
+    const ComplexAttribute& a = complexes_[req.complex];
+    if (ledger_.Find(c, req.complex)) {
+      if (r < 64) found |= std::uint64_t{1} << r;
+      continue;  // consumables are weighed below
+    }
+    // A fixed value (per slot) and a load value (per job) at this level.
+    const ComplexValue* fixed = nullptr;
+    const ComplexValue* load_text = nullptr;
+    std::optional<double> load;
+    std::optional<double> builtin;
+    switch (c.level) {
+      case ContainerLevel::kGlobal:
+        fixed = FindValue(cluster_.global.complex_values, req.complex);
+        load_text = FindValue(cluster_.global.load_values, req.complex);
+        load = load_.GlobalLoadValue(req.complex);
+        break;
+      case ContainerLevel::kHost:
+        fixed = FindValue(cluster_.hosts[c.index].complex_values, req.complex);
+        load_text = FindValue(cluster_.hosts[c.index].load_values, req.complex);
+        load = load_.LoadValue(HostId(c.index), req.complex);
+        break;
+      case ContainerLevel::kQueue:
+        fixed = FindValue(*instances_.complex_values[c.index], req.complex);
+        if (req.complex == complexes_.h_rt) builtin = static_cast<double>(instances_.h_rt[c.index]);
+        if (req.complex == complexes_.s_rt) builtin = static_cast<double>(instances_.s_rt[c.index]);
+        break;
+      case ContainerLevel::kPe:
+        break;
+    }
+    if (fixed == nullptr && load_text == nullptr && !builtin) continue;  // not defined here
+    if (r < 64) found |= std::uint64_t{1} << r;
+    bool match = true;
+    if (IsNumeric(a.type)) {
+      NumericOffer offer;
+      if (fixed != nullptr) offer.per_slot = fixed->number;
+      if (builtin) offer.per_slot = *builtin;
+      if (load) offer.per_job = *load;
+      match = MatchesNumericOffer(a.relop, req.number, 1, offer);
+    } else {
+      const ComplexValue* offered = fixed != nullptr ? fixed : load_text;
+      match = CompareStrings(a.type, a.relop, req.text, offered->text);
+    }
+    if (!match) {
+      fit.slots = 0;
+      fit.static_mismatch = true;
+      if (!fit.limiting.valid()) fit.limiting = req.complex;
+    }
+  }
+  ForEachDemand(c, job, [&](const Demand& demand) {
+    if (demands_out != nullptr) demands_out->push_back(demand);
+    const ConsumableEntry& e = ledger_.entry(demand.entry);
+    const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(demand.entry, start, d));
+    std::uint32_t n = kUnlimited;
+    if (demand.kind != DemandKind::kPerSlot) {
+      if (demand.amount > left) n = 0;
+    } else {
+      const double fits = std::floor(left / demand.amount);
+      n = fits <= 0 ? 0 : fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(fits);
+    }
+    if (demand.amount > e.total && fit.never == NeverCause::kNone) {
+      fit.never = NeverCause::kExceedsCapacity;
+      fit.limiting = e.complex;
+    }
+    if (n < fit.slots) {
+      fit.slots = n;
+      if (!fit.static_mismatch && fit.never == NeverCause::kNone) fit.limiting = e.complex;
+    }
+  });
+  return fit;
+}
+
+bool Interval::AllFound(const JobView& job, std::uint64_t found) const {
+  const std::size_t n = std::min<std::size_t>(job.requests->hard.size(), 64);
+  const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  return (found & all) == all;
+}
+
+// --- sequential jobs -----------------------------------------------------------------------------
+
+std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decision& why) {
+  std::uint64_t global_found = 0;
+  const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, nullptr);
+  // The first instance in queue order that fits: only instances with a free
+  // slot can, so only they are tried.
+  if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job)) {
+    for (const QueueKey& key : free_order_) {
+      const std::uint32_t i = key.instance;
+      const HostId host = instances_.host[i];
+      if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+      std::uint64_t found = global_found;
+      const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
+      if (h.static_mismatch || h.slots == 0) continue;
+      const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
+      if (AllFound(job, found) && !q.static_mismatch && q.slots >= 1) return i;
+    }
+  }
+  // None: walk every instance to say why.
+  bool any_static = false, any_alarm = false;
+  for (const QueueKey& key : queue_order_) {
+    const std::uint32_t i = key.instance;
+    const HostId host = instances_.host[i];
+    if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+    std::uint64_t found = global_found;
+    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
+    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
+    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) continue;
+    any_static = true;
+    if (alarm_[i]) {
+      any_alarm = true;
+      if (why.reason == PendingReason::kNone) why.object = i;
+      continue;
+    }
+    for (const LevelFit* level : {&global, &h, &q}) {
+      if (level->slots == 0 && why.reason != PendingReason::kResource && why.never == NeverCause::kNone) {
+        why.reason = PendingReason::kResource;
+        why.object = level->limiting.value;
+      }
+      if (level->never != NeverCause::kNone && why.never == NeverCause::kNone) {
+        why.never = level->never;
+        why.object = level->limiting.value;
+      }
+    }
+  }
+  if (!GlobalStatic(job) || global.static_mismatch) any_static = false;
+  if (!any_static) {
+    why.reason = PendingReason::kNever;
+    why.never = NeverCause::kNoQueue;
+  } else if (why.reason == PendingReason::kNone && any_alarm) {
+    why.reason = PendingReason::kLoadThreshold;
+  }
+  return std::nullopt;
+}
+
+// The earliest time every demand fits for d seconds (§5.4: each diagram's
+// tail; with RESERVE_IN_GAPS, the earliest common fit, gaps included).
+std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) const {
+  const Time now = cluster_.now;
+  for (const Demand& demand : demands) {
+    const ConsumableEntry& e = ledger_.entry(demand.entry);
+    const double threshold = e.total - demand.amount;
+    if (threshold < 0) {
+      why.never = NeverCause::kExceedsCapacity;
+      why.object = e.complex.value;
+      return std::nullopt;
+    }
+    if (demand.amount > e.total - ledger_.diagram(demand.entry).QueueEnd()) {
+      why.never = NeverCause::kBookedOut;
+      why.object = e.complex.value;
+      return std::nullopt;
+    }
+  }
+  Time t = now;
+  if (!config_.reserve_in_gaps) {
+    for (const Demand& demand : demands) {
+      const Time below = ledger_.diagram(demand.entry).Below(ledger_.entry(demand.entry).total - demand.amount);
+      t = std::max(t, below == 0 ? now : below);
+    }
+    return t;
+  }
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const Demand& demand : demands) {
+      const std::optional<Time> fit =
+          ledger_.diagram(demand.entry).EarliestFit(t, d, ledger_.entry(demand.entry).total - demand.amount);
+      if (!fit) return std::nullopt;
+      if (*fit > t) {
+        t = *fit;
+        moved = true;
+      }
+    }
+  }
+  return t;
+}
+
+std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const JobView& job, Decision& why) {
+  std::uint64_t global_found = 0;
+  std::vector<Demand> global_demands;
+  const LevelFit global =
+      Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, &global_demands);
+  if (global.static_mismatch || !GlobalStatic(job)) return std::nullopt;
+  std::optional<std::pair<std::uint32_t, Time>> best;
+  for (const QueueKey& key : queue_order_) {
+    const std::uint32_t i = key.instance;
+    const HostId host = instances_.host[i];
+    if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+    std::uint64_t found = global_found;
+    std::vector<Demand> demands = global_demands;
+    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, &demands);
+    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &demands);
+    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) continue;
+    Decision local;
+    const std::optional<Time> t = EarliestFor(demands, job.duration, local);
+    if (!t) {
+      if (why.never == NeverCause::kNone) {
+        why.never = local.never;
+        why.object = local.object;
+      }
+      continue;
+    }
+    if (!best || *t < best->second) best = std::make_pair(i, *t);
+  }
+  return best;
+}
+
+}  // namespace schedk::dispatch_detail

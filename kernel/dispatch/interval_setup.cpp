@@ -1,0 +1,216 @@
+#include "kernel/dispatch/interval.hpp"
+
+#include "kernel/complex/complex_compare.hpp"
+#include "kernel/dispatch/job_duration.hpp"
+
+namespace schedk::dispatch_detail {
+
+// --- setup ---------------------------------------------------------------------------------------
+
+Interval::QueueKey Interval::KeyOf(std::uint32_t i) const {
+  const double load = host_value_[instances_.host[i].index()];
+  const auto seq_no = static_cast<double>(instances_.seq_no[i]);
+  if (config_.queue_sort_method == QueueSortMethod::kLoad) return {load, seq_no, i};
+  return {seq_no, load, i};
+}
+
+void Interval::UpdateQueueOrder() {
+  host_value_.resize(cluster_.hosts.size());
+  for (std::size_t h = 0; h < host_value_.size(); ++h) {
+    host_value_[h] = load_.FormulaValue(HostId(static_cast<std::uint32_t>(h)));
+  }
+  queue_order_.clear();
+  free_order_.clear();
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    queue_order_.insert(KeyOf(i));
+    if (has_free_[i]) free_order_.insert(KeyOf(i));
+  }
+}
+
+void Interval::SetHostLoad(HostId host) {
+  const double value = load_.FormulaValue(host);
+  if (value == host_value_[host.index()]) return;
+  const std::uint32_t h = host.index();
+  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+    const std::uint32_t i = instances_.on_host[k];
+    queue_order_.erase(KeyOf(i));
+    free_order_.erase(KeyOf(i));
+  }
+  host_value_[h] = value;
+  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+    const std::uint32_t i = instances_.on_host[k];
+    queue_order_.insert(KeyOf(i));
+    if (has_free_[i]) free_order_.insert(KeyOf(i));
+  }
+}
+
+bool Interval::InAlarm(std::uint32_t i) const {
+  const HostId host = instances_.host[i];
+  for (const ComplexValue& threshold : *instances_.load_thresholds[i]) {
+    const ComplexAttribute& a = complexes_[threshold.complex];
+    if (IsNumeric(a.type)) {
+      std::optional<double> value = load_.LoadValue(host, threshold.complex);
+      if (!value) value = load_.GlobalLoadValue(threshold.complex);
+      if (!value && a.consumable != Consumable::kNo) {
+        const ContainerRef levels[] = {{ContainerLevel::kQueue, i},
+                                       {ContainerLevel::kHost, host.index()},
+                                       {ContainerLevel::kGlobal, 0}};
+        for (ContainerRef c : levels) {
+          if (auto k = ledger_.Find(c, threshold.complex)) {
+            value = ledger_.entry(*k).total - ledger_.entry(*k).used_now;
+            break;
+          }
+        }
+      }
+      if (!value) {
+        if (const ComplexValue* fixed = FindValue(*instances_.complex_values[i], threshold.complex)) {
+          value = fixed->number;
+        }
+      }
+      if (value && CompareNumbers(a.relop, *value, threshold.number)) return true;
+    } else {
+      const ComplexValue* text = FindValue(cluster_.hosts[host.index()].load_values, threshold.complex);
+      if (text == nullptr) text = FindValue(cluster_.global.load_values, threshold.complex);
+      if (text != nullptr && CompareStrings(a.type, Relop::kEq, threshold.text, text->text)) return true;
+    }
+  }
+  return false;
+}
+
+void Interval::UpdateAlarms(std::optional<HostId> only_host) {
+  auto update = [&](std::uint32_t i) {
+    alarm_[i] = InAlarm(i) ? 1 : 0;
+    RefreshFree(i);
+  };
+  if (!only_host) {
+    for (std::uint32_t i = 0; i < instances_.size(); ++i) update(i);
+    return;
+  }
+  const std::uint32_t h = only_host->index();
+  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) update(instances_.on_host[k]);
+}
+
+void Interval::RefreshFree(std::uint32_t i) {
+  const auto k = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
+  const bool has_free = !alarm_[i] && k && ledger_.entry(*k).used_now < ledger_.entry(*k).total;
+  const double slots = has_free ? ledger_.entry(*k).total - ledger_.entry(*k).used_now : 0;
+  free_slots_ += slots - instance_free_slots_[i];
+  instance_free_slots_[i] = slots;
+  if (has_free != (has_free_[i] != 0)) {
+    has_free_[i] = has_free ? 1 : 0;
+    free_instances_ += has_free ? 1 : -1;
+    if (!host_value_.empty()) {
+      if (has_free) free_order_.insert(KeyOf(i));
+      else free_order_.erase(KeyOf(i));
+    }
+  }
+}
+
+void Interval::BookRunningJobs() {
+  // add_job_list_to_schedule: running and suspended tasks in job order.
+  struct Running {
+    JobNumber job;
+    TaskNumber task;
+    std::uint32_t shard, row;
+  };
+  std::vector<Running> running;
+  for (std::uint32_t s = 0; s < jobs_.shards().size(); ++s) {
+    const JobShard& shard = jobs_.shards()[s];
+    for (std::uint32_t r = 0; r < shard.size(); ++r) {
+      if (shard.state[r] == JobState::kRunning || shard.state[r] == JobState::kSuspended) {
+        running.push_back({shard.number[r], shard.task_first[r], s, r});
+      }
+    }
+  }
+  std::sort(running.begin(), running.end(),
+            [](const Running& a, const Running& b) { return std::tie(a.job, a.task) < std::tie(b.job, b.task); });
+  for (const Running& r : running) {
+    const JobShard& shard = jobs_.shards()[r.shard];
+    const JobExtras* e = shard.extras_of(r.row);
+    if (e == nullptr || e->granted.empty()) continue;
+    JobView job;
+    job.job = r.job;
+    job.task = r.task;
+    job.owner = shard.owner[r.row];
+    job.group = shard.group[r.row];
+    job.project = shard.project[r.row];
+    job.request_id = shard.requests[r.row];
+    job.requests = &jobs_.requests(job.request_id);
+    std::vector<Grant> grants;
+    for (const GrantedSlots& g : e->granted) {
+      const std::uint32_t i = instances_.Find(g.queue, g.host);
+      if (i != kNoInstance) grants.push_back({i, g.slots});
+    }
+    if (grants.empty()) continue;
+    std::optional<Duration> limit;
+    for (const ComplexValue& v : job.requests->hard) {
+      if (v.complex == complexes_.h_rt) limit = static_cast<Duration>(v.number);
+    }
+    if (!limit && instances_.h_rt[grants.front().instance] < kInfiniteDuration) {
+      limit = instances_.h_rt[grants.front().instance];
+    }
+    const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
+                                          cluster_.now, config_.schedule_interval);
+    const bool suspended = shard.state[r.row] == JobState::kSuspended;
+    Book(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning);
+    if (job.owner.valid() && !suspended) ++running_per_user_[job.owner.index()];
+  }
+}
+
+
+// --- booking -------------------------------------------------------------------------------------
+
+void Interval::Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
+                       double amount) {
+  if (!ledger_.with_diagrams()) return;  // no diagram, no line (§5.8)
+  result_.monitor.push_back({job.job, job.task, state, start, d, c, ledger_.entry(k).complex, amount});
+}
+
+// debit_scheduled_job: the PE, the global host for the whole job, then per
+// granted queue instance (master first) its host and itself.
+void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                    UsageState state) {
+  const bool now = state != UsageState::kReserving;
+  std::uint32_t total = 0;
+  for (const Grant& g : grants) total += g.slots;
+  auto debit = [&](ContainerRef c, std::uint32_t slots, bool master) {
+    for (const Demand& demand : DemandsAt(c, job)) {
+      double amount = demand.debit * slots;
+      if (demand.kind == DemandKind::kPerJob) amount = master ? demand.debit : 0;
+      if (demand.kind == DemandKind::kPerContainer) amount = demand.debit;
+      if (amount == 0) continue;
+      ledger_.Debit(demand.entry, amount, start, d, now);
+      last_increase_known_[demand.entry] = 0;
+      if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
+    }
+  };
+  if (pe.valid()) debit({ContainerLevel::kPe, pe.index()}, total, true);
+  debit({ContainerLevel::kGlobal, 0}, total, true);
+  for (std::size_t g = 0; g < grants.size(); ++g) {
+    const HostId host = instances_.host[grants[g].instance];
+    debit({ContainerLevel::kHost, host.index()}, grants[g].slots, g == 0);
+    debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0);
+  }
+}
+
+void Interval::Record(Decision d, const std::vector<Grant>& grants) {
+  d.grant_begin = static_cast<std::uint32_t>(result_.grants.size());
+  result_.grants.insert(result_.grants.end(), grants.begin(), grants.end());
+  d.grant_end = static_cast<std::uint32_t>(result_.grants.size());
+  d.monitor_begin = monitor_mark_;
+  d.monitor_end = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
+  switch (d.kind) {
+    case DecisionKind::kStart:
+      ++result_.starts;
+      break;
+    case DecisionKind::kReserve:
+      ++result_.reserves;
+      break;
+    case DecisionKind::kPending:
+      ++result_.pending;
+      break;
+  }
+  result_.decisions.push_back(d);
+}
+
+}  // namespace schedk::dispatch_detail
