@@ -44,13 +44,17 @@ bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::s
          "license    lic   INT     <=  YES  YES  0     100\n"
          "np_load_avg nla  DOUBLE  >=  NO   NO   0     0\n"
          "num_proc   p     INT     ==  YES  NO   0     0\n"
-         "arch       a     RESTRING == YES  NO   NONE  0\n"
+         "arch       a     RESTRING == YES  NO   NONE  0\n" +
+         std::string(spec.exclusive_fraction > 0 ? "exclusive  excl  BOOL    EXCL YES YES 0     1000\n" : "") +
+         std::string(spec.scratch_fraction > 0 ? "scratch    sc    INT     <=  YES  JOB  0     0\n" : "") +
          "end complex\n\n"
          "begin sconf\nmax_reservation " + std::to_string(spec.max_reservation) +
          "\ndefault_duration 8:0:0\nweight_tickets_functional 100000\nweight_tickets_share 100000\n"
          "weight_waiting_time 0.01\nparams MONITOR=1" + std::string(spec.reserve_in_gaps ? ",RESERVE_IN_GAPS=1" : "") +
          "\nend sconf\n\n"
-         "begin global\ncomplex_values license=" + std::to_string(licenses) + "\nend global\n\n";
+         "begin global\ncomplex_values license=" + std::to_string(licenses) +
+         (spec.scratch_fraction > 0 ? ",scratch=" + std::to_string(std::max<std::uint32_t>(2, hosts / 2)) : "") +
+         "\nend global\n\n";
   for (std::uint32_t r = 0; r < racks; ++r) {
     out += "begin hostgroup " + Rack(r) + "\nhostlist";
     for (std::uint32_t h = r * kHostsPerRack; h < std::min(hosts, (r + 1) * kHostsPerRack); ++h) out += " " + Host(h);
@@ -61,7 +65,9 @@ bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::s
   out += "\nend hostgroup\n\n";
   for (std::uint32_t h = 0; h < hosts; ++h) {
     out += "begin exechost " + Host(h) + "\ncomplex_values slots=" + std::to_string(slots) +
-           ",mem=" + std::to_string(kMemoryPerHostGiB) + "G\nload_values arch=lx-amd64\nend exechost\n";
+           ",mem=" + std::to_string(kMemoryPerHostGiB) + "G" +
+           (spec.exclusive_fraction > 0 && h % 2 == 0 ? ",exclusive=true" : "") +
+           "\nload_values arch=lx-amd64\nend exechost\n";
     if (!flush(false)) return false;
   }
   for (std::uint32_t h = 0; h < hosts; ++h) {
@@ -137,6 +143,8 @@ bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::s
     std::string requests = "h_rt=" + std::to_string(1 + rng.Below(24)) + ":0:0";
     if (rng.Chance(spec.license_fraction)) requests += ",license=" + std::to_string(1 + rng.Below(4));
     if (rng.Chance(spec.memory_fraction)) requests += ",mem=" + std::to_string(1 + rng.Below(8)) + "G";
+    if (spec.exclusive_fraction > 0 && rng.Chance(spec.exclusive_fraction)) requests += ",exclusive=true";
+    if (spec.scratch_fraction > 0 && rng.Chance(spec.scratch_fraction)) requests += ",scratch=1";
     if (rng.Chance(spec.parallel_fraction)) {
       const char* pe = kPes[rng.Below(3)];
       const std::uint64_t low = 2 + rng.Below(std::max<std::uint32_t>(2, slots) - 1);

@@ -31,6 +31,11 @@ struct GeneratorSpec {
   double running_fraction = 0.50;     // of all slots, busy with running tasks
   std::uint32_t max_reservation = 100;
   bool reserve_in_gaps = false;       // params RESERVE_IN_GAPS=1
+  // Off by default (the benchmarks' clusters have neither): exclusive hosts
+  // (an EXCL consumable on every other host, requested by this share of jobs)
+  // and a per-job (JOB) consumable `scratch` in the global host.
+  double exclusive_fraction = 0;
+  double scratch_fraction = 0;
   std::int64_t now = 1798761600;      // 2027-01-01T00:00:00Z
 };
 

@@ -122,6 +122,13 @@ int main(int argc, char** argv) {
   g->add_option("--reserve-fraction", generate.reserve_fraction, "Share of -R y jobs")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   g->add_option("--running-fraction", generate.running_fraction, "Share of slots busy with running tasks")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   g->add_option("--max-reservation", generate.max_reservation, "sconf max_reservation")->capture_default_str();
+  g->add_option("--exclusive-fraction", generate.exclusive_fraction,
+                "Share of jobs asking for an exclusive host (every other host offers one)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  g->add_option("--scratch-fraction", generate.scratch_fraction, "Share of jobs asking for the per-job consumable scratch")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
 
   try {
     app.parse(argc, argv);

@@ -43,6 +43,8 @@ io::GeneratorSpec SmallCluster(std::uint64_t seed) {
   spec.running_fraction = 0.2 + 0.1 * static_cast<double>(seed % 7);
   spec.max_reservation = 1 + seed % 40;
   spec.reserve_in_gaps = seed % 3 == 0;
+  if (seed % 4 == 1) spec.exclusive_fraction = 0.15;
+  if (seed % 5 == 2) spec.scratch_fraction = 0.2;
   return spec;
 }
 
