@@ -163,7 +163,9 @@ class Interval {
   bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
   LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                std::vector<Demand>* demands) const;
-  std::vector<Demand> DemandsAt(ContainerRef c, const JobView& job) const;
+  // Calls visit(Demand) for each ledger entry the job draws on in container c:
+  // its explicit consumable requests, the defaults of the container's other
+  // consumables, `slots` itself, and both counts of an EXCL consumable.
   template <class Visit>
   void ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const;
   bool AllFound(const JobView& job, std::uint64_t found) const;

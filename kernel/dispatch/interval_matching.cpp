@@ -79,15 +79,6 @@ bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
   return true;
 }
 
-// The ledger entries a job draws on in container c, per slot: its explicit
-// consumable requests, the defaults of the container's other consumables, and
-// `slots` itself.
-std::vector<Demand> Interval::DemandsAt(ContainerRef c, const JobView& job) const {
-  std::vector<Demand> demands;
-  ForEachDemand(c, job, [&](const Demand& d) { demands.push_back(d); });
-  return demands;
-}
-
 // rc_slots_by_time for one container: the slots its consumables leave over
 // [start, start + d), and the static match of the job's other requests against
 // the container's fixed and load values. `found` collects the requests the

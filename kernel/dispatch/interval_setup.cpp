@@ -174,15 +174,15 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
   std::uint32_t total = 0;
   for (const Grant& g : grants) total += g.slots;
   auto debit = [&](ContainerRef c, std::uint32_t slots, bool master) {
-    for (const Demand& demand : DemandsAt(c, job)) {
+    ForEachDemand(c, job, [&](const Demand& demand) {
       double amount = demand.debit * slots;
       if (demand.kind == DemandKind::kPerJob) amount = master ? demand.debit : 0;
       if (demand.kind == DemandKind::kPerContainer) amount = demand.debit;
-      if (amount == 0) continue;
+      if (amount == 0) return;
       ledger_.Debit(demand.entry, amount, start, d, now);
       last_increase_known_[demand.entry] = 0;
       if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
-    }
+    });
   };
   if (pe.valid()) debit({ContainerLevel::kPe, pe.index()}, total, true);
   debit({ContainerLevel::kGlobal, 0}, total, true);

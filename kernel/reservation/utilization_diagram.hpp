@@ -48,7 +48,6 @@ class UtilizationDiagram {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  void Clear() { *this = UtilizationDiagram(); }
 
   // utilization_add: `amount` more in use over [start, DiagramEnd(start, duration)),
   // then normalised. A negative amount undoes an earlier add.
