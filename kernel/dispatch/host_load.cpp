@@ -3,16 +3,6 @@
 #include <cmath>
 
 namespace schedk {
-namespace {
-
-const ComplexValue* FindValue(const ComplexValueList& values, ComplexId complex) {
-  for (const ComplexValue& v : values) {
-    if (v.complex == complex) return &v;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 HostLoad::HostLoad(const Cluster& cluster, const JobTable& jobs)
     : cluster_(cluster), host_factor_(cluster.hosts.size(), 0) {

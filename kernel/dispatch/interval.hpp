@@ -60,13 +60,6 @@ inline bool HasAccess(const EntityTables& entities, const std::vector<UsersetId>
   return true;
 }
 
-inline const ComplexValue* FindValue(const ComplexValueList& values, ComplexId complex) {
-  for (const ComplexValue& v : values) {
-    if (v.complex == complex) return &v;
-  }
-  return nullptr;
-}
-
 // --- the job under consideration -----------------------------------------------------------------
 
 struct JobView {

@@ -21,4 +21,12 @@ struct ComplexValue {
 
 using ComplexValueList = std::vector<ComplexValue>;
 
+// The value of `complex` in `values`, or nullptr if the list has none.
+inline const ComplexValue* FindValue(const ComplexValueList& values, ComplexId complex) {
+  for (const ComplexValue& v : values) {
+    if (v.complex == complex) return &v;
+  }
+  return nullptr;
+}
+
 }  // namespace schedk
