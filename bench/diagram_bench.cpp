@@ -7,7 +7,9 @@
 //       an empty pool of 10,000 cores (one consumable), then N jobs in submit
 //       order, each of 2^k cores (k uniform in 0..10) for 60..86,400 s, each
 //       given its earliest start (gaps allowed, RESERVE_IN_GAPS=1) and booked
-//       before the next.
+//       before the next. /frontier searches from what a FitFrontier of the
+//       earlier answers allows (schedk's pass); /blocked and /naive search
+//       each diagram from the start, as Fluxion's planner does.
 // Diagrams and parameters are generated outside the timed loops from fixed seeds.
 #include <benchmark/benchmark.h>
 
@@ -133,7 +135,7 @@ BENCHMARK_TEMPLATE(BM_DiagramEarliestFit, NaiveUtilizationDiagram)
     ->Arg(1000)
     ->Arg(10000);
 
-template <class Diagram>
+template <class Diagram, bool kWithFrontier>
 void BM_ConservativePass(benchmark::State& state) {
   const auto jobs = static_cast<std::size_t>(state.range(0));
   constexpr double kCores = 10000;
@@ -150,8 +152,14 @@ void BM_ConservativePass(benchmark::State& state) {
   Time last_start = 0;
   for (auto _ : state) {
     Diagram pool;
+    schedk::FitFrontier frontier;
     for (const Job& j : workload) {
-      const std::optional<Time> start = pool.EarliestFit(0, j.duration, kCores - j.cores);
+      std::optional<Time> start;
+      if constexpr (kWithFrontier) {
+        start = pool.EarliestFit(0, j.duration, kCores - j.cores, frontier);
+      } else {
+        start = pool.EarliestFit(0, j.duration, kCores - j.cores);
+      }
       pool.Add(*start, j.duration, j.cores);
       last_start = *start;
     }
@@ -160,14 +168,21 @@ void BM_ConservativePass(benchmark::State& state) {
   state.counters["last_start"] = static_cast<double>(last_start);
   state.counters["jobs/s"] = benchmark::Counter(static_cast<double>(jobs), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK_TEMPLATE(BM_ConservativePass, UtilizationDiagram)
+BENCHMARK_TEMPLATE(BM_ConservativePass, UtilizationDiagram, true)
+    ->Name("BM_ConservativePass/frontier")
+    ->ArgName("jobs")
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_TEMPLATE(BM_ConservativePass, UtilizationDiagram, false)
     ->Name("BM_ConservativePass/blocked")
     ->ArgName("jobs")
     ->Arg(10000)
     ->Arg(100000)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK_TEMPLATE(BM_ConservativePass, NaiveUtilizationDiagram)
+BENCHMARK_TEMPLATE(BM_ConservativePass, NaiveUtilizationDiagram, false)
     ->Name("BM_ConservativePass/naive")
     ->ArgName("jobs")
     ->Arg(1000)

@@ -166,7 +166,7 @@ class Interval {
   // Sequential jobs.
   std::optional<std::uint32_t> StartSequential(const JobView& job, Decision& why);
   std::optional<std::pair<std::uint32_t, Time>> ReserveSequential(const JobView& job, Decision& why);
-  std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) const;
+  std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why);
 
   // Parallel jobs.
   std::vector<std::uint32_t> SlotCandidates(const JobView& job, PeId pe) const;

@@ -225,7 +225,7 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
 
 // The earliest time every demand fits for d seconds (§5.4: each diagram's
 // tail; with RESERVE_IN_GAPS, the earliest common fit, gaps included).
-std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) const {
+std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) {
   const Time now = cluster_.now;
   for (const Demand& demand : demands) {
     const ConsumableEntry& e = ledger_.entry(demand.entry);
@@ -252,8 +252,7 @@ std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Du
   for (bool moved = true; moved;) {
     moved = false;
     for (const Demand& demand : demands) {
-      const std::optional<Time> fit =
-          ledger_.diagram(demand.entry).EarliestFit(t, d, ledger_.entry(demand.entry).total - demand.amount);
+      const std::optional<Time> fit = ledger_.EarliestFit(demand.entry, t, d, ledger_.entry(demand.entry).total - demand.amount);
       if (!fit) return std::nullopt;
       if (*fit > t) {
         t = *fit;

@@ -1,5 +1,7 @@
 #include "kernel/dispatch/resource_ledger.hpp"
 
+#include <cassert>
+
 namespace schedk {
 
 ResourceLedger::ResourceLedger(const Cluster& cluster, const QueueInstanceTable& instances, bool with_diagrams)
@@ -58,6 +60,12 @@ double ResourceLedger::Used(std::uint32_t k, Time start, Duration duration) cons
 void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now) {
   if (now) entries_[k].used_now += amount;
   if (with_diagrams_ && duration > 0) diagrams_[k].Add(start, duration, amount);
+}
+
+std::optional<Time> ResourceLedger::EarliestFit(std::uint32_t k, Time from, Duration duration, double limit) {
+  assert(with_diagrams_);
+  if (frontiers_.empty()) frontiers_.resize(diagrams_.size());
+  return diagrams_[k].EarliestFit(from, duration, limit, frontiers_[k]);
 }
 
 }  // namespace schedk

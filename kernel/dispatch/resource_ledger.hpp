@@ -58,6 +58,10 @@ class ResourceLedger {
   // reservation is on, else the amount in use now.
   double Used(std::uint32_t k, Time start, Duration duration) const;
   const UtilizationDiagram& diagram(std::uint32_t k) const { return diagrams_[k]; }
+  // The diagram's EarliestFit (gaps included: RESERVE_IN_GAPS), through a
+  // FitFrontier per entry, so that the questions of one pass start where the
+  // earlier answers on that entry allow. Contract: with_diagrams().
+  std::optional<Time> EarliestFit(std::uint32_t k, Time from, Duration duration, double limit);
 
   // Books `amount` over [start, start + duration): into the amount in use now
   // when `now` (a running or starting job), and into the diagram when reservation is on.
@@ -72,6 +76,7 @@ class ResourceLedger {
   std::vector<std::uint32_t> first_;  // per flat container, plus the end
   std::vector<ConsumableEntry> entries_;
   std::vector<UtilizationDiagram> diagrams_;  // parallel to entries_ when reservation is on
+  std::vector<FitFrontier> frontiers_;        // parallel to diagrams_ once EarliestFit is used
 };
 
 }  // namespace schedk

@@ -189,6 +189,7 @@ std::optional<UtilizationDiagram::Position> UtilizationDiagram::LastAtMost(Posit
 
 void UtilizationDiagram::Add(Time start, Duration duration, double amount) {
   assert(start >= 0 && start < kDiagramForever && duration > 0);
+  if (amount < 0) ++releases_.value;
   const Time end = DiagramEnd(start, duration);
   // The blocks from the one in effect at `start` to the one after the one in
   // effect at `end`: every breakpoint the add or the normalisation can change.
@@ -380,6 +381,15 @@ std::optional<Time> UtilizationDiagram::EarliestFit(Time from, Duration duration
     if (!in_effect) return std::nullopt;
     t = TimeAt(*in_effect);
   }
+}
+
+std::optional<Time> UtilizationDiagram::EarliestFit(Time from, Duration duration, double limit,
+                                                    FitFrontier& frontier) const {
+  frontier.Follow(this, releases_.value);
+  const Time bound = frontier.LowerBound(from, duration, limit);
+  const std::optional<Time> fit = bound < kDiagramForever ? EarliestFit(bound, duration, limit) : std::nullopt;
+  frontier.Remember({from, duration, limit, fit.value_or(kDiagramForever)});
+  return fit;
 }
 
 std::optional<Time> UtilizationDiagram::LastBreakpoint() const {

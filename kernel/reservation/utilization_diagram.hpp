@@ -19,11 +19,13 @@
 // increase; the first amount is not 0; no amount equals its predecessor's.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <vector>
 
+#include "kernel/reservation/fit_frontier.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk {
@@ -73,6 +75,9 @@ class UtilizationDiagram {
   // if there is none before kDiagramForever. This does use gaps: the
   // RESERVE_IN_GAPS=1 extension.
   std::optional<Time> EarliestFit(Time from, Duration duration, double limit) const;
+  // The same answer, searched from where `frontier`'s earlier answers on this
+  // diagram allow (fit_frontier.hpp), and remembered there for later questions.
+  std::optional<Time> EarliestFit(Time from, Duration duration, double limit, FitFrontier& frontier) const;
 
   // The queue-end-time iterator's steps (§5.5): the time of the last breakpoint,
   // and of the latest breakpoint before `t`; nullopt when there is none.
@@ -140,6 +145,18 @@ class UtilizationDiagram {
   std::vector<std::uint32_t> order_;  // blocks in time order -> slot
   std::vector<Time> first_time_;      // blocks in time order -> time of their first breakpoint
   std::size_t size_ = 0;
+  // How often usage may have fallen (an Add with a negative amount, or the
+  // diagram assigned over), for FitFrontier: assignment counts as a release.
+  struct ReleaseCount {
+    std::uint64_t value = 0;
+    ReleaseCount() = default;
+    ReleaseCount(const ReleaseCount&) = default;
+    ReleaseCount& operator=(const ReleaseCount& other) {
+      value = std::max(value, other.value) + 1;
+      return *this;
+    }
+  };
+  ReleaseCount releases_;
   // Segment tree over the blocks in time order: leaves at [leaves_, 2 * leaves_).
   std::size_t leaves_ = 0;
   std::vector<double> tree_max_, tree_min_;
