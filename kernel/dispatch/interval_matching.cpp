@@ -186,8 +186,18 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
       if (AllFound(job, found) && !q.static_mismatch && q.slots >= 1) return i;
     }
   }
-  // None: walk every instance to say why.
+  // None: walk the instances in queue order to say why. The first one that
+  // matches statically, is not in alarm and could hold the job some day names
+  // the resource it lacks now, and ends the walk. The job can never run only
+  // when every matching instance exceeds a capacity; then the first such cause
+  // is reported.
+  if (!GlobalStatic(job) || global.static_mismatch) {
+    why.reason = PendingReason::kNever;
+    why.never = NeverCause::kNoQueue;
+    return std::nullopt;
+  }
   bool any_static = false, any_alarm = false;
+  Decision first_never;
   for (const QueueKey& key : queue_order_) {
     const std::uint32_t i = key.instance;
     const HostId host = instances_.host[i];
@@ -197,28 +207,39 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
     const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
     if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) continue;
     any_static = true;
+    const LevelFit* never = nullptr;
+    for (const LevelFit* level : {&global, &h, &q}) {
+      if (level->never != NeverCause::kNone && never == nullptr) never = level;
+    }
+    if (never != nullptr) {
+      if (first_never.never == NeverCause::kNone) {
+        first_never.never = never->never;
+        first_never.object = never->limiting.value;
+      }
+      continue;
+    }
     if (alarm_[i]) {
+      if (!any_alarm) why.object = i;
       any_alarm = true;
-      if (why.reason == PendingReason::kNone) why.object = i;
       continue;
     }
     for (const LevelFit* level : {&global, &h, &q}) {
-      if (level->slots == 0 && why.reason != PendingReason::kResource && why.never == NeverCause::kNone) {
+      if (level->slots == 0) {
         why.reason = PendingReason::kResource;
+        why.never = NeverCause::kNone;
         why.object = level->limiting.value;
-      }
-      if (level->never != NeverCause::kNone && why.never == NeverCause::kNone) {
-        why.never = level->never;
-        why.object = level->limiting.value;
+        return std::nullopt;
       }
     }
   }
-  if (!GlobalStatic(job) || global.static_mismatch) any_static = false;
   if (!any_static) {
     why.reason = PendingReason::kNever;
     why.never = NeverCause::kNoQueue;
-  } else if (why.reason == PendingReason::kNone && any_alarm) {
+  } else if (any_alarm) {
     why.reason = PendingReason::kLoadThreshold;
+  } else if (first_never.never != NeverCause::kNone) {
+    why.never = first_never.never;
+    why.object = first_never.object;
   }
   return std::nullopt;
 }

@@ -138,6 +138,26 @@ TEST(ScheduleTest, T6_5_EveryLevelLimits) {
   EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=4294967295 slots=1 granted=all.q@h2:1")) << out;
 }
 
+// A host too small for a job does not make it "never": h1 (64G, first in
+// queue order) can never hold 100G, h2 (128G) can once job 1 ends, so job 2
+// reserves h2 and job 3 waits for a resource. Only 200G exceeds every host.
+TEST(ScheduleTest, NeverOnlyWhenNoInstanceCanEverHoldTheJob) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nmem m MEMORY <= YES YES 0 0\nend complex\n"
+      "begin sconf\nqueue_sort_method seqno\nmax_reservation 10\ndefault_duration 1:0:0\nend sconf\n"
+      "begin exechost h1\ncomplex_values mem=64G\nend exechost\n"
+      "begin exechost h2\ncomplex_values mem=128G\nend exechost\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 1\nseq_no 0,[h1=0],[h2=1]\nend queue\n"
+      "job 1 owner=u submit=800 state=r start=990 granted=all.q@h2:1\n"
+      "job 2 owner=u submit=900 R=y l_hard=mem=100G\n"
+      "job 3 owner=u submit=901 l_hard=mem=90G\n"
+      "job 4 owner=u submit=902 l_hard=mem=200G\n");
+  EXPECT_TRUE(Has(out, "reserve 2.1 at=4650 dur=3660 slots=1 granted=all.q@h2:1")) << out;  // 990 + 3600 + 60
+  EXPECT_NE(out.find("pending 3.1 reason=resource:mem "), std::string::npos);  // h2's mem is reserved
+  EXPECT_NE(out.find("pending 4.1 reason=never:capacity:mem "), std::string::npos);
+}
+
 // Access lists, -q and FORCED attributes decide which queue instances a job may use.
 TEST(ScheduleTest, AccessListsQueueRequestsAndForcedAttributes) {
   const std::string cluster =
