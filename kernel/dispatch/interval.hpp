@@ -135,6 +135,9 @@ class Interval {
         load_(cluster, jobs),
         alarm_(instances.size(), 0),
         has_free_(instances.size(), 0),
+        free_on_host_(cluster.hosts.size(), 0),
+        host_free_slots_(cluster.hosts.size(), 0),
+        host_free_values_(host_free_slots_.begin(), host_free_slots_.end()),
         instance_free_slots_(instances.size(), 0),
         running_per_user_(cluster.entities.users.size(), 0) {}
 
@@ -172,7 +175,10 @@ class Interval {
   std::vector<std::uint32_t> SlotCandidates(const JobView& job, PeId pe) const;
   // What a parallel job can get from `pe` at `start`: the PE's room, the global
   // host's, and per host in load order its instances and their slots. `now`:
-  // the start is now, so only instances with a free slot can contribute.
+  // the start is now, so only instances with a free slot can contribute, and
+  // the walk over hosts stops once they can give `enough` slots under the
+  // allocation rule (Distribute then assigns any count up to `enough` exactly
+  // as over every host).
   struct HostSlots {
     HostId host;
     std::uint32_t available = 0;
@@ -186,7 +192,7 @@ class Interval {
     ComplexId instance_limiting;  // the first resource that kept an instance out
     std::vector<HostSlots> hosts;
   };
-  ParallelRoom RoomFor(const JobView& job, PeId pe, Time start, bool now) const;
+  ParallelRoom RoomFor(const JobView& job, PeId pe, Time start, bool now, std::uint32_t enough = kUnlimited) const;
   // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
   ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
   ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
@@ -224,6 +230,9 @@ class Interval {
   std::vector<std::uint8_t> alarm_;
   std::vector<std::uint8_t> has_free_;
   std::int64_t free_instances_ = 0;
+  std::vector<std::uint32_t> free_on_host_;  // per host: its instances with a free slot
+  std::vector<double> host_free_slots_;      // per host: the free slots of its instances, summed
+  std::multiset<double> host_free_values_;   // host_free_slots_ of every host, for their maximum
   std::vector<double> instance_free_slots_;  // free slots now of instances not in alarm
   double free_slots_ = 0;                    // their sum
   // Queue order (§4.2): by (host load, seq_no) or (seq_no, host load), then
@@ -240,6 +249,11 @@ class Interval {
   std::set<QueueKey> queue_order_;  // every instance
   std::set<QueueKey> free_order_;   // instances with a free slot now and no load alarm
   std::vector<double> host_value_;  // load formula per host
+  // Hosts with an instance in free_order_, in the order parallel jobs walk
+  // hosts (§4.7: load, then host); each host's instances by (seq_no, instance),
+  // their order within the host in queue order.
+  std::set<std::pair<double, std::uint32_t>> free_hosts_;
+  std::vector<std::uint32_t> host_queues_;  // CSR over instances_.host_first
   std::vector<std::uint32_t> running_per_user_;
   std::map<CategoryKey, CategoryState> categories_;
   ScheduleResult result_;

@@ -28,7 +28,8 @@ std::vector<std::uint32_t> Interval::SlotCandidates(const JobView& job, PeId pe)
 // parallel_assignment at one start time: the PE's slots, global resources for
 // the whole job, then hosts in load order under the allocation rule, each host
 // giving the minimum of its own resources and the sum of its queue instances'.
-Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start, bool now) const {
+Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start, bool now,
+                                         std::uint32_t enough) const {
   ParallelRoom room;
   const Duration d = job.duration;
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
@@ -45,36 +46,81 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
   room.usable = true;
   room.global_slots = global.slots;
   room.global_limiting = global.limiting;
-  std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
-  for (const QueueKey& key : now ? free_order_ : queue_order_) {
-    const std::uint32_t i = key.instance;
+  // One instance: its slots join its host's, or the first resource that kept
+  // it out (first in queue order) is noted.
+  std::optional<QueueKey> limiting_key;
+  auto visit = [&](std::uint32_t i, HostSlots*& slots) {
     const HostId host = instances_.host[i];
-    if (alarm_[i] || !QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
+    if (alarm_[i] || !QueueStatic(job, i, pe) || !HostStatic(job, host)) return;
     std::uint64_t found = global_found;
     const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, start, d, found, nullptr);
     std::uint64_t host_found = found;
     const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, start, d, host_found, nullptr);
     if (!AllFound(job, host_found) || q.static_mismatch || h.static_mismatch || q.slots == 0 || h.slots == 0) {
-      if (!room.instance_limiting.valid() && !q.static_mismatch && !h.static_mismatch && AllFound(job, host_found)) {
+      if (!q.static_mismatch && !h.static_mismatch && AllFound(job, host_found) &&
+          (!limiting_key || KeyOf(i) < *limiting_key)) {
+        limiting_key = KeyOf(i);
         room.instance_limiting = q.slots == 0 ? q.limiting : h.limiting;
       }
-      continue;
+      return;
     }
-    if (host_pos[host.index()] == UINT32_MAX) {
-      host_pos[host.index()] = static_cast<std::uint32_t>(room.hosts.size());
+    if (slots == nullptr) {
       room.hosts.push_back({host, h.slots, {}});
+      slots = &room.hosts.back();
     }
-    room.hosts[host_pos[host.index()]].queues.emplace_back(i, q.slots);
+    slots->queues.emplace_back(i, q.slots);
+  };
+  auto close_host = [](HostSlots& h) {
+    std::uint64_t sum = 0;
+    for (const auto& [i, n] : h.queues) sum += n;
+    h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
+  };
+  if (now) {
+    // Hosts with a free instance, already in load order; stop once they can
+    // give `enough` slots under the allocation rule.
+    const std::uint32_t per_host = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
+    std::uint64_t sum = 0, roomy = 0;  // available slots; hosts with room for per_host
+    auto suffices = [&](const HostSlots& last) {
+      if (enough == kUnlimited) return false;
+      switch (p.allocation_rule) {
+        case AllocationRule::kFillUp:
+          return sum >= enough;
+        case AllocationRule::kRoundRobin:  // the first round gives one slot per host
+          return room.hosts.size() >= enough;
+        case AllocationRule::kPeSlots:
+          return last.available >= enough;
+        case AllocationRule::kFixed:
+          return roomy * per_host >= enough;
+      }
+      return false;
+    };
+    for (const auto& [value, h] : free_hosts_) {
+      HostSlots* slots = nullptr;
+      for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+        if (has_free_[host_queues_[k]]) visit(host_queues_[k], slots);
+      }
+      if (slots == nullptr) continue;
+      close_host(*slots);
+      sum += slots->available;
+      roomy += slots->available >= per_host;
+      if (suffices(*slots)) break;
+    }
+    return room;
+  }
+  std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
+  for (const QueueKey& key : queue_order_) {
+    const std::uint32_t i = key.instance;
+    const std::uint32_t h = instances_.host[i].index();
+    HostSlots* slots = host_pos[h] == UINT32_MAX ? nullptr : &room.hosts[host_pos[h]];
+    const std::size_t before = room.hosts.size();
+    visit(i, slots);
+    if (room.hosts.size() > before) host_pos[h] = static_cast<std::uint32_t>(before);
   }
   // Hosts in host (load) order, as Grid Engine walks them.
   std::stable_sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
     return std::make_pair(host_value_[a.host.index()], a.host) < std::make_pair(host_value_[b.host.index()], b.host);
   });
-  for (HostSlots& h : room.hosts) {
-    std::uint64_t sum = 0;
-    for (const auto& [i, n] : h.queues) sum += n;
-    h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
-  }
+  for (HostSlots& h : room.hosts) close_host(h);
   return room;
 }
 
@@ -167,15 +213,23 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
     const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
     if (candidates.empty()) continue;
     any_candidates = true;
-    if (candidates.front() > free_slots_) {  // fewer free slots now in all queue instances together
+    // Bounds from the free slots now: in all queue instances together, and on
+    // the host with the most. A count above them cannot be assigned, so the
+    // walk over hosts may stop once they can give the largest count below them.
+    const ParallelEnvironment& p = cluster_.pes[pe.index()];
+    const double most_on_a_host = host_free_values_.empty() ? 0 : *host_free_values_.rbegin();
+    const double bound = p.allocation_rule == AllocationRule::kPeSlots ? most_on_a_host : free_slots_;
+    const double per_host_least = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
+    if (candidates.front() > bound || per_host_least > most_on_a_host) {
       if (why.reason == PendingReason::kNone) {
         why.reason = PendingReason::kResource;
         why.object = complexes_.slots.value;
       }
       continue;
     }
+    const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(bound)));
     // The largest feasible count, by binary search over the candidates.
-    const ParallelRoom room = RoomFor(job, pe, cluster_.now, true);
+    const ParallelRoom room = RoomFor(job, pe, cluster_.now, true, enough);
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
     ParallelFit fit;
     while (lo < hi) {

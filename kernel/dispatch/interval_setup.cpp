@@ -21,9 +21,20 @@ void Interval::UpdateQueueOrder() {
   }
   queue_order_.clear();
   free_order_.clear();
+  free_hosts_.clear();
   for (std::uint32_t i = 0; i < instances_.size(); ++i) {
     queue_order_.insert(KeyOf(i));
     if (has_free_[i]) free_order_.insert(KeyOf(i));
+  }
+  for (std::uint32_t h = 0; h < free_on_host_.size(); ++h) {
+    if (free_on_host_[h] > 0) free_hosts_.emplace(host_value_[h], h);
+  }
+  host_queues_.assign(instances_.on_host.begin(), instances_.on_host.end());
+  for (std::uint32_t h = 0; h + 1 < instances_.host_first.size(); ++h) {
+    std::sort(host_queues_.begin() + instances_.host_first[h], host_queues_.begin() + instances_.host_first[h + 1],
+              [&](std::uint32_t a, std::uint32_t b) {
+                return std::make_pair(instances_.seq_no[a], a) < std::make_pair(instances_.seq_no[b], b);
+              });
   }
 }
 
@@ -35,6 +46,10 @@ void Interval::SetHostLoad(HostId host) {
     const std::uint32_t i = instances_.on_host[k];
     queue_order_.erase(KeyOf(i));
     free_order_.erase(KeyOf(i));
+  }
+  if (free_on_host_[h] > 0) {
+    free_hosts_.erase({host_value_[h], h});
+    free_hosts_.emplace(value, h);
   }
   host_value_[h] = value;
   for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
@@ -95,13 +110,24 @@ void Interval::RefreshFree(std::uint32_t i) {
   const bool has_free = !alarm_[i] && k && ledger_.entry(*k).used_now < ledger_.entry(*k).total;
   const double slots = has_free ? ledger_.entry(*k).total - ledger_.entry(*k).used_now : 0;
   free_slots_ += slots - instance_free_slots_[i];
+  if (slots != instance_free_slots_[i]) {
+    double& host_free = host_free_slots_[instances_.host[i].index()];
+    host_free_values_.erase(host_free_values_.find(host_free));
+    host_free += slots - instance_free_slots_[i];
+    host_free_values_.insert(host_free);
+  }
   instance_free_slots_[i] = slots;
   if (has_free != (has_free_[i] != 0)) {
     has_free_[i] = has_free ? 1 : 0;
     free_instances_ += has_free ? 1 : -1;
+    const std::uint32_t h = instances_.host[i].index();
+    free_on_host_[h] += has_free ? 1 : -1;
     if (!host_value_.empty()) {
       if (has_free) free_order_.insert(KeyOf(i));
       else free_order_.erase(KeyOf(i));
+      const bool host_changes = free_on_host_[h] == (has_free ? 1u : 0u);
+      if (host_changes && has_free) free_hosts_.emplace(host_value_[h], h);
+      if (host_changes && !has_free) free_hosts_.erase({host_value_[h], h});
     }
   }
 }
