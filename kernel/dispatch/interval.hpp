@@ -200,10 +200,14 @@ class Interval {
   }
   std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
+  // The queue-end-time iterator (§5.5) for one PE: the diagrams whose
+  // breakpoints are its candidate start times, and those times, latest first.
+  std::vector<std::uint32_t> TimeEntries(const JobView& job, PeId pe) const;
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
-  // How many of `times` (latest first), from the first on, are feasible start
-  // times for `least` slots: the parallel sweep twin of the descending walk.
-  std::size_t FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t least, const std::vector<Time>& times) const;
+  // Where the descending walk over QueueEndTimes stops for `least` slots: the
+  // last candidate of its feasible run from the latest one, nullopt when the
+  // latest already fails. The parallel sweep twin of that walk.
+  std::optional<Time> QueueEndStart(const JobView& job, PeId pe, std::uint32_t least) const;
 
   void RejectForNow(CategoryState& category, const Decision& why);
   // One task of the dispatch loop (§5.6).

@@ -256,17 +256,16 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
   return best;
 }
 
-// The queue-end-time iterator's candidate start times for one PE: every
-// breakpoint of the diagrams the job draws on, latest first.
-std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
-  std::vector<Time> times;
-  auto collect = [&](std::uint32_t k) {
-    for (const Breakpoint& b : ledger_.diagram(k).Breakpoints()) times.push_back(b.time);
-  };
+// The diagrams whose breakpoints are the queue-end-time iterator's candidate
+// start times for one PE: the PE's and the global host's, and those of every
+// statically eligible queue instance and its host, for the consumables the
+// job requests (slots always).
+std::vector<std::uint32_t> Interval::TimeEntries(const JobView& job, PeId pe) const {
+  std::vector<std::uint32_t> entries;
   auto requested = [&](ComplexId c) { return c == complexes_.slots || FindValue(job.requests->hard, c) != nullptr; };
   auto collect_container = [&](ContainerRef c) {
     for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
-      if (requested(ledger_.entry(k).complex)) collect(k);
+      if (requested(ledger_.entry(k).complex)) entries.push_back(k);
     }
   };
   collect_container({ContainerLevel::kPe, pe.index()});
@@ -281,34 +280,57 @@ std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
       collect_container({ContainerLevel::kHost, host.index()});
     }
   }
-  // Breakpoint times are never negative: sort them as unsigned integers, latest first.
-  std::vector<std::uint64_t> keys(times.begin(), times.end());
-  RadixSort64(keys);
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  times.assign(keys.rbegin(), keys.rend());
-  return times;
+  return entries;
 }
 
-// The queue-end-time walk as a sweep. A host's slot availability over
+namespace {
+
+// The distinct breakpoint times in [from, to) of the entries' diagrams, latest first.
+std::vector<Time> TimesIn(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries, Time from, Time to) {
+  std::vector<std::vector<Time>> parts((entries.size() + 255) / 256);
+  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
+    const std::size_t end = std::min(entries.size(), (part + 1) * 256);
+    for (std::size_t e = part * 256; e < end; ++e) ledger.diagram(entries[e]).AppendTimesIn(from, to, parts[part]);
+  });
+  // Breakpoint times are never negative: sort them as unsigned integers.
+  std::vector<std::uint64_t> keys;
+  for (const std::vector<Time>& part : parts) keys.insert(keys.end(), part.begin(), part.end());
+  RadixSort64(keys);
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return std::vector<Time>(keys.rbegin(), keys.rend());
+}
+
+}  // namespace
+
+std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
+  return TimesIn(ledger_, TimeEntries(job, pe), 0, kDiagramForever + 1);
+}
+
+// The queue-end-time walk as a sweep, without listing every candidate time.
+// Above the last time any diagram the job draws on rises, every window's peak
+// is the amount at its start, which only falls: feasibility is monotone there,
+// and a binary search over those candidates finds the first failure. Below,
+// candidates are taken in chunks of time, latest first, each swept downwards
+// from a full evaluation at its first time: a host's slot availability over
 // [t, t + d) can only change where one of its breakpoints b stops being in
-// effect (t < b) or leaves the window (t <= b - d); walking the times downwards,
-// only hosts with such an event since the previous candidate are re-evaluated,
-// and feasibility is read off aggregates per allocation rule (the sum of
-// available slots for $fill_up and $round_robin, the hosts with room for the
-// whole job for $pe_slots, the hosts with room for n slots for a fixed n),
-// which is exactly when AssignParallel succeeds. Blocks of candidate times are
-// swept in parallel, each from a full evaluation at its first time; the result
-// is the first failure, so it does not depend on the blocking.
-std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t least,
-                                     const std::vector<Time>& times) const {
+// effect (t < b) or leaves the window (t <= b - d), so only hosts with such an
+// event since the previous candidate are re-evaluated, and feasibility is read
+// off aggregates per allocation rule (the sum of available slots for $fill_up
+// and $round_robin, the hosts with room for the whole job for $pe_slots, the
+// hosts with room for n slots for a fixed n), which is exactly when
+// AssignParallel succeeds. Chunks double in length, so a walk that fails soon
+// (the usual case on a full cluster) looks at few breakpoints.
+std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::uint32_t least) const {
   const Duration d = job.duration;
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
   if (!HasAccess(cluster_.entities, p.user_lists, p.xuser_lists, {}, {}, job.owner, job.group, job.project) ||
       !GlobalStatic(job)) {
-    return 0;
+    return std::nullopt;
   }
   std::uint64_t global_found = 0;
-  if (Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, d, global_found, nullptr).static_mismatch) return 0;
+  if (Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, d, global_found, nullptr).static_mismatch) {
+    return std::nullopt;
+  }
   // Eligible hosts with their eligible instances.
   std::vector<HostId> hosts;
   std::vector<std::vector<std::uint32_t>> host_instances;
@@ -378,9 +400,56 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
     for (const InstancePlan& instance : plan.instances) sum += slots_from(instance.demands, t);
     return std::min(host_slots, sum);
   };
-  // Above the last time any diagram the job draws on rises, every window's
-  // peak is the amount at its start, which only falls: feasibility is monotone
-  // there, and a binary search finds its first failure.
+  // What the PE and the global host allow at t, and the rule's verdict on the
+  // hosts' aggregates.
+  auto pe_and_global_allow = [&](Time t) {
+    if (pe_entry && ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, d) < least) return false;
+    std::uint64_t unused = 0;
+    return Fit({ContainerLevel::kGlobal, 0}, job, t, d, unused, nullptr).slots >= least;
+  };
+  auto hosts_allow = [&](std::uint64_t total, std::uint64_t roomy) {
+    switch (rule) {
+      case AllocationRule::kFillUp:
+      case AllocationRule::kRoundRobin:
+        return total >= least;
+      case AllocationRule::kPeSlots:
+        return roomy >= 1;
+      case AllocationRule::kFixed:
+        return roomy * per_host >= least;
+    }
+    return false;
+  };
+  // Sum of availability and hosts with room for per_host slots, over every host at t.
+  auto evaluate_hosts = [&](Time t) {
+    return tbb::parallel_reduce(
+        tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
+        std::pair<std::uint64_t, std::uint64_t>{0, 0},
+        [&](const tbb::blocked_range<std::uint32_t>& r, std::pair<std::uint64_t, std::uint64_t> acc) {
+          for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
+            const std::uint64_t a = availability(h, t);
+            acc.first += a;
+            acc.second += a >= per_host;
+          }
+          return acc;
+        },
+        [](auto a, auto b) { return std::make_pair(a.first + b.first, a.second + b.second); });
+  };
+  auto feasible_at = [&](Time t) {
+    if (!pe_and_global_allow(t)) return false;
+    const auto [total, roomy] = evaluate_hosts(t);
+    return hosts_allow(total, roomy);
+  };
+  const std::vector<std::uint32_t> time_entries = TimeEntries(job, pe);
+  std::optional<Time> first_time;
+  for (std::uint32_t k : time_entries) {
+    if (const std::optional<Time> t = ledger_.diagram(k).FirstBreakpoint()) {
+      first_time = first_time ? std::min(*first_time, *t) : *t;
+    }
+  }
+  if (!first_time) {  // no breakpoint at all: the walk's only candidate is now
+    return feasible_at(cluster_.now) ? std::optional<Time>(cluster_.now) : std::nullopt;
+  }
+  // The monotone region above the last rise.
   Time rises = std::numeric_limits<Time>::min();
   auto note_rises = [&](std::uint32_t k) {
     if (const std::optional<Time> t = LastIncreaseOf(k)) rises = std::max(rises, *t);
@@ -394,135 +463,101 @@ std::size_t Interval::FeasiblePrefix(const JobView& job, PeId pe, std::uint32_t 
       ForEachDemand({ContainerLevel::kQueue, i}, job, [&](const Demand& demand) { note_rises(demand.entry); });
     }
   }
-  auto feasible_at = [&](Time t) {
-    if (pe_entry && ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, d) < least) return false;
-    std::uint64_t unused = 0;
-    if (Fit({ContainerLevel::kGlobal, 0}, job, t, d, unused, nullptr).slots < least) return false;
-    const std::pair<std::uint64_t, std::uint64_t> sums = tbb::parallel_reduce(
-        tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
-        std::pair<std::uint64_t, std::uint64_t>{0, 0},
-        [&](const tbb::blocked_range<std::uint32_t>& r, std::pair<std::uint64_t, std::uint64_t> acc) {
-          for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
-            const std::uint64_t a = availability(h, t);
-            acc.first += a;
-            acc.second += a >= per_host;
-          }
-          return acc;
-        },
-        [](auto a, auto b) { return std::make_pair(a.first + b.first, a.second + b.second); });
-    switch (rule) {
-      case AllocationRule::kFillUp:
-      case AllocationRule::kRoundRobin:
-        return sums.first >= least;
-      case AllocationRule::kPeSlots:
-        return sums.second >= 1;
-      case AllocationRule::kFixed:
-        return sums.second * per_host >= least;
-    }
-    return false;
-  };
-  const std::size_t monotone = static_cast<std::size_t>(
-      std::partition_point(times.begin(), times.end(), [&](Time t) { return t >= rises; }) - times.begin());
-  std::size_t lo = 0, hi = monotone;
+  const std::vector<Time> upper = TimesIn(ledger_, time_entries, rises, kDiagramForever + 1);
+  std::size_t lo = 0, hi = upper.size();
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
-    if (feasible_at(times[mid])) {
+    if (feasible_at(upper[mid])) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  if (lo < monotone || monotone == times.size()) return lo;
-  const std::size_t from = monotone;
+  std::optional<Time> last_feasible = lo == 0 ? std::nullopt : std::optional<Time>(upper[lo - 1]);
+  if (lo < upper.size() || rises <= *first_time) return last_feasible;
   // Events where a host's availability may change, packed as (time, host) in
   // one integer: times lie in [-2^33, 2^33), hosts below 2^24.
   constexpr std::uint64_t kTimeBias = std::uint64_t{1} << 33;
   constexpr int kHostBits = 24;
-  std::vector<std::uint64_t> events;
-  auto event = [&](Time t, std::uint32_t h) {
-    events.push_back((static_cast<std::uint64_t>(t + static_cast<Time>(kTimeBias)) << kHostBits) | h);
-  };
-  auto add_events = [&](ContainerRef c, std::uint32_t h) {
-    ForEachDemand(c, job, [&](const Demand& demand) {
-      for (const Breakpoint& b : ledger_.diagram(demand.entry).Breakpoints()) {
-        event(b.time - 1, h);  // below b, the entry before b is in effect and b is in the window
-        if (d < kInfiniteDuration) event(b.time - d, h);  // from b - d down, b is past the window
+  auto event_time = [&](std::uint64_t e) { return static_cast<Time>(e >> kHostBits) - static_cast<Time>(kTimeBias); };
+  auto event_host = [&](std::uint64_t e) { return static_cast<std::uint32_t>(e & ((1u << kHostBits) - 1)); };
+  // The events in [chunk.back(), chunk.front()), latest first.
+  auto events_of = [&](const std::vector<Time>& chunk) {
+    const Time low = chunk.back(), high = chunk.front();
+    std::vector<std::vector<std::uint64_t>> parts((hosts.size() + 63) / 64);
+    tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
+      std::vector<Time> times;
+      const auto end = static_cast<std::uint32_t>(std::min(hosts.size(), (part + 1) * 64));
+      for (auto h = static_cast<std::uint32_t>(part * 64); h < end; ++h) {
+        auto add = [&](const Demand& demand) {
+          const UtilizationDiagram& diagram = ledger_.diagram(demand.entry);
+          times.clear();
+          diagram.AppendTimesIn(low + 1, high + 1, times);  // below b, the entry before b is in effect
+          for (Time b : times) {
+            parts[part].push_back((static_cast<std::uint64_t>(b - 1 + static_cast<Time>(kTimeBias)) << kHostBits) | h);
+          }
+          if (d >= kInfiniteDuration) return;
+          times.clear();
+          diagram.AppendTimesIn(low + d, high + d, times);  // from b - d down, b is past the window
+          for (Time b : times) {
+            parts[part].push_back((static_cast<std::uint64_t>(b - d + static_cast<Time>(kTimeBias)) << kHostBits) | h);
+          }
+        };
+        ForEachDemand({ContainerLevel::kHost, hosts[h].index()}, job, add);
+        for (std::uint32_t i : host_instances[h]) ForEachDemand({ContainerLevel::kQueue, i}, job, add);
       }
     });
+    std::vector<std::uint64_t> events;
+    for (const auto& part : parts) events.insert(events.end(), part.begin(), part.end());
+    RadixSort64(events);
+    std::reverse(events.begin(), events.end());
+    return events;
   };
-  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
-    add_events({ContainerLevel::kHost, hosts[h].index()}, h);
-    for (std::uint32_t i : host_instances[h]) add_events({ContainerLevel::kQueue, i}, h);
-  }
-  RadixSort64(events);  // ascending; walked from the back
-  std::reverse(events.begin(), events.end());
-  auto event_time = [&](std::size_t e) {
-    return static_cast<Time>(events[e] >> kHostBits) - static_cast<Time>(kTimeBias);
-  };
-  auto event_host = [&](std::size_t e) { return static_cast<std::uint32_t>(events[e] & ((1u << kHostBits) - 1)); };
-  // Sweeps times[begin, end); returns the index of the first failure, or end.
-  auto sweep = [&](std::size_t begin, std::size_t end) -> std::size_t {
-    std::vector<std::uint64_t> available(hosts.size(), 0);
-    std::vector<std::size_t> stamp(hosts.size(), SIZE_MAX);
-    std::uint64_t total = 0, roomy = 0;  // sum of availability; hosts with room for per_host slots
+  // Sweeps one chunk (latest first); returns the index of its first failure, or its size.
+  std::vector<std::uint64_t> available(hosts.size(), 0);
+  std::vector<std::size_t> stamp(hosts.size(), SIZE_MAX);
+  auto sweep = [&](const std::vector<Time>& chunk) -> std::size_t {
+    const std::vector<std::uint64_t> events = events_of(chunk);
+    std::uint64_t total = 0, roomy = 0;
     auto set = [&](std::uint32_t h, std::uint64_t value) {
       total = total - available[h] + value;
       roomy = roomy - (available[h] >= per_host) + (value >= per_host);
       available[h] = value;
     };
-    std::size_t next_event = 0;
-    for (std::size_t k = begin; k < end; ++k) {
-      const Time t = times[k];
-      if (k == begin) {
-        for (std::uint32_t h = 0; h < hosts.size(); ++h) set(h, availability(h, t));
-        while (next_event < events.size() && event_time(next_event) >= t) ++next_event;
-      } else {
-        for (; next_event < events.size() && event_time(next_event) >= t; ++next_event) {
-          const std::uint32_t h = event_host(next_event);
-          if (stamp[h] == k) continue;
-          stamp[h] = k;
-          set(h, availability(h, t));
-        }
-      }
-      bool ok = true;
-      if (pe_entry) ok = ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, d) >= least;
-      if (ok) {
-        std::uint64_t unused = 0;
-        ok = Fit({ContainerLevel::kGlobal, 0}, job, t, d, unused, nullptr).slots >= least;
-      }
-      if (ok) {
-        switch (rule) {
-          case AllocationRule::kFillUp:
-          case AllocationRule::kRoundRobin:
-            ok = total >= least;
-            break;
-          case AllocationRule::kPeSlots:
-            ok = roomy >= 1;
-            break;
-          case AllocationRule::kFixed:
-            ok = roomy * per_host >= least;
-            break;
-        }
-      }
-      if (!ok) return k;
-    }
-    return end;
-  };
-  const std::size_t block = std::max<std::size_t>(256, (times.size() - from) / 16);
-  const std::size_t wave = std::max<std::size_t>(1, static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
-  for (std::size_t begin = from; begin < times.size(); begin += block * wave) {
-    const std::size_t blocks = std::min(wave, (times.size() - begin + block - 1) / block);
-    std::vector<std::size_t> failure(blocks);
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-      const std::size_t first = begin + b * block;
-      failure[b] = sweep(first, std::min(times.size(), first + block));
+    tbb::parallel_for(std::size_t{0}, hosts.size(), [&](std::size_t h) {
+      available[h] = availability(static_cast<std::uint32_t>(h), chunk.front());
+      stamp[h] = SIZE_MAX;
     });
-    for (std::size_t b = 0; b < blocks; ++b) {
-      const std::size_t end = std::min(times.size(), begin + (b + 1) * block);
-      if (failure[b] < end) return failure[b];
+    for (std::uint64_t a : available) {
+      total += a;
+      roomy += a >= per_host;
     }
+    std::size_t next_event = 0;
+    for (std::size_t k = 0; k < chunk.size(); ++k) {
+      const Time t = chunk[k];
+      for (; k > 0 && next_event < events.size() && event_time(events[next_event]) >= t; ++next_event) {
+        const std::uint32_t h = event_host(events[next_event]);
+        if (stamp[h] == k) continue;
+        stamp[h] = k;
+        set(h, availability(h, t));
+      }
+      if (!pe_and_global_allow(t) || !hosts_allow(total, roomy)) return k;
+    }
+    return chunk.size();
+  };
+  Time below = rises;  // the candidates still to look at lie before this time
+  Time width = std::max<Time>(1, (rises - *first_time) / 64);
+  while (below > *first_time) {
+    const Time from = std::max(below - width, *first_time);
+    const std::vector<Time> chunk = TimesIn(ledger_, time_entries, from, below);
+    below = from;
+    width *= 2;
+    if (chunk.empty()) continue;
+    const std::size_t failure = sweep(chunk);
+    if (failure < chunk.size()) return failure == 0 ? last_feasible : std::optional<Time>(chunk[failure - 1]);
+    last_feasible = chunk.back();
   }
-  return times.size();
+  return last_feasible;
 }
 
 std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(const JobView& job, Decision& why) {
@@ -531,32 +566,32 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
     if (candidates.empty()) continue;
     const std::uint32_t least = candidates.front();
-    std::vector<Time> times = QueueEndTimes(job, pe);
-    if (times.empty()) times.push_back(cluster_.now);
-    // The earliest breakpoint from which every later one is feasible: walk down
-    // from the latest and stop at the first failure.
-    std::size_t feasible = 0;  // times[0, feasible) are feasible
+    std::optional<Time> walk_start;
     if (config_.reserve_in_gaps) {
       // schedk extension: the earliest feasible breakpoint (or now), gaps included.
-      std::vector<Time> ascending(times.rbegin(), times.rend());
+      std::vector<Time> ascending = QueueEndTimes(job, pe);
+      std::reverse(ascending.begin(), ascending.end());
       ascending.insert(ascending.begin(), cluster_.now);
-      std::optional<Time> found;
       for (Time t : ascending) {
         if (t >= cluster_.now && AssignParallel(job, pe, least, t, nullptr).ok) {
-          found = t;
+          walk_start = t;
           break;
         }
       }
-      if (!found) continue;
-      times.assign(1, *found);
-      feasible = 1;
     } else if (mode_ == ExecutionMode::kSerial) {
-      while (feasible < times.size() && AssignParallel(job, pe, least, times[feasible], nullptr).ok) ++feasible;
+      // The earliest breakpoint from which every later one is feasible: walk down
+      // from the latest and stop at the first failure.
+      std::vector<Time> times = QueueEndTimes(job, pe);
+      if (times.empty()) times.push_back(cluster_.now);
+      for (Time t : times) {
+        if (!AssignParallel(job, pe, least, t, nullptr).ok) break;
+        walk_start = t;
+      }
     } else {
-      feasible = FeasiblePrefix(job, pe, least, times);
+      walk_start = QueueEndStart(job, pe, least);
     }
-    if (feasible == 0) continue;
-    const Time start = std::max(times[feasible - 1], Time{0});
+    if (!walk_start) continue;
+    const Time start = std::max(*walk_start, Time{0});
     // Maximise the slot count at that start (§4.7), by binary search as for "now".
     const ParallelRoom room = RoomFor(job, pe, start, false);
     ParallelFit fit;

@@ -26,6 +26,14 @@ class NaiveUtilizationDiagram {
   std::optional<Time> LastBreakpointBefore(Time t) const;
   std::optional<Time> LastIncrease() const;
   const std::vector<Breakpoint>& Breakpoints() const { return points_; }
+  void AppendTimesIn(Time from, Time to, std::vector<Time>& out) const {
+    for (const Breakpoint& p : points_) {
+      if (p.time >= from && p.time < to) out.push_back(p.time);
+    }
+  }
+  std::optional<Time> FirstBreakpoint() const {
+    return points_.empty() ? std::nullopt : std::optional<Time>(points_.front().time);
+  }
   // Takes over normalised breakpoints (benchmarks start large diagrams this way).
   void Assign(std::vector<Breakpoint> points) { points_ = std::move(points); }
 

@@ -426,4 +426,13 @@ std::vector<Breakpoint> UtilizationDiagram::Breakpoints() const {
   return points;
 }
 
+void UtilizationDiagram::AppendTimesIn(Time from, Time to, std::vector<Time>& out) const {
+  for (Position p = LowerBound(from); p < End() && TimeAt(p) < to; p = Next(p)) out.push_back(TimeAt(p));
+}
+
+std::optional<Time> UtilizationDiagram::FirstBreakpoint() const {
+  if (empty()) return std::nullopt;
+  return TimeAt({0, 0});
+}
+
 }  // namespace schedk

@@ -91,6 +91,10 @@ class UtilizationDiagram {
 
   // Every breakpoint in time order.
   std::vector<Breakpoint> Breakpoints() const;
+  // The times of the breakpoints in [from, to), in time order, appended to `out`.
+  void AppendTimesIn(Time from, Time to, std::vector<Time>& out) const;
+  // The time of the first breakpoint; nullopt when empty.
+  std::optional<Time> FirstBreakpoint() const;
 
  private:
   // A breakpoint's place: a block in time order (an index into order_) and an

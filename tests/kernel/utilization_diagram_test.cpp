@@ -185,11 +185,16 @@ TEST(UtilizationDiagramTest, MatchesTheNaiveTwinOnRandomSequences) {
           ASSERT_EQ(fast.EarliestFit(s, dur, limit), naive.EarliestFit(s, dur, limit))
               << "seed " << seed << " op " << op;
           ASSERT_EQ(fast.LastBreakpointBefore(s), naive.LastBreakpointBefore(s)) << "seed " << seed;
+          std::vector<Time> fast_times, naive_times;
+          fast.AppendTimesIn(s, s + dur, fast_times);
+          naive.AppendTimesIn(s, s + dur, naive_times);
+          ASSERT_EQ(fast_times, naive_times) << "seed " << seed << " op " << op;
         }
       }
       ASSERT_EQ(fast.size(), naive.size()) << "seed " << seed << " op " << op;
       ASSERT_EQ(fast.QueueEnd(), naive.QueueEnd()) << "seed " << seed << " op " << op;
       ASSERT_EQ(fast.LastBreakpoint(), naive.LastBreakpoint());
+      ASSERT_EQ(fast.FirstBreakpoint(), naive.FirstBreakpoint());
       ASSERT_EQ(fast.LastIncrease(), naive.LastIncrease()) << "seed " << seed << " op " << op;
     }
     ASSERT_EQ(fast.Breakpoints(), naive.Breakpoints()) << "seed " << seed;
