@@ -193,6 +193,7 @@ class Interval {
     std::vector<HostSlots> hosts;
   };
   ParallelRoom RoomFor(const JobView& job, PeId pe, Time start, bool now, std::uint32_t enough = kUnlimited) const;
+  ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
   // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
   ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
   ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
@@ -206,8 +207,10 @@ class Interval {
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
   // Where the descending walk over QueueEndTimes stops for `least` slots: the
   // last candidate of its feasible run from the latest one, nullopt when the
-  // latest already fails. The parallel sweep twin of that walk.
-  std::optional<Time> QueueEndStart(const JobView& job, PeId pe, std::uint32_t least) const;
+  // latest already fails; `room_at_start` is then RoomFor at that start (not
+  // before 0). The parallel sweep twin of that walk.
+  std::optional<Time> QueueEndStart(const JobView& job, PeId pe, std::uint32_t least,
+                                    ParallelRoom& room_at_start) const;
 
   void RejectForNow(CategoryState& category, const Decision& why);
   // One task of the dispatch loop (§5.6).

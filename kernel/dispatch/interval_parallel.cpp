@@ -28,24 +28,32 @@ std::vector<std::uint32_t> Interval::SlotCandidates(const JobView& job, PeId pe)
 // parallel_assignment at one start time: the PE's slots, global resources for
 // the whole job, then hosts in load order under the allocation rule, each host
 // giving the minimum of its own resources and the sum of its queue instances'.
-Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start, bool now,
-                                         std::uint32_t enough) const {
+// The PE's and the global host's part of a room; hosts are left to the caller.
+Interval::ParallelRoom Interval::RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const {
   ParallelRoom room;
-  const Duration d = job.duration;
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
   if (!HasAccess(cluster_.entities, p.user_lists, p.xuser_lists, {}, {}, job.owner, job.group, job.project)) {
     return room;
   }
   if (const auto k = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots)) {
     const ConsumableEntry& e = ledger_.entry(*k);
-    room.pe_left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(*k, start, d));
+    room.pe_left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(*k, start, job.duration));
   }
-  std::uint64_t global_found = 0;
-  const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, start, d, global_found, nullptr);
+  const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, start, job.duration, global_found, nullptr);
   if (global.static_mismatch || !GlobalStatic(job)) return room;
   room.usable = true;
   room.global_slots = global.slots;
   room.global_limiting = global.limiting;
+  return room;
+}
+
+Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start, bool now,
+                                         std::uint32_t enough) const {
+  const Duration d = job.duration;
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  std::uint64_t global_found = 0;
+  ParallelRoom room = RoomBase(job, pe, start, global_found);
+  if (!room.usable) return room;
   // One instance: its slots join its host's, or the first resource that kept
   // it out (first in queue order) is noted.
   std::optional<QueueKey> limiting_key;
@@ -320,7 +328,8 @@ std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
 // hosts with room for n slots for a fixed n), which is exactly when
 // AssignParallel succeeds. Chunks double in length, so a walk that fails soon
 // (the usual case on a full cluster) looks at few breakpoints.
-std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::uint32_t least) const {
+std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::uint32_t least,
+                                            ParallelRoom& room_at_start) const {
   const Duration d = job.duration;
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
   if (!HasAccess(cluster_.entities, p.user_lists, p.xuser_lists, {}, {}, job.owner, job.group, job.project) ||
@@ -331,74 +340,105 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   if (Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, d, global_found, nullptr).static_mismatch) {
     return std::nullopt;
   }
-  // Eligible hosts with their eligible instances.
-  std::vector<HostId> hosts;
-  std::vector<std::vector<std::uint32_t>> host_instances;
-  std::vector<std::uint32_t> host_index(cluster_.hosts.size(), UINT32_MAX);
-  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
-    const HostId host = instances_.host[i];
-    if (alarm_[i] || !QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
-    if (host_index[host.index()] == UINT32_MAX) {
-      host_index[host.index()] = static_cast<std::uint32_t>(hosts.size());
-      hosts.push_back(host);
-      host_instances.emplace_back();
+  // The static part of every eligible host's and instance's match, worked out
+  // once: what is left are their demands on ledger entries, kept in one flat
+  // table with each demand's slot count at the time last looked at. Each
+  // host's instances come in queue order.
+  struct DemandSlot {
+    std::uint32_t entry;
+    double amount;
+    DemandKind kind;
+  };
+  std::vector<DemandSlot> demands;
+  std::vector<std::uint32_t> demand_host;  // per demand: its host's index in `hosts`
+  struct InstancePlan {
+    std::uint32_t instance, first, last;  // its demands: [first, last)
+  };
+  struct HostPlan {
+    HostId host;
+    std::uint32_t first, last;  // the host's own demands
+    std::vector<InstancePlan> instances;
+  };
+  std::vector<HostPlan> hosts;
+  {
+    std::vector<Demand> scratch;
+    auto append = [&](const std::vector<Demand>& found, std::uint32_t host_index) {
+      for (const Demand& demand : found) {
+        demands.push_back({demand.entry, demand.amount, demand.kind});
+        demand_host.push_back(host_index);
+      }
+    };
+    for (std::uint32_t h = 0; h < cluster_.hosts.size(); ++h) {
+      const HostId host(h);
+      if (!HostStatic(job, host)) continue;
+      HostPlan plan{host, 0, 0, {}};
+      const std::size_t mark = demands.size();
+      const auto host_index = static_cast<std::uint32_t>(hosts.size());
+      bool host_fit_known = false;
+      std::uint64_t found_host = 0;
+      for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+        const std::uint32_t i = host_queues_[k];
+        if (alarm_[i] || !QueueStatic(job, i, pe)) continue;
+        if (!host_fit_known) {
+          host_fit_known = true;
+          scratch.clear();
+          if (Fit({ContainerLevel::kHost, h}, job, cluster_.now, d, found_host, &scratch).static_mismatch) break;
+          plan.first = static_cast<std::uint32_t>(demands.size());
+          append(scratch, host_index);
+          plan.last = static_cast<std::uint32_t>(demands.size());
+        }
+        std::uint64_t found = global_found | found_host;
+        scratch.clear();
+        const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &scratch);
+        if (!AllFound(job, found) || q.static_mismatch) continue;
+        const auto first = static_cast<std::uint32_t>(demands.size());
+        append(scratch, host_index);
+        plan.instances.push_back({i, first, static_cast<std::uint32_t>(demands.size())});
+      }
+      if (plan.instances.empty()) {  // nothing usable: drop what it appended
+        demands.resize(mark);
+        demand_host.resize(mark);
+        continue;
+      }
+      hosts.push_back(std::move(plan));
     }
-    host_instances[host_index[host.index()]].push_back(i);
   }
   const std::optional<std::uint32_t> pe_entry = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots);
   const AllocationRule rule = p.allocation_rule;
   const std::uint32_t per_host = rule == AllocationRule::kPeSlots ? least
                                  : rule == AllocationRule::kFixed ? p.slots_per_host
                                                                   : 1;
-  // The static part of every host's and instance's match, worked out once:
-  // what is left are the demands on their ledger entries.
-  struct InstancePlan {
-    std::vector<Demand> demands;
+  // One demand's slot count at t (kUnlimited when it does not limit the count).
+  // In the monotone region the window's peak is the amount at its start.
+  std::vector<std::uint32_t> fits(demands.size(), kUnlimited);
+  auto fits_at = [&](std::uint32_t g, Time t, bool monotone) -> std::uint32_t {
+    const DemandSlot& demand = demands[g];
+    const double used = monotone ? ledger_.diagram(demand.entry).AmountAt(t) : ledger_.Used(demand.entry, t, d);
+    const double left = ledger_.entry(demand.entry).total - used;
+    if (demand.kind != DemandKind::kPerSlot) return demand.amount > left ? 0 : kUnlimited;
+    const double n = std::floor(left / demand.amount);
+    return n <= 0 ? 0 : n >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(n);
   };
-  struct HostPlan {
-    bool usable = false;
-    std::vector<Demand> demands;
-    std::vector<InstancePlan> instances;
-  };
-  std::vector<HostPlan> plans(hosts.size());
-  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
-    HostPlan& plan = plans[h];
-    std::uint64_t found_host = 0;
-    const LevelFit hf = Fit({ContainerLevel::kHost, hosts[h].index()}, job, cluster_.now, d, found_host, &plan.demands);
-    if (hf.static_mismatch) continue;
-    plan.usable = true;
-    for (std::uint32_t i : host_instances[h]) {
-      std::uint64_t found = global_found | found_host;
-      InstancePlan instance;
-      const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &instance.demands);
-      if (!AllFound(job, found) || q.static_mismatch) continue;
-      plan.instances.push_back(std::move(instance));
-    }
-  }
-  auto slots_from = [&](const std::vector<Demand>& demands, Time t) -> std::uint64_t {
-    std::uint64_t n = kUnlimited;
-    for (const Demand& demand : demands) {
-      const double left = ledger_.entry(demand.entry).total - ledger_.Used(demand.entry, t, d);
-      if (demand.kind != DemandKind::kPerSlot) {
-        if (demand.amount > left) return 0;
-      } else {
-        const double fits = std::floor(left / demand.amount);
-        if (fits <= 0) return 0;
-        n = std::min<std::uint64_t>(n, fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint64_t>(fits));
-      }
-    }
+  auto slots_of = [&](std::uint32_t first, std::uint32_t last) {
+    std::uint32_t n = kUnlimited;
+    for (std::uint32_t g = first; g < last; ++g) n = std::min(n, fits[g]);
     return n;
   };
-  // AssignParallel's per-host availability at t: the host's own slots, at most
-  // the sum of its instances'.
-  auto availability = [&](std::uint32_t h, Time t) -> std::uint64_t {
-    const HostPlan& plan = plans[h];
-    if (!plan.usable) return 0;
-    const std::uint64_t host_slots = slots_from(plan.demands, t);
+  // AssignParallel's per-host availability from the counts kept: the host's own
+  // slots, at most the sum of its instances'.
+  auto availability = [&](std::uint32_t h) -> std::uint64_t {
+    const HostPlan& plan = hosts[h];
+    const std::uint64_t host_slots = slots_of(plan.first, plan.last);
     if (host_slots == 0) return 0;
     std::uint64_t sum = 0;
-    for (const InstancePlan& instance : plan.instances) sum += slots_from(instance.demands, t);
+    for (const InstancePlan& instance : plan.instances) sum += slots_of(instance.first, instance.last);
     return std::min(host_slots, sum);
+  };
+  auto refresh = [&](std::uint32_t h, Time t, bool monotone) {
+    const HostPlan& plan = hosts[h];
+    const std::uint32_t last = plan.instances.back().last;
+    for (std::uint32_t g = plan.first; g < last; ++g) fits[g] = fits_at(g, t, monotone);
+    return availability(h);
   };
   // What the PE and the global host allow at t, and the rule's verdict on the
   // hosts' aggregates.
@@ -419,25 +459,56 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     }
     return false;
   };
-  // Sum of availability and hosts with room for per_host slots, over every host at t.
-  auto evaluate_hosts = [&](Time t) {
-    return tbb::parallel_reduce(
-        tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
-        std::pair<std::uint64_t, std::uint64_t>{0, 0},
-        [&](const tbb::blocked_range<std::uint32_t>& r, std::pair<std::uint64_t, std::uint64_t> acc) {
-          for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
-            const std::uint64_t a = availability(h, t);
-            acc.first += a;
-            acc.second += a >= per_host;
-          }
-          return acc;
-        },
-        [](auto a, auto b) { return std::make_pair(a.first + b.first, a.second + b.second); });
+  // Every host at t: the counts kept are refreshed, availability summed.
+  std::vector<std::uint64_t> available(hosts.size(), 0);
+  auto evaluate_hosts = [&](Time t, bool monotone) {
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
+                      [&](const tbb::blocked_range<std::uint32_t>& r) {
+                        for (std::uint32_t h = r.begin(); h != r.end(); ++h) available[h] = refresh(h, t, monotone);
+                      });
+    std::uint64_t total = 0, roomy = 0;
+    for (std::uint64_t a : available) {
+      total += a;
+      roomy += a >= per_host;
+    }
+    return std::make_pair(total, roomy);
   };
-  auto feasible_at = [&](Time t) {
+  auto feasible_at = [&](Time t, bool monotone) {
     if (!pe_and_global_allow(t)) return false;
-    const auto [total, roomy] = evaluate_hosts(t);
+    const auto [total, roomy] = evaluate_hosts(t, monotone);
     return hosts_allow(total, roomy);
+  };
+  // The room at the start found: hosts in order, instances with their slots.
+  auto room_at = [&](Time start) {
+    std::uint64_t unused = 0;
+    ParallelRoom room = RoomBase(job, pe, start, unused);
+    if (!room.usable) return room;
+    for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+      const HostPlan& plan = hosts[h];
+      refresh(h, start, false);
+      const std::uint32_t host_slots = slots_of(plan.first, plan.last);
+      if (host_slots == 0) continue;
+      HostSlots slots{plan.host, host_slots, {}};
+      std::uint64_t sum = 0;
+      for (const InstancePlan& instance : plan.instances) {
+        const std::uint32_t n = slots_of(instance.first, instance.last);
+        if (n == 0) continue;
+        slots.queues.emplace_back(instance.instance, n);
+        sum += n;
+      }
+      if (slots.queues.empty()) continue;
+      slots.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_slots, sum));
+      room.hosts.push_back(std::move(slots));
+    }
+    // Hosts in the order parallel jobs take them: load, then host.
+    std::sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
+      return std::make_pair(host_value_[a.host.index()], a.host) < std::make_pair(host_value_[b.host.index()], b.host);
+    });
+    return room;
+  };
+  auto found = [&](std::optional<Time> start) {
+    if (start) room_at_start = room_at(std::max(*start, Time{0}));
+    return start;
   };
   const std::vector<std::uint32_t> time_entries = TimeEntries(job, pe);
   std::optional<Time> first_time;
@@ -447,7 +518,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     }
   }
   if (!first_time) {  // no breakpoint at all: the walk's only candidate is now
-    return feasible_at(cluster_.now) ? std::optional<Time>(cluster_.now) : std::nullopt;
+    return found(feasible_at(cluster_.now, false) ? std::optional<Time>(cluster_.now) : std::nullopt);
   }
   // The monotone region above the last rise.
   Time rises = std::numeric_limits<Time>::min();
@@ -456,55 +527,97 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   };
   if (pe_entry) note_rises(*pe_entry);
   ForEachDemand({ContainerLevel::kGlobal, 0}, job, [&](const Demand& demand) { note_rises(demand.entry); });
-  for (std::uint32_t h = 0; h < hosts.size(); ++h) {
-    ForEachDemand({ContainerLevel::kHost, hosts[h].index()}, job,
-                  [&](const Demand& demand) { note_rises(demand.entry); });
-    for (std::uint32_t i : host_instances[h]) {
-      ForEachDemand({ContainerLevel::kQueue, i}, job, [&](const Demand& demand) { note_rises(demand.entry); });
-    }
-  }
+  for (const DemandSlot& demand : demands) note_rises(demand.entry);
+  // Binary search over the candidates above the last rise, from evaluations at
+  // both ends. A host's availability is monotone there too, so a host equal at
+  // both ends of the bracket stays so inside it: only the others are looked at.
   const std::vector<Time> upper = TimesIn(ledger_, time_entries, rises, kDiagramForever + 1);
-  std::size_t lo = 0, hi = upper.size();
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (feasible_at(upper[mid])) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
+  std::size_t lo = 0;  // the first failure in `upper`
+  if (!upper.empty()) {
+    const std::size_t bottom_index = upper.size() - 1;
+    // Both ends with every host evaluated, whatever the PE and global host say.
+    auto end_ok = [&](Time t) {
+      const auto [total, roomy] = evaluate_hosts(t, true);
+      return pe_and_global_allow(t) && hosts_allow(total, roomy);
+    };
+    const bool top_ok = end_ok(upper.front());
+    std::vector<std::uint64_t> at_top = available;
+    const bool bottom_ok = bottom_index == 0 ? top_ok : end_ok(upper[bottom_index]);
+    std::vector<std::uint64_t>& at_bottom = available;
+    if (bottom_ok) {
+      lo = upper.size();
+    } else if (top_ok) {
+      std::size_t top = 0, bottom = bottom_index;  // feasible at top, not at bottom
+      std::vector<std::uint32_t> varying;
+      std::uint64_t fixed_total = 0, fixed_roomy = 0;
+      for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+        if (at_top[h] != at_bottom[h]) {
+          varying.push_back(h);
+        } else {
+          fixed_total += at_top[h];
+          fixed_roomy += at_top[h] >= per_host;
+        }
+      }
+      std::vector<std::uint64_t> at_mid(hosts.size(), 0);
+      while (bottom - top > 1) {
+        const std::size_t mid = top + (bottom - top) / 2;
+        const Time t = upper[mid];
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, varying.size(), 64),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                            for (std::size_t v = r.begin(); v != r.end(); ++v) {
+                              at_mid[varying[v]] = refresh(varying[v], t, true);
+                            }
+                          });
+        std::uint64_t total = fixed_total, roomy = fixed_roomy;
+        for (std::uint32_t h : varying) {
+          total += at_mid[h];
+          roomy += at_mid[h] >= per_host;
+        }
+        const bool ok = pe_and_global_allow(t) && hosts_allow(total, roomy);
+        std::vector<std::uint64_t>& moved = ok ? at_top : at_bottom;
+        (ok ? top : bottom) = mid;
+        std::size_t kept = 0;
+        for (std::uint32_t h : varying) {
+          moved[h] = at_mid[h];
+          if (at_top[h] != at_bottom[h]) {
+            varying[kept++] = h;
+          } else {
+            fixed_total += at_top[h];
+            fixed_roomy += at_top[h] >= per_host;
+          }
+        }
+        varying.resize(kept);
+      }
+      lo = bottom;
     }
   }
   std::optional<Time> last_feasible = lo == 0 ? std::nullopt : std::optional<Time>(upper[lo - 1]);
-  if (lo < upper.size() || rises <= *first_time) return last_feasible;
-  // Events where a host's availability may change, packed as (time, host) in
-  // one integer: times lie in [-2^33, 2^33), hosts below 2^24.
+  if (lo < upper.size() || rises <= *first_time) return found(last_feasible);
+  // Events where a demand's count may change, packed as (time, demand) in one
+  // integer: times lie in [-2^33, 2^33), demands below 2^24 (else: one at a time).
   constexpr std::uint64_t kTimeBias = std::uint64_t{1} << 33;
-  constexpr int kHostBits = 24;
-  auto event_time = [&](std::uint64_t e) { return static_cast<Time>(e >> kHostBits) - static_cast<Time>(kTimeBias); };
-  auto event_host = [&](std::uint64_t e) { return static_cast<std::uint32_t>(e & ((1u << kHostBits) - 1)); };
-  // The events in [chunk.back(), chunk.front()), latest first.
-  auto events_of = [&](const std::vector<Time>& chunk) {
-    const Time low = chunk.back(), high = chunk.front();
-    std::vector<std::vector<std::uint64_t>> parts((hosts.size() + 63) / 64);
+  constexpr int kDemandBits = 24;
+  const bool packable = demands.size() < (std::size_t{1} << kDemandBits);
+  auto event_time = [&](std::uint64_t e) { return static_cast<Time>(e >> kDemandBits) - static_cast<Time>(kTimeBias); };
+  auto event_demand = [&](std::uint64_t e) { return static_cast<std::uint32_t>(e & ((1u << kDemandBits) - 1)); };
+  // The events in [low, high), latest first.
+  auto events_of = [&](Time low, Time high) {
+    std::vector<std::vector<std::uint64_t>> parts((demands.size() + 255) / 256);
     tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
       std::vector<Time> times;
-      const auto end = static_cast<std::uint32_t>(std::min(hosts.size(), (part + 1) * 64));
-      for (auto h = static_cast<std::uint32_t>(part * 64); h < end; ++h) {
-        auto add = [&](const Demand& demand) {
-          const UtilizationDiagram& diagram = ledger_.diagram(demand.entry);
-          times.clear();
-          diagram.AppendTimesIn(low + 1, high + 1, times);  // below b, the entry before b is in effect
-          for (Time b : times) {
-            parts[part].push_back((static_cast<std::uint64_t>(b - 1 + static_cast<Time>(kTimeBias)) << kHostBits) | h);
-          }
-          if (d >= kInfiniteDuration) return;
-          times.clear();
-          diagram.AppendTimesIn(low + d, high + d, times);  // from b - d down, b is past the window
-          for (Time b : times) {
-            parts[part].push_back((static_cast<std::uint64_t>(b - d + static_cast<Time>(kTimeBias)) << kHostBits) | h);
-          }
-        };
-        ForEachDemand({ContainerLevel::kHost, hosts[h].index()}, job, add);
-        for (std::uint32_t i : host_instances[h]) ForEachDemand({ContainerLevel::kQueue, i}, job, add);
+      auto pack = [](Time t, std::uint32_t g) {
+        return (static_cast<std::uint64_t>(t + static_cast<Time>(kTimeBias)) << kDemandBits) | g;
+      };
+      const auto end = static_cast<std::uint32_t>(std::min(demands.size(), (part + 1) * 256));
+      for (auto g = static_cast<std::uint32_t>(part * 256); g < end; ++g) {
+        const UtilizationDiagram& diagram = ledger_.diagram(demands[g].entry);
+        times.clear();
+        diagram.AppendTimesIn(low + 1, high + 1, times);  // below b, the amount before b is in effect
+        for (Time b : times) parts[part].push_back(pack(b - 1, g));
+        if (d >= kInfiniteDuration) continue;
+        times.clear();
+        diagram.AppendTimesIn(low + d, high + d, times);  // from b - d down, b is past the window
+        for (Time b : times) parts[part].push_back(pack(b - d, g));
       }
     });
     std::vector<std::uint64_t> events;
@@ -513,36 +626,50 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     std::reverse(events.begin(), events.end());
     return events;
   };
-  // Sweeps one chunk (latest first); returns the index of its first failure, or its size.
-  std::vector<std::uint64_t> available(hosts.size(), 0);
-  std::vector<std::size_t> stamp(hosts.size(), SIZE_MAX);
+  // The sweep, chunk after chunk (each latest first): the counts kept follow
+  // the candidates down from one full evaluation at the first. Returns the
+  // index of the chunk's first failure, or its size.
+  std::vector<std::size_t> demand_stamp(demands.size(), SIZE_MAX), host_stamp(hosts.size(), SIZE_MAX);
+  std::vector<std::uint32_t> touched;
+  std::optional<Time> swept_to;  // the time the counts kept reflect
+  std::uint64_t total = 0, roomy = 0;
+  std::size_t visit = 0;  // candidates looked at, for the stamps
   auto sweep = [&](const std::vector<Time>& chunk) -> std::size_t {
-    const std::vector<std::uint64_t> events = events_of(chunk);
-    std::uint64_t total = 0, roomy = 0;
-    auto set = [&](std::uint32_t h, std::uint64_t value) {
-      total = total - available[h] + value;
-      roomy = roomy - (available[h] >= per_host) + (value >= per_host);
-      available[h] = value;
-    };
-    tbb::parallel_for(std::size_t{0}, hosts.size(), [&](std::size_t h) {
-      available[h] = availability(static_cast<std::uint32_t>(h), chunk.front());
-      stamp[h] = SIZE_MAX;
-    });
-    for (std::uint64_t a : available) {
-      total += a;
-      roomy += a >= per_host;
+    if (!packable) {  // too many demands to pack: every candidate from scratch
+      for (std::size_t k = 0; k < chunk.size(); ++k) {
+        if (!feasible_at(chunk[k], false)) return k;
+      }
+      return chunk.size();
     }
+    if (!swept_to) {
+      std::tie(total, roomy) = evaluate_hosts(chunk.front(), false);
+      swept_to = chunk.front();
+    }
+    const std::vector<std::uint64_t> events = events_of(chunk.back(), *swept_to);
     std::size_t next_event = 0;
-    for (std::size_t k = 0; k < chunk.size(); ++k) {
+    for (std::size_t k = 0; k < chunk.size(); ++k, ++visit) {
       const Time t = chunk[k];
-      for (; k > 0 && next_event < events.size() && event_time(events[next_event]) >= t; ++next_event) {
-        const std::uint32_t h = event_host(events[next_event]);
-        if (stamp[h] == k) continue;
-        stamp[h] = k;
-        set(h, availability(h, t));
+      touched.clear();
+      for (; next_event < events.size() && event_time(events[next_event]) >= t; ++next_event) {
+        const std::uint32_t g = event_demand(events[next_event]);
+        if (demand_stamp[g] == visit) continue;
+        demand_stamp[g] = visit;
+        fits[g] = fits_at(g, t, false);
+        const std::uint32_t h = demand_host[g];
+        if (host_stamp[h] != visit) {
+          host_stamp[h] = visit;
+          touched.push_back(h);
+        }
+      }
+      for (std::uint32_t h : touched) {
+        const std::uint64_t value = availability(h);
+        total = total - available[h] + value;
+        roomy = roomy - (available[h] >= per_host) + (value >= per_host);
+        available[h] = value;
       }
       if (!pe_and_global_allow(t) || !hosts_allow(total, roomy)) return k;
     }
+    swept_to = chunk.back();
     return chunk.size();
   };
   Time below = rises;  // the candidates still to look at lie before this time
@@ -554,10 +681,10 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     width *= 2;
     if (chunk.empty()) continue;
     const std::size_t failure = sweep(chunk);
-    if (failure < chunk.size()) return failure == 0 ? last_feasible : std::optional<Time>(chunk[failure - 1]);
+    if (failure < chunk.size()) return found(failure == 0 ? last_feasible : std::optional<Time>(chunk[failure - 1]));
     last_feasible = chunk.back();
   }
-  return last_feasible;
+  return found(last_feasible);
 }
 
 std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(const JobView& job, Decision& why) {
@@ -567,6 +694,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     if (candidates.empty()) continue;
     const std::uint32_t least = candidates.front();
     std::optional<Time> walk_start;
+    ParallelRoom room;
     if (config_.reserve_in_gaps) {
       // schedk extension: the earliest feasible breakpoint (or now), gaps included.
       std::vector<Time> ascending = QueueEndTimes(job, pe);
@@ -588,12 +716,12 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
         walk_start = t;
       }
     } else {
-      walk_start = QueueEndStart(job, pe, least);
+      walk_start = QueueEndStart(job, pe, least, room);
     }
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
     // Maximise the slot count at that start (§4.7), by binary search as for "now".
-    const ParallelRoom room = RoomFor(job, pe, start, false);
+    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial) room = RoomFor(job, pe, start, false);
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();
     while (lo < hi) {

@@ -19,6 +19,14 @@ class NaiveUtilizationDiagram {
   std::size_t size() const { return points_.size(); }
   void Add(Time start, Duration duration, double amount);
   double Max(Time start, Duration duration) const;
+  double AmountAt(Time t) const {
+    double amount = 0;
+    for (const Breakpoint& p : points_) {
+      if (p.time > t) break;
+      amount = p.amount;
+    }
+    return amount;
+  }
   double QueueEnd() const;
   Time Below(double limit) const;
   std::optional<Time> EarliestFit(Time from, Duration duration, double limit) const;

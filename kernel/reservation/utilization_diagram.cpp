@@ -328,6 +328,11 @@ double UtilizationDiagram::Max(Time start, Duration duration) const {
   return std::max(at_start, RangeMax(inside, LowerBound(end)));
 }
 
+double UtilizationDiagram::AmountAt(Time t) const {
+  const std::optional<Position> in_effect = Floor(t);
+  return in_effect ? AmountAt(*in_effect) : 0.0;
+}
+
 double UtilizationDiagram::QueueEnd() const {
   if (empty()) return 0;
   Position last = Previous(End());

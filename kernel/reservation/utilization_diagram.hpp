@@ -60,6 +60,10 @@ class UtilizationDiagram {
   // amount in effect at `start` and that of every breakpoint inside the window.
   double Max(Time start, Duration duration) const;
 
+  // The amount in effect at t (0 before the first breakpoint). From the last
+  // increase on, it equals Max(t, d) for every d.
+  double AmountAt(Time t) const;
+
   // utilization_queue_end: the last amount, or the one before it when the last
   // breakpoint is at kDiagramForever (an infinite job). 0 when empty.
   double QueueEnd() const;

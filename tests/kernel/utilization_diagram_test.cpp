@@ -181,6 +181,10 @@ TEST(UtilizationDiagramTest, MatchesTheNaiveTwinOnRandomSequences) {
           const Duration dur = static_cast<Duration>(1 + rng() % horizon);
           const double limit = static_cast<double>(rng() % 12);
           ASSERT_EQ(fast.Max(s, dur), naive.Max(s, dur)) << "seed " << seed << " op " << op;
+          ASSERT_EQ(fast.AmountAt(s), naive.AmountAt(s)) << "seed " << seed << " op " << op;
+          if (const std::optional<Time> rise = fast.LastIncrease(); !rise || s >= *rise) {
+            ASSERT_EQ(fast.AmountAt(s), fast.Max(s, dur)) << "seed " << seed << " op " << op;
+          }
           ASSERT_EQ(fast.Below(limit), naive.Below(limit)) << "seed " << seed << " op " << op;
           ASSERT_EQ(fast.EarliestFit(s, dur, limit), naive.EarliestFit(s, dur, limit))
               << "seed " << seed << " op " << op;
