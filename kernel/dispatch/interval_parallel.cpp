@@ -408,12 +408,13 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   const std::uint32_t per_host = rule == AllocationRule::kPeSlots ? least
                                  : rule == AllocationRule::kFixed ? p.slots_per_host
                                                                   : 1;
-  // One demand's slot count at t (kUnlimited when it does not limit the count).
-  // In the monotone region the window's peak is the amount at its start.
+  // One demand's slot count over [t, t + window) (kUnlimited when it does not
+  // limit the count). In the monotone region the peak is the amount at t.
   std::vector<std::uint32_t> fits(demands.size(), kUnlimited);
-  auto fits_at = [&](std::uint32_t g, Time t, bool monotone) -> std::uint32_t {
+  auto fits_at = [&](std::uint32_t g, Time t, Duration window, bool monotone) -> std::uint32_t {
     const DemandSlot& demand = demands[g];
-    const double used = monotone ? ledger_.diagram(demand.entry).AmountAt(t) : ledger_.Used(demand.entry, t, d);
+    const double used =
+        monotone ? ledger_.diagram(demand.entry).AmountAt(t) : ledger_.Used(demand.entry, t, window);
     const double left = ledger_.entry(demand.entry).total - used;
     if (demand.kind != DemandKind::kPerSlot) return demand.amount > left ? 0 : kUnlimited;
     const double n = std::floor(left / demand.amount);
@@ -434,18 +435,18 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     for (const InstancePlan& instance : plan.instances) sum += slots_of(instance.first, instance.last);
     return std::min(host_slots, sum);
   };
-  auto refresh = [&](std::uint32_t h, Time t, bool monotone) {
+  auto refresh = [&](std::uint32_t h, Time t, Duration window, bool monotone) {
     const HostPlan& plan = hosts[h];
     const std::uint32_t last = plan.instances.back().last;
-    for (std::uint32_t g = plan.first; g < last; ++g) fits[g] = fits_at(g, t, monotone);
+    for (std::uint32_t g = plan.first; g < last; ++g) fits[g] = fits_at(g, t, window, monotone);
     return availability(h);
   };
-  // What the PE and the global host allow at t, and the rule's verdict on the
-  // hosts' aggregates.
-  auto pe_and_global_allow = [&](Time t) {
-    if (pe_entry && ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, d) < least) return false;
+  // What the PE and the global host allow over [t, t + window), and the rule's
+  // verdict on the hosts' aggregates.
+  auto pe_and_global_allow = [&](Time t, Duration window) {
+    if (pe_entry && ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, window) < least) return false;
     std::uint64_t unused = 0;
-    return Fit({ContainerLevel::kGlobal, 0}, job, t, d, unused, nullptr).slots >= least;
+    return Fit({ContainerLevel::kGlobal, 0}, job, t, window, unused, nullptr).slots >= least;
   };
   auto hosts_allow = [&](std::uint64_t total, std::uint64_t roomy) {
     switch (rule) {
@@ -461,10 +462,12 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   };
   // Every host at t: the counts kept are refreshed, availability summed.
   std::vector<std::uint64_t> available(hosts.size(), 0);
-  auto evaluate_hosts = [&](Time t, bool monotone) {
+  auto evaluate_hosts = [&](Time t, Duration window, bool monotone) {
     tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
                       [&](const tbb::blocked_range<std::uint32_t>& r) {
-                        for (std::uint32_t h = r.begin(); h != r.end(); ++h) available[h] = refresh(h, t, monotone);
+                        for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
+                          available[h] = refresh(h, t, window, monotone);
+                        }
                       });
     std::uint64_t total = 0, roomy = 0;
     for (std::uint64_t a : available) {
@@ -474,9 +477,17 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     return std::make_pair(total, roomy);
   };
   auto feasible_at = [&](Time t, bool monotone) {
-    if (!pe_and_global_allow(t)) return false;
-    const auto [total, roomy] = evaluate_hosts(t, monotone);
+    if (!pe_and_global_allow(t, d)) return false;
+    const auto [total, roomy] = evaluate_hosts(t, d, monotone);
     return hosts_allow(total, roomy);
+  };
+  // Whether every candidate in [low, high] is feasible, by lower bounds: each
+  // window [t, t + d) lies within [low, high + d), over which no count is
+  // higher. Leaves the counts kept at those bounds.
+  auto feasible_throughout = [&](Time low, Time high) {
+    const Duration span = (high - low) + d;
+    const auto [total, roomy] = evaluate_hosts(low, span, false);
+    return pe_and_global_allow(low, span) && hosts_allow(total, roomy);
   };
   // The room at the start found: hosts in order, instances with their slots.
   auto room_at = [&](Time start) {
@@ -485,7 +496,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     if (!room.usable) return room;
     for (std::uint32_t h = 0; h < hosts.size(); ++h) {
       const HostPlan& plan = hosts[h];
-      refresh(h, start, false);
+      refresh(h, start, d, false);
       const std::uint32_t host_slots = slots_of(plan.first, plan.last);
       if (host_slots == 0) continue;
       HostSlots slots{plan.host, host_slots, {}};
@@ -537,8 +548,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     const std::size_t bottom_index = upper.size() - 1;
     // Both ends with every host evaluated, whatever the PE and global host say.
     auto end_ok = [&](Time t) {
-      const auto [total, roomy] = evaluate_hosts(t, true);
-      return pe_and_global_allow(t) && hosts_allow(total, roomy);
+      const auto [total, roomy] = evaluate_hosts(t, d, true);
+      return pe_and_global_allow(t, d) && hosts_allow(total, roomy);
     };
     const bool top_ok = end_ok(upper.front());
     std::vector<std::uint64_t> at_top = available;
@@ -565,7 +576,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, varying.size(), 64),
                           [&](const tbb::blocked_range<std::size_t>& r) {
                             for (std::size_t v = r.begin(); v != r.end(); ++v) {
-                              at_mid[varying[v]] = refresh(varying[v], t, true);
+                              at_mid[varying[v]] = refresh(varying[v], t, d, true);
                             }
                           });
         std::uint64_t total = fixed_total, roomy = fixed_roomy;
@@ -573,7 +584,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
           total += at_mid[h];
           roomy += at_mid[h] >= per_host;
         }
-        const bool ok = pe_and_global_allow(t) && hosts_allow(total, roomy);
+        const bool ok = pe_and_global_allow(t, d) && hosts_allow(total, roomy);
         std::vector<std::uint64_t>& moved = ok ? at_top : at_bottom;
         (ok ? top : bottom) = mid;
         std::size_t kept = 0;
@@ -626,35 +637,36 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     std::reverse(events.begin(), events.end());
     return events;
   };
-  // The sweep, chunk after chunk (each latest first): the counts kept follow
-  // the candidates down from one full evaluation at the first. Returns the
-  // index of the chunk's first failure, or its size.
+  // The exact sweep over chunk[begin, end) (latest first): the counts kept
+  // follow the candidates down, from a full evaluation at the first unless they
+  // already stand at the candidate before it. Returns the index of the first
+  // failure, or end.
   std::vector<std::size_t> demand_stamp(demands.size(), SIZE_MAX), host_stamp(hosts.size(), SIZE_MAX);
   std::vector<std::uint32_t> touched;
-  std::optional<Time> swept_to;  // the time the counts kept reflect
+  std::optional<Time> swept_to;  // the time the counts kept reflect, if they follow the sweep
   std::uint64_t total = 0, roomy = 0;
   std::size_t visit = 0;  // candidates looked at, for the stamps
-  auto sweep = [&](const std::vector<Time>& chunk) -> std::size_t {
+  auto sweep = [&](const std::vector<Time>& chunk, std::size_t begin, std::size_t end) -> std::size_t {
     if (!packable) {  // too many demands to pack: every candidate from scratch
-      for (std::size_t k = 0; k < chunk.size(); ++k) {
+      for (std::size_t k = begin; k < end; ++k) {
         if (!feasible_at(chunk[k], false)) return k;
       }
-      return chunk.size();
+      return end;
     }
     if (!swept_to) {
-      std::tie(total, roomy) = evaluate_hosts(chunk.front(), false);
-      swept_to = chunk.front();
+      std::tie(total, roomy) = evaluate_hosts(chunk[begin], d, false);
+      swept_to = chunk[begin];
     }
-    const std::vector<std::uint64_t> events = events_of(chunk.back(), *swept_to);
+    const std::vector<std::uint64_t> events = events_of(chunk[end - 1], *swept_to);
     std::size_t next_event = 0;
-    for (std::size_t k = 0; k < chunk.size(); ++k, ++visit) {
+    for (std::size_t k = begin; k < end; ++k, ++visit) {
       const Time t = chunk[k];
       touched.clear();
       for (; next_event < events.size() && event_time(events[next_event]) >= t; ++next_event) {
         const std::uint32_t g = event_demand(events[next_event]);
         if (demand_stamp[g] == visit) continue;
         demand_stamp[g] = visit;
-        fits[g] = fits_at(g, t, false);
+        fits[g] = fits_at(g, t, d, false);
         const std::uint32_t h = demand_host[g];
         if (host_stamp[h] != visit) {
           host_stamp[h] = visit;
@@ -667,9 +679,32 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         roomy = roomy - (available[h] >= per_host) + (value >= per_host);
         available[h] = value;
       }
-      if (!pe_and_global_allow(t) || !hosts_allow(total, roomy)) return k;
+      if (!pe_and_global_allow(t, d) || !hosts_allow(total, roomy)) return k;
     }
-    swept_to = chunk.back();
+    swept_to = chunk[end - 1];
+    return end;
+  };
+  // One chunk, latest first: a stretch whose lower bounds hold is feasible
+  // throughout and skipped; otherwise its halves are settled, the later first,
+  // down to stretches short enough to sweep exactly. Returns the index of the
+  // first failure, or the chunk's size.
+  constexpr std::size_t kSweptExactly = 1024;
+  auto settle = [&](const std::vector<Time>& chunk) -> std::size_t {
+    std::vector<std::pair<std::size_t, std::size_t>> stretches = {{0, chunk.size()}};
+    while (!stretches.empty()) {
+      const auto [begin, end] = stretches.back();
+      stretches.pop_back();
+      if (end - begin > kSweptExactly) {
+        swept_to.reset();  // the counts kept will hold bounds, not the sweep
+        if (feasible_throughout(chunk[end - 1], chunk[begin])) continue;
+        const std::size_t mid = begin + (end - begin) / 2;
+        stretches.emplace_back(mid, end);
+        stretches.emplace_back(begin, mid);
+        continue;
+      }
+      const std::size_t failure = sweep(chunk, begin, end);
+      if (failure < end) return failure;
+    }
     return chunk.size();
   };
   Time below = rises;  // the candidates still to look at lie before this time
@@ -680,7 +715,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     below = from;
     width *= 2;
     if (chunk.empty()) continue;
-    const std::size_t failure = sweep(chunk);
+    const std::size_t failure = settle(chunk);
     if (failure < chunk.size()) return found(failure == 0 ? last_feasible : std::optional<Time>(chunk[failure - 1]));
     last_feasible = chunk.back();
   }
