@@ -169,5 +169,28 @@ TEST(SchedulePropertyTest, ParallelSweepAcrossBlocksMatchesTheWalk) {
   EXPECT_GT(outcomes.reserves, 20u);
 }
 
+// Clusters with thousands of candidate times below the last rise, so the
+// parallel walk skips stretches by their lower bounds and sweeps only the
+// stretches that need it (more than 1,024 candidates each).
+TEST(SchedulePropertyTest, LowerBoundSkipsMatchTheWalk) {
+  Outcomes outcomes;
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    io::GeneratorSpec spec;
+    spec.seed = seed;
+    spec.hosts = 100;
+    spec.slots_per_host = 32;
+    spec.jobs = 60;
+    spec.users = 8;
+    spec.projects = 3;
+    spec.parallel_fraction = 0.6;
+    spec.reserve_fraction = 0.9;
+    spec.running_fraction = 0.95;
+    spec.max_reservation = 25;
+    CheckInterval(spec, outcomes);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(outcomes.reserves, 25u);
+}
+
 }  // namespace
 }  // namespace schedk
