@@ -688,7 +688,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // throughout and skipped; otherwise its halves are settled, the later first,
   // down to stretches short enough to sweep exactly. Returns the index of the
   // first failure, or the chunk's size.
-  constexpr std::size_t kSweptExactly = 1024;
+  constexpr std::size_t kSweptExactly = 64;
   auto settle = [&](const std::vector<Time>& chunk) -> std::size_t {
     std::vector<std::pair<std::size_t, std::size_t>> stretches = {{0, chunk.size()}};
     while (!stretches.empty()) {

@@ -171,7 +171,7 @@ TEST(SchedulePropertyTest, ParallelSweepAcrossBlocksMatchesTheWalk) {
 
 // Clusters with thousands of candidate times below the last rise, so the
 // parallel walk skips stretches by their lower bounds and sweeps only the
-// stretches that need it (more than 1,024 candidates each).
+// stretches that need it (more than 64 candidates each).
 TEST(SchedulePropertyTest, LowerBoundSkipsMatchTheWalk) {
   Outcomes outcomes;
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {
