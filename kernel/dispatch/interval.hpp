@@ -261,6 +261,10 @@ class Interval {
   // their order within the host in queue order.
   std::set<std::pair<double, std::uint32_t>> free_hosts_;
   std::vector<std::uint32_t> host_queues_;  // CSR over instances_.host_first
+  // The candidate time at which the last parallel walk failed below the
+  // monotone region: where QueueEndStart looks first (it changes the order of
+  // the work, never the result).
+  mutable std::optional<Time> walk_failure_hint_;
   std::vector<std::uint32_t> running_per_user_;
   std::map<CategoryKey, CategoryState> categories_;
   ScheduleResult result_;

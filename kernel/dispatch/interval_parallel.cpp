@@ -690,7 +690,23 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // first failure, or the chunk's size.
   constexpr std::size_t kSweptExactly = 64;
   auto settle = [&](const std::vector<Time>& chunk) -> std::size_t {
-    std::vector<std::pair<std::size_t, std::size_t>> stretches = {{0, chunk.size()}};
+    // Where the previous walk failed is a likely place for this one to fail:
+    // the stretches before it, at it and after it are settled apart (in the
+    // same order, so the first failure found is the same).
+    std::vector<std::pair<std::size_t, std::size_t>> stretches;
+    const auto hint = walk_failure_hint_ ? static_cast<std::size_t>(
+                                               std::lower_bound(chunk.begin(), chunk.end(), *walk_failure_hint_,
+                                                                std::greater<>()) -
+                                               chunk.begin())
+                                         : chunk.size();
+    if (hint > 0 && hint < chunk.size()) {
+      const std::size_t after = std::min(chunk.size(), hint + kSweptExactly);
+      if (after < chunk.size()) stretches.emplace_back(after, chunk.size());
+      stretches.emplace_back(hint, after);
+      stretches.emplace_back(0, hint);
+    } else {
+      stretches.emplace_back(0, chunk.size());
+    }
     while (!stretches.empty()) {
       const auto [begin, end] = stretches.back();
       stretches.pop_back();
@@ -703,7 +719,10 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         continue;
       }
       const std::size_t failure = sweep(chunk, begin, end);
-      if (failure < end) return failure;
+      if (failure < end) {
+        walk_failure_hint_ = chunk[failure];
+        return failure;
+      }
     }
     return chunk.size();
   };
