@@ -361,46 +361,74 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   };
   std::vector<HostPlan> hosts;
   {
-    std::vector<Demand> scratch;
-    auto append = [&](const std::vector<Demand>& found, std::uint32_t host_index) {
-      for (const Demand& demand : found) {
-        demands.push_back({demand.entry, demand.amount, demand.kind});
-        demand_host.push_back(host_index);
-      }
+    // Blocks of hosts in parallel, each with its own tables, joined in host order.
+    struct Block {
+      std::vector<DemandSlot> demands;
+      std::vector<std::uint32_t> demand_host;
+      std::vector<HostPlan> hosts;
     };
-    for (std::uint32_t h = 0; h < cluster_.hosts.size(); ++h) {
-      const HostId host(h);
-      if (!HostStatic(job, host)) continue;
-      HostPlan plan{host, 0, 0, {}};
-      const std::size_t mark = demands.size();
-      const auto host_index = static_cast<std::uint32_t>(hosts.size());
-      bool host_fit_known = false;
-      std::uint64_t found_host = 0;
-      for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
-        const std::uint32_t i = host_queues_[k];
-        if (alarm_[i] || !QueueStatic(job, i, pe)) continue;
-        if (!host_fit_known) {
-          host_fit_known = true;
-          scratch.clear();
-          if (Fit({ContainerLevel::kHost, h}, job, cluster_.now, d, found_host, &scratch).static_mismatch) break;
-          plan.first = static_cast<std::uint32_t>(demands.size());
-          append(scratch, host_index);
-          plan.last = static_cast<std::uint32_t>(demands.size());
+    constexpr std::uint32_t kHostsPerBlock = 256;
+    const auto host_count = static_cast<std::uint32_t>(cluster_.hosts.size());
+    std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
+    tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+      Block& block = blocks[b];
+      std::vector<Demand> scratch;
+      auto append = [&](std::uint32_t host_index) {
+        for (const Demand& demand : scratch) {
+          block.demands.push_back({demand.entry, demand.amount, demand.kind});
+          block.demand_host.push_back(host_index);
         }
-        std::uint64_t found = global_found | found_host;
-        scratch.clear();
-        const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &scratch);
-        if (!AllFound(job, found) || q.static_mismatch) continue;
-        const auto first = static_cast<std::uint32_t>(demands.size());
-        append(scratch, host_index);
-        plan.instances.push_back({i, first, static_cast<std::uint32_t>(demands.size())});
+      };
+      const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * kHostsPerBlock));
+      for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
+        const HostId host(h);
+        if (!HostStatic(job, host)) continue;
+        HostPlan plan{host, 0, 0, {}};
+        const std::size_t mark = block.demands.size();
+        const auto host_index = static_cast<std::uint32_t>(block.hosts.size());
+        bool host_fit_known = false;
+        std::uint64_t found_host = 0;
+        for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+          const std::uint32_t i = host_queues_[k];
+          if (alarm_[i] || !QueueStatic(job, i, pe)) continue;
+          if (!host_fit_known) {
+            host_fit_known = true;
+            scratch.clear();
+            if (Fit({ContainerLevel::kHost, h}, job, cluster_.now, d, found_host, &scratch).static_mismatch) break;
+            plan.first = static_cast<std::uint32_t>(block.demands.size());
+            append(host_index);
+            plan.last = static_cast<std::uint32_t>(block.demands.size());
+          }
+          std::uint64_t found = global_found | found_host;
+          scratch.clear();
+          const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &scratch);
+          if (!AllFound(job, found) || q.static_mismatch) continue;
+          const auto first = static_cast<std::uint32_t>(block.demands.size());
+          append(host_index);
+          plan.instances.push_back({i, first, static_cast<std::uint32_t>(block.demands.size())});
+        }
+        if (plan.instances.empty()) {  // nothing usable: drop what it appended
+          block.demands.resize(mark);
+          block.demand_host.resize(mark);
+          continue;
+        }
+        block.hosts.push_back(std::move(plan));
       }
-      if (plan.instances.empty()) {  // nothing usable: drop what it appended
-        demands.resize(mark);
-        demand_host.resize(mark);
-        continue;
+    });
+    for (Block& block : blocks) {
+      const auto demand_base = static_cast<std::uint32_t>(demands.size());
+      const auto host_base = static_cast<std::uint32_t>(hosts.size());
+      demands.insert(demands.end(), block.demands.begin(), block.demands.end());
+      for (std::uint32_t h : block.demand_host) demand_host.push_back(host_base + h);
+      for (HostPlan& plan : block.hosts) {
+        plan.first += demand_base;
+        plan.last += demand_base;
+        for (InstancePlan& instance : plan.instances) {
+          instance.first += demand_base;
+          instance.last += demand_base;
+        }
+        hosts.push_back(std::move(plan));
       }
-      hosts.push_back(std::move(plan));
     }
   }
   const std::optional<std::uint32_t> pe_entry = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots);
@@ -494,9 +522,9 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     std::uint64_t unused = 0;
     ParallelRoom room = RoomBase(job, pe, start, unused);
     if (!room.usable) return room;
+    evaluate_hosts(start, d, false);
     for (std::uint32_t h = 0; h < hosts.size(); ++h) {
       const HostPlan& plan = hosts[h];
-      refresh(h, start, d, false);
       const std::uint32_t host_slots = slots_of(plan.first, plan.last);
       if (host_slots == 0) continue;
       HostSlots slots{plan.host, host_slots, {}};
