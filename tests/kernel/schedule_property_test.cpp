@@ -147,23 +147,31 @@ TEST(SchedulePropertyTest, PlansStayWithinCapacityOnGeneratedClusters) {
   EXPECT_GT(outcomes.pending, 5000u);
 }
 
-// Clusters with thousands of breakpoints, so the parallel queue-end-time sweep
-// works in several blocks, each started from scratch.
-TEST(SchedulePropertyTest, ParallelSweepAcrossBlocksMatchesTheWalk) {
+// A busy cluster: most slots run jobs with many distinct end times, and most
+// pending jobs are parallel and reserve.
+io::GeneratorSpec BusyCluster(std::uint64_t seed, std::uint32_t hosts, std::uint32_t slots_per_host,
+                              double parallel_fraction, double reserve_fraction, double running_fraction,
+                              std::uint32_t max_reservation) {
+  io::GeneratorSpec spec;
+  spec.seed = seed;
+  spec.hosts = hosts;
+  spec.slots_per_host = slots_per_host;
+  spec.jobs = 60;
+  spec.users = 8;
+  spec.projects = 3;
+  spec.parallel_fraction = parallel_fraction;
+  spec.reserve_fraction = reserve_fraction;
+  spec.running_fraction = running_fraction;
+  spec.max_reservation = max_reservation;
+  return spec;
+}
+
+// Clusters with thousands of breakpoints, so the parallel queue-end-time walk
+// goes through several chunks of candidate times.
+TEST(SchedulePropertyTest, ParallelSweepAcrossChunksMatchesTheWalk) {
   Outcomes outcomes;
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    io::GeneratorSpec spec;
-    spec.seed = seed;
-    spec.hosts = 24;
-    spec.slots_per_host = 16;
-    spec.jobs = 60;
-    spec.users = 8;
-    spec.projects = 3;
-    spec.parallel_fraction = 0.5;
-    spec.reserve_fraction = 0.8;
-    spec.running_fraction = 0.9;
-    spec.max_reservation = 20;
-    CheckInterval(spec, outcomes);
+    CheckInterval(BusyCluster(seed, 24, 16, 0.5, 0.8, 0.9, 20), outcomes);
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(outcomes.reserves, 20u);
@@ -175,18 +183,7 @@ TEST(SchedulePropertyTest, ParallelSweepAcrossBlocksMatchesTheWalk) {
 TEST(SchedulePropertyTest, LowerBoundSkipsMatchTheWalk) {
   Outcomes outcomes;
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-    io::GeneratorSpec spec;
-    spec.seed = seed;
-    spec.hosts = 100;
-    spec.slots_per_host = 32;
-    spec.jobs = 60;
-    spec.users = 8;
-    spec.projects = 3;
-    spec.parallel_fraction = 0.6;
-    spec.reserve_fraction = 0.9;
-    spec.running_fraction = 0.95;
-    spec.max_reservation = 25;
-    CheckInterval(spec, outcomes);
+    CheckInterval(BusyCluster(seed, 100, 32, 0.6, 0.9, 0.95, 25), outcomes);
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(outcomes.reserves, 25u);
