@@ -4,7 +4,9 @@
 // implementation is split by concern: interval_setup.cpp (queue order, load
 // alarms, free slots, booking), interval_matching.cpp (access, static matches,
 // demands, container fits, sequential jobs), interval_parallel.cpp (parallel
-// jobs and the queue-end-time iteration) and schedule.cpp (the dispatch loop).
+// jobs: rooms, assignment, start and reservation), interval_walk.cpp (the
+// queue-end-time iteration and its parallel twin) and schedule.cpp (the
+// dispatch loop).
 // Invariants: an Interval lives for one call of ScheduleInterval; the Cluster,
 // JobTable, PriorityResult and QueueInstanceTable it refers to outlive it.
 #pragma once
@@ -204,6 +206,28 @@ class Interval {
   // The queue-end-time iterator (§5.5) for one PE: the diagrams whose
   // breakpoints are its candidate start times, and those times, latest first.
   std::vector<std::uint32_t> TimeEntries(const JobView& job, PeId pe) const;
+  // A parallel job's static match against every eligible host and instance,
+  // worked out once for the walk: their demands on ledger entries in one flat
+  // table (each host's own, then each instance's in queue order).
+  struct DemandSlot {
+    std::uint32_t entry;
+    double amount;
+    DemandKind kind;
+  };
+  struct InstancePlan {
+    std::uint32_t instance, first, last;  // its demands: [first, last)
+  };
+  struct HostPlan {
+    HostId host;
+    std::uint32_t first, last;  // the host's own demands
+    std::vector<InstancePlan> instances;
+  };
+  struct WalkPlan {
+    std::vector<DemandSlot> demands;
+    std::vector<std::uint32_t> demand_host;  // per demand: its host's index in `hosts`
+    std::vector<HostPlan> hosts;             // hosts with a usable instance, in host order
+  };
+  WalkPlan PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const;
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
   // Where the descending walk over QueueEndTimes stops for `least` slots: the
   // last candidate of its feasible run from the latest one, nullopt when the

@@ -273,7 +273,8 @@ std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Du
   for (bool moved = true; moved;) {
     moved = false;
     for (const Demand& demand : demands) {
-      const std::optional<Time> fit = ledger_.EarliestFit(demand.entry, t, d, ledger_.entry(demand.entry).total - demand.amount);
+      const double limit = ledger_.entry(demand.entry).total - demand.amount;
+      const std::optional<Time> fit = ledger_.EarliestFit(demand.entry, t, d, limit);
       if (!fit) return std::nullopt;
       if (*fit > t) {
         t = *fit;

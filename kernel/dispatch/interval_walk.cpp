@@ -1,0 +1,512 @@
+#include "kernel/dispatch/interval.hpp"
+
+#include <functional>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "kernel/radix_sort.hpp"
+
+namespace schedk::dispatch_detail {
+
+// --- the queue-end-time iteration for parallel jobs (§5.5) ---------------------------------------
+
+// The diagrams whose breakpoints are the queue-end-time iterator's candidate
+// start times for one PE: the PE's and the global host's, and those of every
+// statically eligible queue instance and its host, for the consumables the
+// job requests (slots always).
+std::vector<std::uint32_t> Interval::TimeEntries(const JobView& job, PeId pe) const {
+  std::vector<std::uint32_t> entries;
+  auto requested = [&](ComplexId c) { return c == complexes_.slots || FindValue(job.requests->hard, c) != nullptr; };
+  auto collect_container = [&](ContainerRef c) {
+    for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
+      if (requested(ledger_.entry(k).complex)) entries.push_back(k);
+    }
+  };
+  collect_container({ContainerLevel::kPe, pe.index()});
+  collect_container({ContainerLevel::kGlobal, 0});
+  std::vector<std::uint8_t> host_seen(cluster_.hosts.size(), 0);
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    const HostId host = instances_.host[i];
+    if (!QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
+    collect_container({ContainerLevel::kQueue, i});
+    if (!host_seen[host.index()]) {
+      host_seen[host.index()] = 1;
+      collect_container({ContainerLevel::kHost, host.index()});
+    }
+  }
+  return entries;
+}
+
+namespace {
+
+// The distinct breakpoint times in [from, to) of the entries' diagrams, latest first.
+std::vector<Time> TimesIn(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries, Time from, Time to) {
+  std::vector<std::vector<Time>> parts((entries.size() + 255) / 256);
+  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
+    const std::size_t end = std::min(entries.size(), (part + 1) * 256);
+    for (std::size_t e = part * 256; e < end; ++e) ledger.diagram(entries[e]).AppendTimesIn(from, to, parts[part]);
+  });
+  // Breakpoint times are never negative: sort them as unsigned integers.
+  std::vector<std::uint64_t> keys;
+  for (const std::vector<Time>& part : parts) keys.insert(keys.end(), part.begin(), part.end());
+  RadixSort64(keys);
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return std::vector<Time>(keys.rbegin(), keys.rend());
+}
+
+}  // namespace
+
+std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
+  return TimesIn(ledger_, TimeEntries(job, pe), 0, kDiagramForever + 1);
+}
+
+// Blocks of hosts in parallel, each with its own tables, joined in host order.
+Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const {
+  const Duration d = job.duration;
+  WalkPlan walk;
+  std::vector<DemandSlot>& demands = walk.demands;
+  std::vector<std::uint32_t>& demand_host = walk.demand_host;
+  std::vector<HostPlan>& hosts = walk.hosts;
+  {
+    struct Block {
+      std::vector<DemandSlot> demands;
+      std::vector<std::uint32_t> demand_host;
+      std::vector<HostPlan> hosts;
+    };
+    constexpr std::uint32_t kHostsPerBlock = 256;
+    const auto host_count = static_cast<std::uint32_t>(cluster_.hosts.size());
+    std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
+    tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+      Block& block = blocks[b];
+      std::vector<Demand> scratch;
+      auto append = [&](std::uint32_t host_index) {
+        for (const Demand& demand : scratch) {
+          block.demands.push_back({demand.entry, demand.amount, demand.kind});
+          block.demand_host.push_back(host_index);
+        }
+      };
+      const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * kHostsPerBlock));
+      for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
+        const HostId host(h);
+        if (!HostStatic(job, host)) continue;
+        HostPlan plan{host, 0, 0, {}};
+        const std::size_t mark = block.demands.size();
+        const auto host_index = static_cast<std::uint32_t>(block.hosts.size());
+        bool host_fit_known = false;
+        std::uint64_t found_host = 0;
+        for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+          const std::uint32_t i = host_queues_[k];
+          if (alarm_[i] || !QueueStatic(job, i, pe)) continue;
+          if (!host_fit_known) {
+            host_fit_known = true;
+            scratch.clear();
+            if (Fit({ContainerLevel::kHost, h}, job, cluster_.now, d, found_host, &scratch).static_mismatch) break;
+            plan.first = static_cast<std::uint32_t>(block.demands.size());
+            append(host_index);
+            plan.last = static_cast<std::uint32_t>(block.demands.size());
+          }
+          std::uint64_t found = global_found | found_host;
+          scratch.clear();
+          const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &scratch);
+          if (!AllFound(job, found) || q.static_mismatch) continue;
+          const auto first = static_cast<std::uint32_t>(block.demands.size());
+          append(host_index);
+          plan.instances.push_back({i, first, static_cast<std::uint32_t>(block.demands.size())});
+        }
+        if (plan.instances.empty()) {  // nothing usable: drop what it appended
+          block.demands.resize(mark);
+          block.demand_host.resize(mark);
+          continue;
+        }
+        block.hosts.push_back(std::move(plan));
+      }
+    });
+    for (Block& block : blocks) {
+      const auto demand_base = static_cast<std::uint32_t>(demands.size());
+      const auto host_base = static_cast<std::uint32_t>(hosts.size());
+      demands.insert(demands.end(), block.demands.begin(), block.demands.end());
+      for (std::uint32_t h : block.demand_host) demand_host.push_back(host_base + h);
+      for (HostPlan& plan : block.hosts) {
+        plan.first += demand_base;
+        plan.last += demand_base;
+        for (InstancePlan& instance : plan.instances) {
+          instance.first += demand_base;
+          instance.last += demand_base;
+        }
+        hosts.push_back(std::move(plan));
+      }
+    }
+  }
+  return walk;
+}
+
+// The queue-end-time walk as a sweep, without listing every candidate time.
+// Above the last time any diagram the job draws on rises, every window's peak
+// is the amount at its start, which only falls: feasibility is monotone there,
+// and a binary search over those candidates finds the first failure. Below,
+// candidates are taken in chunks of time, latest first, each swept downwards
+// from a full evaluation at its first time: a host's slot availability over
+// [t, t + d) can only change where one of its breakpoints b stops being in
+// effect (t < b) or leaves the window (t <= b - d), so only hosts with such an
+// event since the previous candidate are re-evaluated, and feasibility is read
+// off aggregates per allocation rule (the sum of available slots for $fill_up
+// and $round_robin, the hosts with room for the whole job for $pe_slots, the
+// hosts with room for n slots for a fixed n), which is exactly when
+// AssignParallel succeeds. Chunks double in length, so a walk that fails soon
+// (the usual case on a full cluster) looks at few breakpoints.
+std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::uint32_t least,
+                                            ParallelRoom& room_at_start) const {
+  const Duration d = job.duration;
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  if (!HasAccess(cluster_.entities, p.user_lists, p.xuser_lists, {}, {}, job.owner, job.group, job.project) ||
+      !GlobalStatic(job)) {
+    return std::nullopt;
+  }
+  std::uint64_t global_found = 0;
+  if (Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, d, global_found, nullptr).static_mismatch) {
+    return std::nullopt;
+  }
+  const WalkPlan walk = PlanWalk(job, pe, global_found);
+  const std::vector<DemandSlot>& demands = walk.demands;
+  const std::vector<std::uint32_t>& demand_host = walk.demand_host;
+  const std::vector<HostPlan>& hosts = walk.hosts;
+  const std::optional<std::uint32_t> pe_entry = ledger_.Find({ContainerLevel::kPe, pe.index()}, complexes_.slots);
+  const AllocationRule rule = p.allocation_rule;
+  const std::uint32_t per_host = rule == AllocationRule::kPeSlots ? least
+                                 : rule == AllocationRule::kFixed ? p.slots_per_host
+                                                                  : 1;
+  // One demand's slot count over [t, t + window) (kUnlimited when it does not
+  // limit the count). In the monotone region the peak is the amount at t.
+  std::vector<std::uint32_t> fits(demands.size(), kUnlimited);
+  auto fits_at = [&](std::uint32_t g, Time t, Duration window, bool monotone) -> std::uint32_t {
+    const DemandSlot& demand = demands[g];
+    const double used =
+        monotone ? ledger_.diagram(demand.entry).AmountAt(t) : ledger_.Used(demand.entry, t, window);
+    const double left = ledger_.entry(demand.entry).total - used;
+    if (demand.kind != DemandKind::kPerSlot) return demand.amount > left ? 0 : kUnlimited;
+    const double n = std::floor(left / demand.amount);
+    return n <= 0 ? 0 : n >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(n);
+  };
+  auto slots_of = [&](std::uint32_t first, std::uint32_t last) {
+    std::uint32_t n = kUnlimited;
+    for (std::uint32_t g = first; g < last; ++g) n = std::min(n, fits[g]);
+    return n;
+  };
+  // AssignParallel's per-host availability from the counts kept: the host's own
+  // slots, at most the sum of its instances'.
+  auto availability = [&](std::uint32_t h) -> std::uint64_t {
+    const HostPlan& plan = hosts[h];
+    const std::uint64_t host_slots = slots_of(plan.first, plan.last);
+    if (host_slots == 0) return 0;
+    std::uint64_t sum = 0;
+    for (const InstancePlan& instance : plan.instances) sum += slots_of(instance.first, instance.last);
+    return std::min(host_slots, sum);
+  };
+  auto refresh = [&](std::uint32_t h, Time t, Duration window, bool monotone) {
+    const HostPlan& plan = hosts[h];
+    const std::uint32_t last = plan.instances.back().last;
+    for (std::uint32_t g = plan.first; g < last; ++g) fits[g] = fits_at(g, t, window, monotone);
+    return availability(h);
+  };
+  // What the PE and the global host allow over [t, t + window), and the rule's
+  // verdict on the hosts' aggregates.
+  auto pe_and_global_allow = [&](Time t, Duration window) {
+    if (pe_entry && ledger_.entry(*pe_entry).total - ledger_.Used(*pe_entry, t, window) < least) return false;
+    std::uint64_t unused = 0;
+    return Fit({ContainerLevel::kGlobal, 0}, job, t, window, unused, nullptr).slots >= least;
+  };
+  auto hosts_allow = [&](std::uint64_t total, std::uint64_t roomy) {
+    switch (rule) {
+      case AllocationRule::kFillUp:
+      case AllocationRule::kRoundRobin:
+        return total >= least;
+      case AllocationRule::kPeSlots:
+        return roomy >= 1;
+      case AllocationRule::kFixed:
+        return roomy * per_host >= least;
+    }
+    return false;
+  };
+  // Every host at t: the counts kept are refreshed, availability summed.
+  std::vector<std::uint64_t> available(hosts.size(), 0);
+  auto evaluate_hosts = [&](Time t, Duration window, bool monotone) {
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
+                      [&](const tbb::blocked_range<std::uint32_t>& r) {
+                        for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
+                          available[h] = refresh(h, t, window, monotone);
+                        }
+                      });
+    std::uint64_t total = 0, roomy = 0;
+    for (std::uint64_t a : available) {
+      total += a;
+      roomy += a >= per_host;
+    }
+    return std::make_pair(total, roomy);
+  };
+  auto feasible_at = [&](Time t, bool monotone) {
+    if (!pe_and_global_allow(t, d)) return false;
+    const auto [total, roomy] = evaluate_hosts(t, d, monotone);
+    return hosts_allow(total, roomy);
+  };
+  // Whether every candidate in [low, high] is feasible, by lower bounds: each
+  // window [t, t + d) lies within [low, high + d), over which no count is
+  // higher. Leaves the counts kept at those bounds.
+  auto feasible_throughout = [&](Time low, Time high) {
+    const Duration span = (high - low) + d;
+    const auto [total, roomy] = evaluate_hosts(low, span, false);
+    return pe_and_global_allow(low, span) && hosts_allow(total, roomy);
+  };
+  // The room at the start found: hosts in order, instances with their slots.
+  auto room_at = [&](Time start) {
+    std::uint64_t unused = 0;
+    ParallelRoom room = RoomBase(job, pe, start, unused);
+    if (!room.usable) return room;
+    evaluate_hosts(start, d, false);
+    for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+      const HostPlan& plan = hosts[h];
+      const std::uint32_t host_slots = slots_of(plan.first, plan.last);
+      if (host_slots == 0) continue;
+      HostSlots slots{plan.host, host_slots, {}};
+      std::uint64_t sum = 0;
+      for (const InstancePlan& instance : plan.instances) {
+        const std::uint32_t n = slots_of(instance.first, instance.last);
+        if (n == 0) continue;
+        slots.queues.emplace_back(instance.instance, n);
+        sum += n;
+      }
+      if (slots.queues.empty()) continue;
+      slots.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_slots, sum));
+      room.hosts.push_back(std::move(slots));
+    }
+    // Hosts in the order parallel jobs take them: load, then host.
+    std::sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
+      return std::make_pair(host_value_[a.host.index()], a.host) < std::make_pair(host_value_[b.host.index()], b.host);
+    });
+    return room;
+  };
+  auto found = [&](std::optional<Time> start) {
+    if (start) room_at_start = room_at(std::max(*start, Time{0}));
+    return start;
+  };
+  const std::vector<std::uint32_t> time_entries = TimeEntries(job, pe);
+  std::optional<Time> first_time;
+  for (std::uint32_t k : time_entries) {
+    if (const std::optional<Time> t = ledger_.diagram(k).FirstBreakpoint()) {
+      first_time = first_time ? std::min(*first_time, *t) : *t;
+    }
+  }
+  if (!first_time) {  // no breakpoint at all: the walk's only candidate is now
+    return found(feasible_at(cluster_.now, false) ? std::optional<Time>(cluster_.now) : std::nullopt);
+  }
+  // The monotone region above the last rise.
+  Time rises = std::numeric_limits<Time>::min();
+  auto note_rises = [&](std::uint32_t k) {
+    if (const std::optional<Time> t = LastIncreaseOf(k)) rises = std::max(rises, *t);
+  };
+  if (pe_entry) note_rises(*pe_entry);
+  ForEachDemand({ContainerLevel::kGlobal, 0}, job, [&](const Demand& demand) { note_rises(demand.entry); });
+  for (const DemandSlot& demand : demands) note_rises(demand.entry);
+  // Binary search over the candidates above the last rise, from evaluations at
+  // both ends. A host's availability is monotone there too, so a host equal at
+  // both ends of the bracket stays so inside it: only the others are looked at.
+  const std::vector<Time> upper = TimesIn(ledger_, time_entries, rises, kDiagramForever + 1);
+  std::size_t lo = 0;  // the first failure in `upper`
+  if (!upper.empty()) {
+    const std::size_t bottom_index = upper.size() - 1;
+    // Both ends with every host evaluated, whatever the PE and global host say.
+    auto end_ok = [&](Time t) {
+      const auto [total, roomy] = evaluate_hosts(t, d, true);
+      return pe_and_global_allow(t, d) && hosts_allow(total, roomy);
+    };
+    const bool top_ok = end_ok(upper.front());
+    std::vector<std::uint64_t> at_top = available;
+    const bool bottom_ok = bottom_index == 0 ? top_ok : end_ok(upper[bottom_index]);
+    std::vector<std::uint64_t>& at_bottom = available;
+    if (bottom_ok) {
+      lo = upper.size();
+    } else if (top_ok) {
+      std::size_t top = 0, bottom = bottom_index;  // feasible at top, not at bottom
+      std::vector<std::uint32_t> varying;
+      std::uint64_t fixed_total = 0, fixed_roomy = 0;
+      for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+        if (at_top[h] != at_bottom[h]) {
+          varying.push_back(h);
+        } else {
+          fixed_total += at_top[h];
+          fixed_roomy += at_top[h] >= per_host;
+        }
+      }
+      std::vector<std::uint64_t> at_mid(hosts.size(), 0);
+      while (bottom - top > 1) {
+        const std::size_t mid = top + (bottom - top) / 2;
+        const Time t = upper[mid];
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, varying.size(), 64),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                            for (std::size_t v = r.begin(); v != r.end(); ++v) {
+                              at_mid[varying[v]] = refresh(varying[v], t, d, true);
+                            }
+                          });
+        std::uint64_t total = fixed_total, roomy = fixed_roomy;
+        for (std::uint32_t h : varying) {
+          total += at_mid[h];
+          roomy += at_mid[h] >= per_host;
+        }
+        const bool ok = pe_and_global_allow(t, d) && hosts_allow(total, roomy);
+        std::vector<std::uint64_t>& moved = ok ? at_top : at_bottom;
+        (ok ? top : bottom) = mid;
+        std::size_t kept = 0;
+        for (std::uint32_t h : varying) {
+          moved[h] = at_mid[h];
+          if (at_top[h] != at_bottom[h]) {
+            varying[kept++] = h;
+          } else {
+            fixed_total += at_top[h];
+            fixed_roomy += at_top[h] >= per_host;
+          }
+        }
+        varying.resize(kept);
+      }
+      lo = bottom;
+    }
+  }
+  std::optional<Time> last_feasible = lo == 0 ? std::nullopt : std::optional<Time>(upper[lo - 1]);
+  if (lo < upper.size() || rises <= *first_time) return found(last_feasible);
+  // Events where a demand's count may change, packed as (time, demand) in one
+  // integer: times lie in [-2^33, 2^33), demands below 2^24 (else: one at a time).
+  constexpr std::uint64_t kTimeBias = std::uint64_t{1} << 33;
+  constexpr int kDemandBits = 24;
+  const bool packable = demands.size() < (std::size_t{1} << kDemandBits);
+  auto event_time = [&](std::uint64_t e) { return static_cast<Time>(e >> kDemandBits) - static_cast<Time>(kTimeBias); };
+  auto event_demand = [&](std::uint64_t e) { return static_cast<std::uint32_t>(e & ((1u << kDemandBits) - 1)); };
+  // The events in [low, high), latest first.
+  auto events_of = [&](Time low, Time high) {
+    std::vector<std::vector<std::uint64_t>> parts((demands.size() + 255) / 256);
+    tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
+      std::vector<Time> times;
+      auto pack = [](Time t, std::uint32_t g) {
+        return (static_cast<std::uint64_t>(t + static_cast<Time>(kTimeBias)) << kDemandBits) | g;
+      };
+      const auto end = static_cast<std::uint32_t>(std::min(demands.size(), (part + 1) * 256));
+      for (auto g = static_cast<std::uint32_t>(part * 256); g < end; ++g) {
+        const UtilizationDiagram& diagram = ledger_.diagram(demands[g].entry);
+        times.clear();
+        diagram.AppendTimesIn(low + 1, high + 1, times);  // below b, the amount before b is in effect
+        for (Time b : times) parts[part].push_back(pack(b - 1, g));
+        if (d >= kInfiniteDuration) continue;
+        times.clear();
+        diagram.AppendTimesIn(low + d, high + d, times);  // from b - d down, b is past the window
+        for (Time b : times) parts[part].push_back(pack(b - d, g));
+      }
+    });
+    std::vector<std::uint64_t> events;
+    for (const auto& part : parts) events.insert(events.end(), part.begin(), part.end());
+    RadixSort64(events);
+    std::reverse(events.begin(), events.end());
+    return events;
+  };
+  // The exact sweep over chunk[begin, end) (latest first): the counts kept
+  // follow the candidates down, from a full evaluation at the first unless they
+  // already stand at the candidate before it. Returns the index of the first
+  // failure, or end.
+  std::vector<std::size_t> demand_stamp(demands.size(), SIZE_MAX), host_stamp(hosts.size(), SIZE_MAX);
+  std::vector<std::uint32_t> touched;
+  std::optional<Time> swept_to;  // the time the counts kept reflect, if they follow the sweep
+  std::uint64_t total = 0, roomy = 0;
+  std::size_t visit = 0;  // candidates looked at, for the stamps
+  auto sweep = [&](const std::vector<Time>& chunk, std::size_t begin, std::size_t end) -> std::size_t {
+    if (!packable) {  // too many demands to pack: every candidate from scratch
+      for (std::size_t k = begin; k < end; ++k) {
+        if (!feasible_at(chunk[k], false)) return k;
+      }
+      return end;
+    }
+    if (!swept_to) {
+      std::tie(total, roomy) = evaluate_hosts(chunk[begin], d, false);
+      swept_to = chunk[begin];
+    }
+    const std::vector<std::uint64_t> events = events_of(chunk[end - 1], *swept_to);
+    std::size_t next_event = 0;
+    for (std::size_t k = begin; k < end; ++k, ++visit) {
+      const Time t = chunk[k];
+      touched.clear();
+      for (; next_event < events.size() && event_time(events[next_event]) >= t; ++next_event) {
+        const std::uint32_t g = event_demand(events[next_event]);
+        if (demand_stamp[g] == visit) continue;
+        demand_stamp[g] = visit;
+        fits[g] = fits_at(g, t, d, false);
+        const std::uint32_t h = demand_host[g];
+        if (host_stamp[h] != visit) {
+          host_stamp[h] = visit;
+          touched.push_back(h);
+        }
+      }
+      for (std::uint32_t h : touched) {
+        const std::uint64_t value = availability(h);
+        total = total - available[h] + value;
+        roomy = roomy - (available[h] >= per_host) + (value >= per_host);
+        available[h] = value;
+      }
+      if (!pe_and_global_allow(t, d) || !hosts_allow(total, roomy)) return k;
+    }
+    swept_to = chunk[end - 1];
+    return end;
+  };
+  // One chunk, latest first: a stretch whose lower bounds hold is feasible
+  // throughout and skipped; otherwise its halves are settled, the later first,
+  // down to stretches short enough to sweep exactly. Returns the index of the
+  // first failure, or the chunk's size.
+  constexpr std::size_t kSweptExactly = 64;
+  auto settle = [&](const std::vector<Time>& chunk) -> std::size_t {
+    // Where the previous walk failed is a likely place for this one to fail:
+    // the stretches before it, at it and after it are settled apart (in the
+    // same order, so the first failure found is the same).
+    std::vector<std::pair<std::size_t, std::size_t>> stretches;
+    const auto hint = walk_failure_hint_ ? static_cast<std::size_t>(
+                                               std::lower_bound(chunk.begin(), chunk.end(), *walk_failure_hint_,
+                                                                std::greater<>()) -
+                                               chunk.begin())
+                                         : chunk.size();
+    if (hint > 0 && hint < chunk.size()) {
+      const std::size_t after = std::min(chunk.size(), hint + kSweptExactly);
+      if (after < chunk.size()) stretches.emplace_back(after, chunk.size());
+      stretches.emplace_back(hint, after);
+      stretches.emplace_back(0, hint);
+    } else {
+      stretches.emplace_back(0, chunk.size());
+    }
+    while (!stretches.empty()) {
+      const auto [begin, end] = stretches.back();
+      stretches.pop_back();
+      if (end - begin > kSweptExactly) {
+        swept_to.reset();  // the counts kept will hold bounds, not the sweep
+        if (feasible_throughout(chunk[end - 1], chunk[begin])) continue;
+        const std::size_t mid = begin + (end - begin) / 2;
+        stretches.emplace_back(mid, end);
+        stretches.emplace_back(begin, mid);
+        continue;
+      }
+      const std::size_t failure = sweep(chunk, begin, end);
+      if (failure < end) {
+        walk_failure_hint_ = chunk[failure];
+        return failure;
+      }
+    }
+    return chunk.size();
+  };
+  Time below = rises;  // the candidates still to look at lie before this time
+  Time width = std::max<Time>(1, (rises - *first_time) / 64);
+  while (below > *first_time) {
+    const Time from = std::max(below - width, *first_time);
+    const std::vector<Time> chunk = TimesIn(ledger_, time_entries, from, below);
+    below = from;
+    width *= 2;
+    if (chunk.empty()) continue;
+    const std::size_t failure = settle(chunk);
+    if (failure < chunk.size()) return found(failure == 0 ? last_feasible : std::optional<Time>(chunk[failure - 1]));
+    last_feasible = chunk.back();
+  }
+  return found(last_feasible);
+}
+
+}  // namespace schedk::dispatch_detail
