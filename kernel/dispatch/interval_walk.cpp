@@ -1,5 +1,6 @@
 #include "kernel/dispatch/interval.hpp"
 
+#include <atomic>
 #include <functional>
 
 #include <tbb/blocked_range.h>
@@ -252,10 +253,27 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // Whether every candidate in [low, high] is feasible, by lower bounds: each
   // window [t, t + d) lies within [low, high + d), over which no count is
   // higher. Leaves the counts kept at those bounds.
+  // Availabilities are never negative, so the hosts' bounds may stop adding up
+  // once they are enough: the verdict is the same whichever hosts came first.
   auto feasible_throughout = [&](Time low, Time high) {
     const Duration span = (high - low) + d;
-    const auto [total, roomy] = evaluate_hosts(low, span, false);
-    return pe_and_global_allow(low, span) && hosts_allow(total, roomy);
+    if (!pe_and_global_allow(low, span)) return false;
+    std::atomic<std::uint64_t> total{0}, roomy{0};
+    std::atomic<bool> enough{false};
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
+                      [&](const tbb::blocked_range<std::uint32_t>& r) {
+                        if (enough.load(std::memory_order_relaxed)) return;
+                        std::uint64_t block_total = 0, block_roomy = 0;
+                        for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
+                          const std::uint64_t a = refresh(h, low, span, false);
+                          block_total += a;
+                          block_roomy += a >= per_host;
+                        }
+                        const std::uint64_t t = total.fetch_add(block_total) + block_total;
+                        const std::uint64_t n = roomy.fetch_add(block_roomy) + block_roomy;
+                        if (hosts_allow(t, n)) enough.store(true, std::memory_order_relaxed);
+                      });
+    return enough.load() || hosts_allow(total.load(), roomy.load());
   };
   // The room at the start found: hosts in order, instances with their slots.
   auto room_at = [&](Time start) {
@@ -452,60 +470,62 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     swept_to = chunk[end - 1];
     return end;
   };
-  // One chunk, latest first: a stretch whose lower bounds hold is feasible
-  // throughout and skipped; otherwise its halves are settled, the later first,
-  // down to stretches short enough to sweep exactly. Returns the index of the
-  // first failure, or the chunk's size.
-  constexpr std::size_t kSweptExactly = 64;
-  auto settle = [&](const std::vector<Time>& chunk) -> std::size_t {
-    // Where the previous walk failed is a likely place for this one to fail:
-    // the stretches before it, at it and after it are settled apart (in the
-    // same order, so the first failure found is the same).
-    std::vector<std::pair<std::size_t, std::size_t>> stretches;
-    const auto hint = walk_failure_hint_ ? static_cast<std::size_t>(
-                                               std::lower_bound(chunk.begin(), chunk.end(), *walk_failure_hint_,
-                                                                std::greater<>()) -
-                                               chunk.begin())
-                                         : chunk.size();
-    if (hint > 0 && hint < chunk.size()) {
-      const std::size_t after = std::min(chunk.size(), hint + kSweptExactly);
-      if (after < chunk.size()) stretches.emplace_back(after, chunk.size());
-      stretches.emplace_back(hint, after);
-      stretches.emplace_back(0, hint);
-    } else {
-      stretches.emplace_back(0, chunk.size());
+  // Below the monotone region, stretches of time [low, high), latest first: a
+  // stretch whose lower bounds hold is feasible throughout and skipped without
+  // listing its candidates; otherwise its halves are settled, the later first,
+  // down to stretches short enough to list and sweep exactly. The stretch at
+  // the previous walk's failure, a likely place for this one to fail, is
+  // settled apart (in the same order, so the first failure found is the same).
+  constexpr Duration kSweptExactly = 128;  // seconds
+  std::vector<std::pair<Time, Time>> skipped;  // skipped stretches since last_feasible, latest last
+  auto earliest_candidate_in = [&](Time low, Time high) -> std::optional<Time> {
+    std::optional<Time> earliest;
+    for (std::uint32_t k : time_entries) {
+      const std::optional<Time> t = ledger_.diagram(k).NextBreakpoint(low);
+      if (t && *t < high) earliest = earliest ? std::min(*earliest, *t) : *t;
     }
-    while (!stretches.empty()) {
-      const auto [begin, end] = stretches.back();
-      stretches.pop_back();
-      if (end - begin > kSweptExactly) {
-        swept_to.reset();  // the counts kept will hold bounds, not the sweep
-        if (feasible_throughout(chunk[end - 1], chunk[begin])) continue;
-        const std::size_t mid = begin + (end - begin) / 2;
-        stretches.emplace_back(mid, end);
-        stretches.emplace_back(begin, mid);
-        continue;
-      }
-      const std::size_t failure = sweep(chunk, begin, end);
-      if (failure < end) {
-        walk_failure_hint_ = chunk[failure];
-        return failure;
-      }
-    }
-    return chunk.size();
+    return earliest;
   };
-  Time below = rises;  // the candidates still to look at lie before this time
-  Time width = std::max<Time>(1, (rises - *first_time) / 64);
-  while (below > *first_time) {
-    const Time from = std::max(below - width, *first_time);
-    const std::vector<Time> chunk = TimesIn(ledger_, time_entries, from, below);
-    below = from;
-    width *= 2;
-    if (chunk.empty()) continue;
-    const std::size_t failure = settle(chunk);
-    if (failure < chunk.size()) return found(failure == 0 ? last_feasible : std::optional<Time>(chunk[failure - 1]));
-    last_feasible = chunk.back();
+  // The last feasible candidate so far: the earliest one of the latest skipped
+  // stretch that has any, else the one the sweep left.
+  auto last_feasible_so_far = [&]() {
+    for (auto it = skipped.rbegin(); it != skipped.rend(); ++it) {
+      if (const std::optional<Time> t = earliest_candidate_in(it->first, it->second)) return std::optional<Time>(t);
+    }
+    return last_feasible;
+  };
+  std::vector<std::pair<Time, Time>> stretches = {{*first_time, rises}};
+  if (walk_failure_hint_ && *walk_failure_hint_ >= *first_time && *walk_failure_hint_ < rises) {
+    const Time at = *walk_failure_hint_;
+    const Time low = std::max(*first_time, at + 1 - kSweptExactly);
+    stretches = {{*first_time, low}, {low, at + 1}, {at + 1, rises}};
   }
+  while (!stretches.empty()) {
+    const auto [low, high] = stretches.back();
+    stretches.pop_back();
+    if (low >= high) continue;
+    swept_to.reset();  // the counts kept will hold bounds, not the sweep
+    if (feasible_throughout(low, high - 1)) {
+      skipped.emplace_back(low, high);
+      continue;
+    }
+    if (high - low > kSweptExactly) {
+      const Time mid = low + (high - low) / 2;
+      stretches.emplace_back(low, mid);
+      stretches.emplace_back(mid, high);
+      continue;
+    }
+    const std::vector<Time> chunk = TimesIn(ledger_, time_entries, low, high);
+    if (chunk.empty()) continue;
+    const std::size_t failure = sweep(chunk, 0, chunk.size());
+    if (failure < chunk.size()) {
+      walk_failure_hint_ = chunk[failure];
+      return found(failure == 0 ? last_feasible_so_far() : std::optional<Time>(chunk[failure - 1]));
+    }
+    last_feasible = chunk.back();
+    skipped.clear();
+  }
+  last_feasible = last_feasible_so_far();
   return found(last_feasible);
 }
 

@@ -39,6 +39,12 @@ class NaiveUtilizationDiagram {
       if (p.time >= from && p.time < to) out.push_back(p.time);
     }
   }
+  std::optional<Time> NextBreakpoint(Time t) const {
+    for (const Breakpoint& p : points_) {
+      if (p.time >= t) return p.time;
+    }
+    return std::nullopt;
+  }
   std::optional<Time> FirstBreakpoint() const {
     return points_.empty() ? std::nullopt : std::optional<Time>(points_.front().time);
   }

@@ -435,6 +435,12 @@ void UtilizationDiagram::AppendTimesIn(Time from, Time to, std::vector<Time>& ou
   for (Position p = LowerBound(from); p < End() && TimeAt(p) < to; p = Next(p)) out.push_back(TimeAt(p));
 }
 
+std::optional<Time> UtilizationDiagram::NextBreakpoint(Time t) const {
+  const Position p = LowerBound(t);
+  if (!(p < End())) return std::nullopt;
+  return TimeAt(p);
+}
+
 std::optional<Time> UtilizationDiagram::FirstBreakpoint() const {
   if (empty()) return std::nullopt;
   return TimeAt({0, 0});

@@ -99,6 +99,8 @@ class UtilizationDiagram {
   void AppendTimesIn(Time from, Time to, std::vector<Time>& out) const;
   // The time of the first breakpoint; nullopt when empty.
   std::optional<Time> FirstBreakpoint() const;
+  // The time of the first breakpoint at or after t; nullopt if there is none.
+  std::optional<Time> NextBreakpoint(Time t) const;
 
  private:
   // A breakpoint's place: a block in time order (an index into order_) and an

@@ -182,6 +182,7 @@ TEST(UtilizationDiagramTest, MatchesTheNaiveTwinOnRandomSequences) {
           const double limit = static_cast<double>(rng() % 12);
           ASSERT_EQ(fast.Max(s, dur), naive.Max(s, dur)) << "seed " << seed << " op " << op;
           ASSERT_EQ(fast.AmountAt(s), naive.AmountAt(s)) << "seed " << seed << " op " << op;
+          ASSERT_EQ(fast.NextBreakpoint(s), naive.NextBreakpoint(s)) << "seed " << seed << " op " << op;
           if (const std::optional<Time> rise = fast.LastIncrease(); !rise || s >= *rise) {
             ASSERT_EQ(fast.AmountAt(s), fast.Max(s, dur)) << "seed " << seed << " op " << op;
           }
