@@ -442,6 +442,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     if (!swept_to) {
       std::tie(total, roomy) = evaluate_hosts(chunk[begin], d, false);
       swept_to = chunk[begin];
+      // A failure at the first candidate needs no events.
+      if (!pe_and_global_allow(chunk[begin], d) || !hosts_allow(total, roomy)) return begin;
     }
     const std::vector<std::uint64_t> events = events_of(chunk[end - 1], *swept_to);
     std::size_t next_event = 0;
@@ -494,25 +496,29 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     }
     return last_feasible;
   };
-  std::vector<std::pair<Time, Time>> stretches = {{*first_time, rises}};
+  struct Stretch {
+    Time low, high;
+    bool likely_failure = false;  // swept at once, without a lower-bound test
+  };
+  std::vector<Stretch> stretches = {{*first_time, rises}};
   if (walk_failure_hint_ && *walk_failure_hint_ >= *first_time && *walk_failure_hint_ < rises) {
     const Time at = *walk_failure_hint_;
     const Time low = std::max(*first_time, at + 1 - kSweptExactly);
-    stretches = {{*first_time, low}, {low, at + 1}, {at + 1, rises}};
+    stretches = {{*first_time, low}, {low, at + 1, true}, {at + 1, rises}};
   }
   while (!stretches.empty()) {
-    const auto [low, high] = stretches.back();
+    const auto [low, high, likely_failure] = stretches.back();
     stretches.pop_back();
     if (low >= high) continue;
     swept_to.reset();  // the counts kept will hold bounds, not the sweep
-    if (feasible_throughout(low, high - 1)) {
+    if (!likely_failure && feasible_throughout(low, high - 1)) {
       skipped.emplace_back(low, high);
       continue;
     }
     if (high - low > kSweptExactly) {
       const Time mid = low + (high - low) / 2;
-      stretches.emplace_back(low, mid);
-      stretches.emplace_back(mid, high);
+      stretches.push_back({low, mid});
+      stretches.push_back({mid, high});
       continue;
     }
     const std::vector<Time> chunk = TimesIn(ledger_, time_entries, low, high);
