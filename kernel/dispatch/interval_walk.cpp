@@ -142,20 +142,20 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
   return walk;
 }
 
-// The queue-end-time walk as a sweep, without listing every candidate time.
-// Above the last time any diagram the job draws on rises, every window's peak
-// is the amount at its start, which only falls: feasibility is monotone there,
-// and a binary search over those candidates finds the first failure. Below,
-// candidates are taken in chunks of time, latest first, each swept downwards
-// from a full evaluation at its first time: a host's slot availability over
-// [t, t + d) can only change where one of its breakpoints b stops being in
-// effect (t < b) or leaves the window (t <= b - d), so only hosts with such an
-// event since the previous candidate are re-evaluated, and feasibility is read
-// off aggregates per allocation rule (the sum of available slots for $fill_up
-// and $round_robin, the hosts with room for the whole job for $pe_slots, the
-// hosts with room for n slots for a fixed n), which is exactly when
-// AssignParallel succeeds. Chunks double in length, so a walk that fails soon
-// (the usual case on a full cluster) looks at few breakpoints.
+// The queue-end-time walk without listing every candidate time. Above the
+// last time any diagram the job draws on rises, every window's peak is the
+// amount at its start, which only falls: feasibility is monotone there, and a
+// binary search over those candidates finds the first failure. Below, stretches
+// of time are settled latest first: one whose lower bounds hold is feasible
+// throughout; the others are halved down to short stretches, whose candidates
+// are listed and swept downwards from a full evaluation at the first. A host's
+// slot availability over [t, t + d) can only change where one of its
+// breakpoints b stops being in effect (t < b) or leaves the window (t <= b - d),
+// so only demands with such an event since the previous candidate are
+// re-counted, and feasibility is read off aggregates per allocation rule (the
+// sum of available slots for $fill_up and $round_robin, the hosts with room for
+// the whole job for $pe_slots, the hosts with room for n slots for a fixed n),
+// which is exactly when AssignParallel succeeds.
 std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::uint32_t least,
                                             ParallelRoom& room_at_start) const {
   const Duration d = job.duration;
@@ -423,32 +423,27 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     std::reverse(events.begin(), events.end());
     return events;
   };
-  // The exact sweep over chunk[begin, end) (latest first): the counts kept
-  // follow the candidates down, from a full evaluation at the first unless they
-  // already stand at the candidate before it. Returns the index of the first
-  // failure, or end.
+  // The exact sweep over a stretch's candidates (latest first): the counts kept
+  // follow the candidates down from a full evaluation at the first. Returns
+  // the index of the first failure, or the number of candidates.
   std::vector<std::size_t> demand_stamp(demands.size(), SIZE_MAX), host_stamp(hosts.size(), SIZE_MAX);
   std::vector<std::uint32_t> touched;
-  std::optional<Time> swept_to;  // the time the counts kept reflect, if they follow the sweep
-  std::uint64_t total = 0, roomy = 0;
   std::size_t visit = 0;  // candidates looked at, for the stamps
-  auto sweep = [&](const std::vector<Time>& chunk, std::size_t begin, std::size_t end) -> std::size_t {
+  auto sweep = [&](const std::vector<Time>& chunk) -> std::size_t {
     if (!packable) {  // too many demands to pack: every candidate from scratch
-      for (std::size_t k = begin; k < end; ++k) {
+      for (std::size_t k = 0; k < chunk.size(); ++k) {
         if (!feasible_at(chunk[k], false)) return k;
       }
-      return end;
+      return chunk.size();
     }
-    if (!swept_to) {
-      std::tie(total, roomy) = evaluate_hosts(chunk[begin], d, false);
-      swept_to = chunk[begin];
-      // A failure at the first candidate needs no events.
-      if (!pe_and_global_allow(chunk[begin], d) || !hosts_allow(total, roomy)) return begin;
-    }
-    const std::vector<std::uint64_t> events = events_of(chunk[end - 1], *swept_to);
+    auto [total, roomy] = evaluate_hosts(chunk.front(), d, false);
+    // A failure at the first candidate needs no events.
+    if (!pe_and_global_allow(chunk.front(), d) || !hosts_allow(total, roomy)) return 0;
+    const std::vector<std::uint64_t> events = events_of(chunk.back(), chunk.front());
     std::size_t next_event = 0;
-    for (std::size_t k = begin; k < end; ++k, ++visit) {
+    for (std::size_t k = 1; k < chunk.size(); ++k) {
       const Time t = chunk[k];
+      ++visit;
       touched.clear();
       for (; next_event < events.size() && event_time(events[next_event]) >= t; ++next_event) {
         const std::uint32_t g = event_demand(events[next_event]);
@@ -469,8 +464,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       }
       if (!pe_and_global_allow(t, d) || !hosts_allow(total, roomy)) return k;
     }
-    swept_to = chunk[end - 1];
-    return end;
+    return chunk.size();
   };
   // Below the monotone region, stretches of time [low, high), latest first: a
   // stretch whose lower bounds hold is feasible throughout and skipped without
@@ -510,7 +504,6 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     const auto [low, high, likely_failure] = stretches.back();
     stretches.pop_back();
     if (low >= high) continue;
-    swept_to.reset();  // the counts kept will hold bounds, not the sweep
     if (!likely_failure && feasible_throughout(low, high - 1)) {
       skipped.emplace_back(low, high);
       continue;
@@ -523,7 +516,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     }
     const std::vector<Time> chunk = TimesIn(ledger_, time_entries, low, high);
     if (chunk.empty()) continue;
-    const std::size_t failure = sweep(chunk, 0, chunk.size());
+    const std::size_t failure = sweep(chunk);
     if (failure < chunk.size()) {
       walk_failure_hint_ = chunk[failure];
       return found(failure == 0 ? last_feasible_so_far() : std::optional<Time>(chunk[failure - 1]));
