@@ -206,9 +206,12 @@ class Interval {
   // The queue-end-time iterator (§5.5) for one PE: the diagrams whose
   // breakpoints are its candidate start times, and those times, latest first.
   std::vector<std::uint32_t> TimeEntries(const JobView& job, PeId pe) const;
+  // Appends the entries of container c whose breakpoints are candidate times.
+  void AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries) const;
   // A parallel job's static match against every eligible host and instance,
   // worked out once for the walk: their demands on ledger entries in one flat
-  // table (each host's own, then each instance's in queue order).
+  // table (each host's own, then each instance's in queue order), and the
+  // walk's candidate-time entries.
   struct DemandSlot {
     std::uint32_t entry;
     double amount;
@@ -226,6 +229,7 @@ class Interval {
     std::vector<DemandSlot> demands;
     std::vector<std::uint32_t> demand_host;  // per demand: its host's index in `hosts`
     std::vector<HostPlan> hosts;             // hosts with a usable instance, in host order
+    std::vector<std::uint32_t> time_entries;  // TimeEntries, collected in the same pass
   };
   WalkPlan PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const;
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;

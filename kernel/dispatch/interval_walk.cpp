@@ -16,24 +16,25 @@ namespace schedk::dispatch_detail {
 // start times for one PE: the PE's and the global host's, and those of every
 // statically eligible queue instance and its host, for the consumables the
 // job requests (slots always).
+void Interval::AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries) const {
+  for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
+    const ComplexId complex = ledger_.entry(k).complex;
+    if (complex == complexes_.slots || FindValue(job.requests->hard, complex) != nullptr) entries.push_back(k);
+  }
+}
+
 std::vector<std::uint32_t> Interval::TimeEntries(const JobView& job, PeId pe) const {
   std::vector<std::uint32_t> entries;
-  auto requested = [&](ComplexId c) { return c == complexes_.slots || FindValue(job.requests->hard, c) != nullptr; };
-  auto collect_container = [&](ContainerRef c) {
-    for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
-      if (requested(ledger_.entry(k).complex)) entries.push_back(k);
-    }
-  };
-  collect_container({ContainerLevel::kPe, pe.index()});
-  collect_container({ContainerLevel::kGlobal, 0});
+  AppendTimeEntries(job, {ContainerLevel::kPe, pe.index()}, entries);
+  AppendTimeEntries(job, {ContainerLevel::kGlobal, 0}, entries);
   std::vector<std::uint8_t> host_seen(cluster_.hosts.size(), 0);
   for (std::uint32_t i = 0; i < instances_.size(); ++i) {
     const HostId host = instances_.host[i];
     if (!QueueStatic(job, i, pe) || !HostStatic(job, host)) continue;
-    collect_container({ContainerLevel::kQueue, i});
+    AppendTimeEntries(job, {ContainerLevel::kQueue, i}, entries);
     if (!host_seen[host.index()]) {
       host_seen[host.index()] = 1;
-      collect_container({ContainerLevel::kHost, host.index()});
+      AppendTimeEntries(job, {ContainerLevel::kHost, host.index()}, entries);
     }
   }
   return entries;
@@ -69,11 +70,14 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
   std::vector<DemandSlot>& demands = walk.demands;
   std::vector<std::uint32_t>& demand_host = walk.demand_host;
   std::vector<HostPlan>& hosts = walk.hosts;
+  AppendTimeEntries(job, {ContainerLevel::kPe, pe.index()}, walk.time_entries);
+  AppendTimeEntries(job, {ContainerLevel::kGlobal, 0}, walk.time_entries);
   {
     struct Block {
       std::vector<DemandSlot> demands;
       std::vector<std::uint32_t> demand_host;
       std::vector<HostPlan> hosts;
+      std::vector<std::uint32_t> time_entries;
     };
     constexpr std::uint32_t kHostsPerBlock = 256;
     const auto host_count = static_cast<std::uint32_t>(cluster_.hosts.size());
@@ -94,19 +98,27 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
         HostPlan plan{host, 0, 0, {}};
         const std::size_t mark = block.demands.size();
         const auto host_index = static_cast<std::uint32_t>(block.hosts.size());
-        bool host_fit_known = false;
+        bool host_fit_known = false, host_usable = false, host_timed = false;
         std::uint64_t found_host = 0;
         for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
           const std::uint32_t i = host_queues_[k];
-          if (alarm_[i] || !QueueStatic(job, i, pe)) continue;
+          if (!QueueStatic(job, i, pe)) continue;
+          // The candidate times come from every statically eligible instance, alarms included.
+          AppendTimeEntries(job, {ContainerLevel::kQueue, i}, block.time_entries);
+          if (!host_timed) {
+            host_timed = true;
+            AppendTimeEntries(job, {ContainerLevel::kHost, h}, block.time_entries);
+          }
+          if (alarm_[i]) continue;
           if (!host_fit_known) {
             host_fit_known = true;
             scratch.clear();
-            if (Fit({ContainerLevel::kHost, h}, job, cluster_.now, d, found_host, &scratch).static_mismatch) break;
+            host_usable = !Fit({ContainerLevel::kHost, h}, job, cluster_.now, d, found_host, &scratch).static_mismatch;
             plan.first = static_cast<std::uint32_t>(block.demands.size());
-            append(host_index);
+            if (host_usable) append(host_index);
             plan.last = static_cast<std::uint32_t>(block.demands.size());
           }
+          if (!host_usable) continue;
           std::uint64_t found = global_found | found_host;
           scratch.clear();
           const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &scratch);
@@ -127,6 +139,7 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
       const auto demand_base = static_cast<std::uint32_t>(demands.size());
       const auto host_base = static_cast<std::uint32_t>(hosts.size());
       demands.insert(demands.end(), block.demands.begin(), block.demands.end());
+      walk.time_entries.insert(walk.time_entries.end(), block.time_entries.begin(), block.time_entries.end());
       for (std::uint32_t h : block.demand_host) demand_host.push_back(host_base + h);
       for (HostPlan& plan : block.hosts) {
         plan.first += demand_base;
@@ -307,7 +320,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     if (start) room_at_start = room_at(std::max(*start, Time{0}));
     return start;
   };
-  const std::vector<std::uint32_t> time_entries = TimeEntries(job, pe);
+  const std::vector<std::uint32_t>& time_entries = walk.time_entries;
   std::optional<Time> first_time;
   for (std::uint32_t k : time_entries) {
     if (const std::optional<Time> t = ledger_.diagram(k).FirstBreakpoint()) {
