@@ -258,9 +258,9 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     }
     return std::make_pair(total, roomy);
   };
-  auto feasible_at = [&](Time t, bool monotone) {
+  auto feasible_at = [&](Time t) {
     if (!pe_and_global_allow(t, d)) return false;
-    const auto [total, roomy] = evaluate_hosts(t, d, monotone);
+    const auto [total, roomy] = evaluate_hosts(t, d, false);
     return hosts_allow(total, roomy);
   };
   // Whether every candidate in [low, high] is feasible, by lower bounds: each
@@ -328,7 +328,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     }
   }
   if (!first_time) {  // no breakpoint at all: the walk's only candidate is now
-    return found(feasible_at(cluster_.now, false) ? std::optional<Time>(cluster_.now) : std::nullopt);
+    return found(feasible_at(cluster_.now) ? std::optional<Time>(cluster_.now) : std::nullopt);
   }
   // The monotone region above the last rise.
   Time rises = std::numeric_limits<Time>::min();
@@ -445,7 +445,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   auto sweep = [&](const std::vector<Time>& chunk) -> std::size_t {
     if (!packable) {  // too many demands to pack: every candidate from scratch
       for (std::size_t k = 0; k < chunk.size(); ++k) {
-        if (!feasible_at(chunk[k], false)) return k;
+        if (!feasible_at(chunk[k])) return k;
       }
       return chunk.size();
     }
