@@ -10,90 +10,86 @@
 #include "kernel/priority/functional_policy.hpp"
 #include "kernel/priority/override_policy.hpp"
 #include "kernel/priority/share_tree_policy.hpp"
-#include "kernel/radix_sort.hpp"
 
 namespace schedk {
 namespace {
 
-struct JobRow {
-  JobNumber job;
-  std::uint32_t flat;
-};
-
-// Puts rows into job-list order: job number, then first task (rows of one job
-// are rare, so ties are fixed up after a linear-time radix sort by job).
-void SortJobRows(std::vector<JobRow>& rows, const JobTable& jobs, const RowIndex& index) {
-  RadixSortBy32(rows, [](const JobRow& r) { return r.job; });
-  auto first_task = [&](const JobRow& r) { return jobs.shards()[index.shard(r.flat)].task_first[index.row(r.flat)]; };
-  for (std::size_t i = 0; i < rows.size();) {
-    std::size_t j = i + 1;
-    while (j < rows.size() && rows[j].job == rows[i].job) ++j;
-    if (j - i > 1) {
-      std::sort(rows.begin() + static_cast<std::ptrdiff_t>(i), rows.begin() + static_cast<std::ptrdiff_t>(j),
-                [&](const JobRow& a, const JobRow& b) { return first_task(a) < first_task(b); });
-    }
-    i = j;
+// Calls f(c) for every chunk of the order: in parallel, or in order for the serial twin.
+template <class F>
+void ForEachChunk(const JobListOrder& order, ExecutionMode mode, F f) {
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(std::size_t{0}, order.chunks(), f);
+  } else {
+    for (std::size_t c = 0; c < order.chunks(); ++c) f(c);
   }
 }
 
 // Builds the refs: running tasks in job-list order, then each dispatchable
-// job's first L pending tasks.
+// job's first L pending tasks. Chunks of the job-list order are counted, then
+// filled, independently.
 TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
-                       const RowIndex& index, ExecutionMode mode) {
+                       const RowIndex& index, const JobListOrder& order, ExecutionMode mode) {
   TicketResult result;
   const std::size_t n = jobs.rows();
   result.first_ref.assign(n, kNoRef);
   result.ref_count.assign(n, 0);
-  std::vector<JobRow> running, pending;
-  for (std::size_t s = 0; s < jobs.shards().size(); ++s) {
-    const JobShard& shard = jobs.shards()[s];
-    const std::uint32_t base = index.offsets()[s];
-    for (std::size_t r = 0; r < shard.size(); ++r) {
-      const std::uint32_t flat = base + static_cast<std::uint32_t>(r);
-      if (roles[flat] == RowRole::kRunning) running.push_back({shard.number[r], flat});
-      if (roles[flat] == RowRole::kDispatchable) pending.push_back({shard.number[r], flat});
-    }
-  }
-  SortJobRows(running, jobs, index);
-  SortJobRows(pending, jobs, index);
-
   const std::uint64_t limit = std::min<std::uint64_t>(cluster.config.max_pending_tasks_per_job,
                                                       FreeQueueSlots(cluster, jobs) + 1);
   result.pending_task_limit = static_cast<std::uint32_t>(limit);
-  // Ref ranges: one per running row; up to L per job for pending rows.
-  std::uint32_t total = 0;
-  for (const JobRow& r : running) {
-    result.first_ref[r.flat] = total++;
-    result.ref_count[r.flat] = 1;
-  }
-  const std::uint32_t running_refs = total;
-  std::uint64_t tasks_of_job = 0;
-  for (std::size_t p = 0; p < pending.size(); ++p) {
-    const JobRow& r = pending[p];
-    if (p == 0 || pending[p - 1].job != r.job) tasks_of_job = 0;
-    const std::uint64_t room = limit - std::min(limit, tasks_of_job);
-    const JobShard& shard = jobs.shards()[index.shard(r.flat)];
-    const std::uint64_t count = std::min<std::uint64_t>(room, shard.task_count(index.row(r.flat)));
-    tasks_of_job += count;
-    if (count > 0) {
-      result.first_ref[r.flat] = total;
-      result.ref_count[r.flat] = static_cast<std::uint32_t>(count);
-      total += static_cast<std::uint32_t>(count);
+  // Walks chunk c: on_running(flat) for each running row, on_pending(flat, refs)
+  // for each dispatchable row with the number of its tasks among its job's first L.
+  auto walk = [&](std::size_t c, auto&& on_running, auto&& on_pending) {
+    std::uint64_t tasks_of_job = 0;
+    JobNumber previous = 0;
+    bool any_pending = false;
+    for (std::uint32_t k = order.chunk_begin(c); k < order.chunk_begin(c + 1); ++k) {
+      const std::uint32_t flat = order.rows()[k];
+      if (roles[flat] == RowRole::kRunning) on_running(flat);
+      if (roles[flat] != RowRole::kDispatchable) continue;
+      const JobShard& shard = jobs.shards()[index.shard(flat)];
+      const std::uint32_t row = index.row(flat);
+      if (!any_pending || shard.number[row] != previous) tasks_of_job = 0;
+      any_pending = true;
+      previous = shard.number[row];
+      const std::uint64_t room = limit - std::min(limit, tasks_of_job);
+      const std::uint64_t count = std::min<std::uint64_t>(room, shard.task_count(row));
+      tasks_of_job += count;
+      on_pending(flat, static_cast<std::uint32_t>(count));
     }
+  };
+  struct ChunkCounts {
+    std::uint32_t running = 0, pending_rows = 0, pending_refs = 0;
+  };
+  std::vector<ChunkCounts> base(order.chunks() + 1);
+  ForEachChunk(order, mode, [&](std::size_t c) {
+    ChunkCounts& counts = base[c + 1];
+    walk(
+        c, [&](std::uint32_t) { ++counts.running; },
+        [&](std::uint32_t, std::uint32_t refs) {
+          ++counts.pending_rows;
+          counts.pending_refs += refs;
+        });
+  });
+  for (std::size_t c = 0; c < order.chunks(); ++c) {
+    base[c + 1].running += base[c].running;
+    base[c + 1].pending_rows += base[c].pending_rows;
+    base[c + 1].pending_refs += base[c].pending_refs;
   }
+  const std::uint32_t running_refs = base.back().running;
   TicketRefs& refs = result.refs;
-  refs.Resize(total);
+  refs.Resize(std::size_t{running_refs} + base.back().pending_refs);
   refs.running = running_refs;
+  result.pending_rows.resize(base.back().pending_rows);
   const EntityTables& entities = cluster.entities;
-  auto fill = [&](const JobRow& r) {
-    const std::uint32_t count = result.ref_count[r.flat];
-    if (count == 0) return;
-    const JobShard& shard = jobs.shards()[index.shard(r.flat)];
-    const std::uint32_t row = index.row(r.flat);
+  auto fill = [&](std::uint32_t flat, std::uint32_t first, std::uint32_t count) {
+    result.first_ref[flat] = first;
+    result.ref_count[flat] = count;
+    const JobShard& shard = jobs.shards()[index.shard(flat)];
+    const std::uint32_t row = index.row(flat);
     const UsersetId dept = shard.department[row];
     const UsersetId department = dept.valid() && entities.userset(dept).is_department ? dept : UsersetId::None();
     TaskNumber task = shard.task_first[row];
-    for (std::uint32_t k = 0, i = result.first_ref[r.flat]; k < count; ++k, ++i, task += shard.task_step[row]) {
+    for (std::uint32_t k = 0, i = first; k < count; ++k, ++i, task += shard.task_step[row]) {
       refs.task[i] = task;
       refs.job[i] = shard.number[row];
       refs.submit[i] = static_cast<std::uint32_t>(shard.submit[row]);
@@ -104,16 +100,19 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
       refs.job_oticket[i] = shard.override_tickets[row];
     }
   };
-  for (const JobRow& r : running) fill(r);
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending.size(), 4096), [&](const auto& range) {
-      for (std::size_t p = range.begin(); p != range.end(); ++p) fill(pending[p]);
-    });
-  } else {
-    for (const JobRow& r : pending) fill(r);
-  }
-  result.pending_rows.reserve(pending.size());
-  for (const JobRow& r : pending) result.pending_rows.push_back(r.flat);
+  ForEachChunk(order, mode, [&](std::size_t c) {
+    std::uint32_t running = base[c].running;
+    std::uint32_t pending_row = base[c].pending_rows;
+    std::uint32_t pending_ref = running_refs + base[c].pending_refs;
+    walk(
+        c, [&](std::uint32_t flat) { fill(flat, running++, 1); },
+        [&](std::uint32_t flat, std::uint32_t count) {
+          result.pending_rows[pending_row++] = flat;
+          if (count == 0) return;
+          fill(flat, pending_ref, count);
+          pending_ref += count;
+        });
+  });
   return result;
 }
 
@@ -163,9 +162,9 @@ std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
 }
 
 TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
-                            const std::vector<RowRole>& roles, ExecutionMode mode) {
+                            const JobListOrder& order, const std::vector<RowRole>& roles, ExecutionMode mode) {
   const SchedulerConfig& config = cluster.config;
-  TicketResult result = BuildRefs(cluster, jobs, roles, index, mode);
+  TicketResult result = BuildRefs(cluster, jobs, roles, index, order, mode);
   TicketRefs& refs = result.refs;
   EntityCounts counts = RunningCounts(cluster, refs);
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernel/execution_mode.hpp"
+#include "kernel/job_list_order.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/ticket_refs.hpp"
@@ -46,6 +47,6 @@ struct TicketResult {
 std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs);
 
 TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
-                            const std::vector<RowRole>& roles, ExecutionMode mode);
+                            const JobListOrder& order, const std::vector<RowRole>& roles, ExecutionMode mode);
 
 }  // namespace schedk
