@@ -25,22 +25,25 @@ struct TicketRefs {
   Column<std::uint32_t> job;     // JobNumber
   Column<std::uint32_t> submit;  // Grid Engine's unsigned 32-bit submission time
   // Entities; None where the job has no such object (user objects always exist).
-  std::vector<UserId> user;
-  std::vector<ProjectId> project;
-  std::vector<UsersetId> department;
+  Column<UserId> user;
+  Column<ProjectId> project;
+  Column<UsersetId> department;
   Column<std::uint32_t> jobshare;     // -js
   Column<std::uint32_t> job_oticket;  // -ot
   std::size_t running = 0;
   // Results.
-  std::vector<double> ftix;     // functional tickets
-  std::vector<double> otix;     // override tickets
-  std::vector<double> stix;     // share-tree tickets
-  std::vector<double> tickets;  // pending: tickets of the dependent policies computed so far
-  std::vector<double> share;    // tix / sum of tix over the running (or pending) tasks
+  Column<double> ftix;     // functional tickets
+  Column<double> otix;     // override tickets
+  Column<double> stix;     // share-tree tickets
+  Column<double> tickets;  // pending: tickets of the dependent policies computed so far
+  std::vector<double> share;  // tix / sum of tix over the running (or pending) tasks
 
   std::size_t size() const { return ftix.size(); }
   bool queued(std::size_t i) const { return i >= running; }
 
+  // Sizes every column but `share` to n refs, uninitialised: the builder writes
+  // each ref in full (Clear zeroes its results). `share` is filled last, once
+  // the working columns are gone.
   void Resize(std::size_t n) {
     task.resize(n);
     job.resize(n);
@@ -50,24 +53,20 @@ struct TicketRefs {
     department.resize(n);
     jobshare.resize(n);
     job_oticket.resize(n);
-    ResetResults();
+    ftix.resize(n);
+    otix.resize(n);
+    stix.resize(n);
+    tickets.resize(n);
   }
-  // Zeroes the ticket columns; `share` is filled last, once the working columns are gone.
-  void ResetResults() {
-    const std::size_t n = task.size();  // the identity columns give the size while they exist
-    ftix.assign(n, 0.0);
-    otix.assign(n, 0.0);
-    stix.assign(n, 0.0);
-    tickets.assign(n, 0.0);
-  }
+  void ClearResults(std::size_t i) { ftix[i] = otix[i] = stix[i] = tickets[i] = 0; }
   // Frees the identity, entity and working columns once the tickets are final;
   // the result columns (ftix, otix, stix, share) stay.
   void ReleaseWorkingColumns() {
     for (auto* v : {&task, &job, &submit, &jobshare, &job_oticket}) Column<std::uint32_t>().swap(*v);
-    std::vector<UserId>().swap(user);
-    std::vector<ProjectId>().swap(project);
-    std::vector<UsersetId>().swap(department);
-    std::vector<double>().swap(tickets);
+    Column<UserId>().swap(user);
+    Column<ProjectId>().swap(project);
+    Column<UsersetId>().swap(department);
+    Column<double>().swap(tickets);
   }
   // tix in calc_job_tickets' order of addition.
   double Total(std::size_t i) const { return stix[i] + ftix[i] + otix[i]; }

@@ -30,22 +30,25 @@ void ForEachChunk(const JobListOrder& order, ExecutionMode mode, F f) {
 TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles,
                        const RowIndex& index, const JobListOrder& order, ExecutionMode mode) {
   TicketResult result;
-  const std::size_t n = jobs.rows();
-  result.first_ref.assign(n, kNoRef);
-  result.ref_count.assign(n, 0);
+  result.first_ref.resize(jobs.rows());  // every row is written by the second walk
+  result.ref_count.resize(jobs.rows());
   const std::uint64_t limit = std::min<std::uint64_t>(cluster.config.max_pending_tasks_per_job,
                                                       FreeQueueSlots(cluster, jobs) + 1);
   result.pending_task_limit = static_cast<std::uint32_t>(limit);
   // Walks chunk c: on_running(flat) for each running row, on_pending(flat, refs)
-  // for each dispatchable row with the number of its tasks among its job's first L.
-  auto walk = [&](std::size_t c, auto&& on_running, auto&& on_pending) {
+  // for each dispatchable row with the number of its tasks among its job's
+  // first L, on_other(flat) for the other rows.
+  auto walk = [&](std::size_t c, auto&& on_running, auto&& on_pending, auto&& on_other) {
     std::uint64_t tasks_of_job = 0;
     JobNumber previous = 0;
     bool any_pending = false;
     for (std::uint32_t k = order.chunk_begin(c); k < order.chunk_begin(c + 1); ++k) {
       const std::uint32_t flat = order.rows()[k];
       if (roles[flat] == RowRole::kRunning) on_running(flat);
-      if (roles[flat] != RowRole::kDispatchable) continue;
+      if (roles[flat] != RowRole::kDispatchable) {
+        if (roles[flat] != RowRole::kRunning) on_other(flat);
+        continue;
+      }
       const JobShard& shard = jobs.shards()[index.shard(flat)];
       const std::uint32_t row = index.row(flat);
       if (!any_pending || shard.number[row] != previous) tasks_of_job = 0;
@@ -68,7 +71,8 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
         [&](std::uint32_t, std::uint32_t refs) {
           ++counts.pending_rows;
           counts.pending_refs += refs;
-        });
+        },
+        [](std::uint32_t) {});
   });
   for (std::size_t c = 0; c < order.chunks(); ++c) {
     base[c + 1].running += base[c].running;
@@ -98,7 +102,12 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
       refs.department[i] = department;
       refs.jobshare[i] = shard.jobshare[row];
       refs.job_oticket[i] = shard.override_tickets[row];
+      refs.ClearResults(i);
     }
+  };
+  auto no_refs = [&](std::uint32_t flat) {
+    result.first_ref[flat] = kNoRef;
+    result.ref_count[flat] = 0;
   };
   ForEachChunk(order, mode, [&](std::size_t c) {
     std::uint32_t running = base[c].running;
@@ -108,10 +117,11 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
         c, [&](std::uint32_t flat) { fill(flat, running++, 1); },
         [&](std::uint32_t flat, std::uint32_t count) {
           result.pending_rows[pending_row++] = flat;
-          if (count == 0) return;
+          if (count == 0) return no_refs(flat);
           fill(flat, pending_ref, count);
           pending_ref += count;
-        });
+        },
+        no_refs);
   });
   return result;
 }

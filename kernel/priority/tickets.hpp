@@ -34,8 +34,8 @@ struct TicketResult {
   double max_tix = 0;
   // Per flat row: the row's first ref and how many refs it has. A pending row's
   // refs are its first tasks, in task order, up to the job's limit L.
-  std::vector<std::uint32_t> first_ref;
-  std::vector<std::uint32_t> ref_count;
+  Column<std::uint32_t> first_ref;
+  Column<std::uint32_t> ref_count;
   std::uint32_t pending_task_limit = 0;  // L = min(max_pending_tasks_per_job, free queue slots + 1)
   // Dispatchable rows (flat) in job-list order: job number, then first task.
   // ComputePriorities releases it once it has the dispatch order.
