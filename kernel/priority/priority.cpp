@@ -9,6 +9,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/parallel_sort.h>
 
 #include "kernel/priority/normalize.hpp"
@@ -162,6 +163,53 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
   return e;
 }
 
+// Whether every dispatchable row is a job of its own with one task.
+bool AllSingleTaskJobs(const JobTable& jobs, const RowIndex& index, const std::vector<std::uint32_t>& pending_rows) {
+  auto number = [&](std::uint32_t flat) { return jobs.shards()[index.shard(flat)].number[index.row(flat)]; };
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, pending_rows.size(), 16384), true,
+      [&](const auto& range, bool all) {
+        for (std::size_t p = range.begin(); all && p != range.end(); ++p) {
+          const std::uint32_t flat = pending_rows[p];
+          all = jobs.shards()[index.shard(flat)].task_count(index.row(flat)) == 1 &&
+                (p == 0 || number(pending_rows[p - 1]) != number(flat));
+        }
+        return all;
+      },
+      [](bool a, bool b) { return a && b; });
+}
+
+// The dispatch order of single-task jobs: one sort by prio (descending), then
+// submission time and job number. Each key carries the job's index in
+// pending_rows, whose order is job-number order, in place of the number.
+void OrderSingleTaskJobs(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
+                         PriorityResult& result, std::size_t capacity) {
+  const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
+  const TicketResult& tickets = result.tickets;
+  auto entry_of = [&](std::uint32_t flat) {
+    return DispatchEntry{flat, jobs.shards()[index.shard(flat)].task_first[index.row(flat)],
+                         tickets.ref_count[flat] > 0 ? tickets.first_ref[flat] : kNoRef, true};
+  };
+  std::vector<SortKey128> keys(pending_rows.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
+    for (std::size_t p = range.begin(); p != range.end(); ++p) {
+      const std::uint32_t flat = pending_rows[p];
+      const JobShard& shard = jobs.shards()[index.shard(flat)];
+      const std::uint32_t row = index.row(flat);
+      const double prio = result.Prio(cluster, shard.posix_priority[row], entry_of(flat));
+      keys[p] = {DescendingBits(prio), (std::uint64_t{static_cast<std::uint32_t>(shard.submit[row])} << 32) | p};
+    }
+  });
+  tbb::parallel_sort(keys.begin(), keys.end());
+  result.order.reserve(capacity);
+  result.order.resize(keys.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
+    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+      result.order[i] = entry_of(pending_rows[static_cast<std::uint32_t>(keys[i].low)]);
+    }
+  });
+}
+
 }  // namespace
 
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
@@ -177,24 +225,6 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
   auto shard_of = [&](std::uint32_t flat) -> const JobShard& { return jobs.shards()[index.shard(flat)]; };
 
-  // Group the dispatchable rows (already in job-list order) by job.
-  std::vector<PendingJob> pending_jobs;
-  pending_jobs.reserve(pending_rows.size());
-  JobNumber previous = 0;
-  for (std::uint32_t p = 0; p < pending_rows.size(); ++p) {
-    const std::uint32_t flat = pending_rows[p];
-    const JobShard& shard = shard_of(flat);
-    const std::uint32_t row = index.row(flat);
-    if (p == 0 || shard.number[row] != previous) pending_jobs.push_back({p, kNoRef, kNoRef, 0});
-    previous = shard.number[row];
-    PendingJob& job = pending_jobs.back();
-    job.task_count = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(std::uint64_t{job.task_count} + shard.task_count(row), UINT32_MAX));
-    if (tickets.ref_count[flat] > 0) {
-      if (job.ref_begin == kNoRef) job.ref_begin = tickets.first_ref[flat];
-      job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
-    }
-  }
   auto key_for = [&](std::uint32_t j, const DispatchEntry& e) {
     const JobShard& shard = shard_of(e.row);
     const std::uint32_t row = index.row(e.row);
@@ -225,91 +255,92 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     if (MergeBefore(b.first, a.first)) return false;
     return a.second.task < b.second.task;
   });
-  // Each job's first task and its rank key, computed in job order (sequential reads).
-  bool any_array = false;
-  for (const PendingJob& job : pending_jobs) any_array |= job.task_count > 1;
-  auto first_entry = [&](std::size_t j) {
-    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
-    return EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
-  };
-  std::vector<MergeKey> ranked(pending_jobs.size());
-  auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
-      for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
-    });
-    tbb::parallel_sort(ranked.begin(), ranked.end(), MergeBefore);
+  if (mode == ExecutionMode::kParallel && AllSingleTaskJobs(jobs, index, pending_rows)) {
+    OrderSingleTaskJobs(cluster, jobs, index, result, pending_rows.size() + running.size() + rest.size());
   } else {
-    for (std::size_t j = 0; j < ranked.size(); ++j) rank_job(j);
-    std::sort(ranked.begin(), ranked.end(), MergeBefore);
-  }
-
-  if (!any_array) {
-    // Every job has one task: the ranking is the dispatch order. The grouping is
-    // no longer needed, and is freed before the order is allocated.
-    std::vector<PendingJob>().swap(pending_jobs);
-    std::vector<std::uint32_t>().swap(result.tickets.pending_rows);
-    result.order.reserve(ranked.size() + running.size() + rest.size());
-    result.order.resize(ranked.size());
-    auto gather = [&](std::size_t i) {
-      const std::uint32_t flat = ranked[i].row;
-      result.order[i] = DispatchEntry{flat, shard_of(flat).task_first[index.row(flat)],
-                                      tickets.ref_count[flat] > 0 ? tickets.first_ref[flat] : kNoRef, true};
+    // Group the dispatchable rows (already in job-list order) by job.
+    std::vector<PendingJob> pending_jobs;
+    pending_jobs.reserve(pending_rows.size());
+    JobNumber previous = 0;
+    for (std::uint32_t p = 0; p < pending_rows.size(); ++p) {
+      const std::uint32_t flat = pending_rows[p];
+      const JobShard& shard = shard_of(flat);
+      const std::uint32_t row = index.row(flat);
+      if (p == 0 || shard.number[row] != previous) pending_jobs.push_back({p, kNoRef, kNoRef, 0});
+      previous = shard.number[row];
+      PendingJob& job = pending_jobs.back();
+      job.task_count = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(std::uint64_t{job.task_count} + shard.task_count(row), UINT32_MAX));
+      if (tickets.ref_count[flat] > 0) {
+        if (job.ref_begin == kNoRef) job.ref_begin = tickets.first_ref[flat];
+        job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
+      }
+    }
+    // Each job's first task and its rank key, computed in job order (sequential reads).
+    auto first_entry = [&](std::size_t j) {
+      const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
+      return EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
     };
+    std::vector<MergeKey> ranked(pending_jobs.size());
+    auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
     if (mode == ExecutionMode::kParallel) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 16384), [&](const auto& r) {
-        for (std::size_t i = r.begin(); i != r.end(); ++i) gather(i);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
+        for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
       });
+      tbb::parallel_sort(ranked.begin(), ranked.end(), MergeBefore);
     } else {
-      for (std::size_t i = 0; i < ranked.size(); ++i) gather(i);
+      for (std::size_t j = 0; j < ranked.size(); ++j) rank_job(j);
+      std::sort(ranked.begin(), ranked.end(), MergeBefore);
     }
-    ranked.clear();
-  }
-  // Merge: a job whose task was taken comes back ranked by its next task.
-  struct Cursor {
-    std::uint32_t row_index;  // into pending_rows
-    TaskNumber task;
-    std::uint64_t k;
-  };
-  std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
-  auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
-  std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
-  if (any_array) result.order.reserve(pending_jobs.size() + running.size() + rest.size());
-  std::size_t next = 0;
-  while (next < ranked.size() || !again.empty()) {
-    MergeKey key;
-    if (again.empty() || (next < ranked.size() && MergeBefore(ranked[next], again.top()))) {
-      key = ranked[next++];
-    } else {
-      key = again.top();
-      again.pop();
+
+    // Merge: a job whose task was taken comes back ranked by its next task.
+    struct Cursor {
+      std::uint32_t row_index;  // into pending_rows
+      TaskNumber task;
+      std::uint64_t k;
+    };
+    std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
+    auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
+    std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
+    result.order.reserve(pending_jobs.size() + running.size() + rest.size());
+    std::size_t next = 0;
+    while (next < ranked.size() || !again.empty()) {
+      MergeKey key;
+      if (again.empty() || (next < ranked.size() && MergeBefore(ranked[next], again.top()))) {
+        key = ranked[next++];
+      } else {
+        key = again.top();
+        again.pop();
+      }
+      const PendingJob& job = pending_jobs[key.pending_job];
+      if (job.task_count == 1) {
+        result.order.push_back(first_entry(key.pending_job));
+        continue;
+      }
+      auto [it, fresh] = cursors.try_emplace(key.pending_job);
+      Cursor& c = it->second;
+      if (fresh) c = {job.first_row_index, first_entry(key.pending_job).task, 0};
+      const std::uint32_t flat = pending_rows[c.row_index];
+      result.order.push_back(EntryFor(job, c.k, flat, c.task));
+      ++c.k;
+      if (c.k == job.task_count) continue;
+      const JobShard& shard = shard_of(flat);
+      const std::uint32_t row = index.row(flat);
+      if (shard.task_last[row] - c.task >= shard.task_step[row]) {
+        c.task += shard.task_step[row];
+      } else {
+        ++c.row_index;
+        const std::uint32_t next_flat = pending_rows[c.row_index];
+        c.task = shard_of(next_flat).task_first[index.row(next_flat)];
+      }
+      again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
     }
-    const PendingJob& job = pending_jobs[key.pending_job];
-    if (job.task_count == 1) {
-      result.order.push_back(first_entry(key.pending_job));
-      continue;
-    }
-    auto [it, fresh] = cursors.try_emplace(key.pending_job);
-    Cursor& c = it->second;
-    if (fresh) c = {job.first_row_index, first_entry(key.pending_job).task, 0};
-    const std::uint32_t flat = pending_rows[c.row_index];
-    result.order.push_back(EntryFor(job, c.k, flat, c.task));
-    ++c.k;
-    if (c.k == job.task_count) continue;
-    const JobShard& shard = shard_of(flat);
-    const std::uint32_t row = index.row(flat);
-    if (shard.task_last[row] - c.task >= shard.task_step[row]) {
-      c.task += shard.task_step[row];
-    } else {
-      ++c.row_index;
-      const std::uint32_t next_flat = pending_rows[c.row_index];
-      c.task = shard_of(next_flat).task_first[index.row(next_flat)];
-    }
-    again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
+    std::vector<MergeKey>().swap(ranked);
+    std::vector<PendingJob>().swap(pending_jobs);
+
   }
   result.dispatchable_tasks = result.order.size();
-  std::vector<MergeKey>().swap(ranked);
-  std::vector<PendingJob>().swap(pending_jobs);
+  std::vector<std::uint32_t>().swap(result.tickets.pending_rows);
 
   // Then running and suspended tasks, then the tasks without priority information.
   for (const auto& [key, e] : running) result.order.push_back(e);

@@ -1,7 +1,8 @@
 // The parallel priority pass against its serial twin and against itself with
 // one thread, on a generated population of 120,000 jobs with every policy
 // active (functional, share tree, override, urgency with waiting time and
-// deadlines, PE ranges, array jobs, running and held jobs).
+// deadlines, PE ranges, array jobs, running and held jobs), and on one without
+// array jobs.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -77,6 +78,25 @@ TEST_F(ParallelEquivalenceTest, EveryPolicyContributes) {
   EXPECT_GT(f, 100);
   EXPECT_GT(o, 100);
   EXPECT_GT(s, 10000);
+}
+
+// Without array jobs the parallel pass orders the jobs with one sort; the
+// serial twin still takes the general merge.
+TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
+  PopulationSpec spec;
+  spec.seed = 8;
+  spec.pending_jobs = 40000;
+  spec.running_jobs = 2000;
+  spec.users = 1000;
+  spec.projects = 20;
+  spec.hosts = 100;
+  spec.array_fraction = 0;
+  spec.submit_in_job_order = false;
+  const Population p = GeneratePopulation(spec);
+  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  EXPECT_GT(parallel.dispatchable_tasks, 35000u);
+  ExpectIdentical(p.cluster, p.jobs, parallel, serial);
 }
 
 }  // namespace
