@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #include <tbb/task_group.h>
 
@@ -133,6 +134,31 @@ ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
   }
   cached = found;  // nothing above inserts into lookup_, so the reference still holds
   return found == kNoNode ? ShareNodeId::None() : ShareNodeId(found);
+}
+
+std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, ExecutionMode mode) {
+  std::vector<ShareNodeId> nodes(refs.size());
+  const std::size_t users = cluster_.entities.users.size();
+  const std::size_t columns = cluster_.entities.projects.size() + 1;  // the last: no project
+  constexpr std::size_t kDenseLimit = std::size_t{1} << 22;          // 16 MiB of table
+  if (mode == ExecutionMode::kSerial || nodes_.empty() || users * columns > kDenseLimit) {
+    for (std::size_t i = 0; i < refs.size(); ++i) nodes[i] = NodeFor(refs.user[i], refs.project[i]);
+    return nodes;
+  }
+  constexpr std::uint32_t kUnknown = ShareNodeId::kNoneValue - 1;  // no node index reaches it
+  std::vector<std::uint32_t> dense(users * columns, kUnknown);
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const UserId user = refs.user[i];
+    const ProjectId project = refs.project[i];
+    if (!user.valid()) {
+      nodes[i] = NodeFor(user, project);
+      continue;
+    }
+    std::uint32_t& known = dense[user.index() * columns + (project.valid() ? project.index() : columns - 1)];
+    if (known == kUnknown) known = NodeFor(user, project).value;
+    nodes[i] = ShareNodeId(known);
+  }
+  return nodes;
 }
 
 double ShareTreeWorkspace::NodeUsage(std::uint32_t n, ProjectId context) {
@@ -270,7 +296,7 @@ void ShareTreeWorkspace::Targets(std::uint32_t n) {
 }
 
 void ShareTreeWorkspace::ComputeTargets(const TicketRefs& refs, const std::vector<ShareNodeId>& ref_node,
-                                        bool with_pending) {
+                                        bool with_pending, ExecutionMode mode) {
   if (nodes_.empty()) return;
   for (NodeState& node : nodes_) {
     node.job_ref_count = node.active_job_ref_count = 0;
@@ -278,13 +304,34 @@ void ShareTreeWorkspace::ComputeTargets(const TicketRefs& refs, const std::vecto
     node.ltt = node.oltt = node.stt = node.ostt = node.shr = node.adjusted_current_proportion = 0;
   }
   const std::size_t end = with_pending ? refs.size() : refs.running;
-  for (std::size_t i = 0; i < end; ++i) {
-    if (!ref_node[i].valid()) continue;
-    NodeState& node = nodes_[ref_node[i].index()];
-    ++node.job_ref_count;
-    if (!refs.queued(i)) {
-      ++node.active_job_ref_count;
-      node.sum_priority += refs.jobshare[i];
+  // Counts are integers, so chunks counted apart and added up give exact sums.
+  struct Count {
+    std::uint32_t refs = 0, running = 0;
+    std::uint64_t sum_priority = 0;
+  };
+  auto count = [&](std::size_t begin, std::size_t stop, std::vector<Count>& counts) {
+    for (std::size_t i = begin; i < stop; ++i) {
+      if (!ref_node[i].valid()) continue;
+      Count& c = counts[ref_node[i].index()];
+      ++c.refs;
+      if (!refs.queued(i)) {
+        ++c.running;
+        c.sum_priority += refs.jobshare[i];
+      }
+    }
+  };
+  constexpr std::size_t kChunkRefs = std::size_t{1} << 18;
+  const std::size_t chunks = mode == ExecutionMode::kSerial ? 1 : (end + kChunkRefs - 1) / kChunkRefs;
+  std::vector<std::vector<Count>> partial(std::max<std::size_t>(chunks, 1));
+  tbb::parallel_for(std::size_t{0}, partial.size(), [&](std::size_t k) {
+    partial[k].resize(nodes_.size());
+    count(end * k / partial.size(), end * (k + 1) / partial.size(), partial[k]);
+  });
+  for (const std::vector<Count>& counts : partial) {
+    for (std::size_t n = 0; n < nodes_.size(); ++n) {
+      nodes_[n].job_ref_count += counts[n].refs;
+      nodes_[n].active_job_ref_count += counts[n].running;
+      nodes_[n].sum_priority += counts[n].sum_priority;
     }
   }
   // update_job_ref_count / update_active_job_ref_count: an internal node counts

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernel/execution_mode.hpp"
 #include "kernel/flat_id_map.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/priority/ticket_refs.hpp"
@@ -38,12 +39,19 @@ class ShareTreeWorkspace {
   // the user's copy of a "default" leaf on first use.
   ShareNodeId NodeFor(UserId user, ProjectId project);
 
+  // The node of every ref: NodeFor in ref order, so that temporary nodes are
+  // created in Grid Engine's order. Where users x (projects + 1) is small, a
+  // dense table answers the repeated pairs; `mode` kSerial always asks NodeFor.
+  std::vector<ShareNodeId> NodesOf(const TicketRefs& refs, ExecutionMode mode);
+
   // Computes every node's combined usage. Call once, after all NodeFor calls.
   void ComputeUsage();
 
   // Counts the refs on their nodes (running refs always, pending refs when
   // `with_pending`) and computes the targets of every active node.
-  void ComputeTargets(const TicketRefs& refs, const std::vector<ShareNodeId>& ref_node, bool with_pending);
+  // `mode` kSerial counts in one loop; the default counts chunks in parallel.
+  void ComputeTargets(const TicketRefs& refs, const std::vector<ShareNodeId>& ref_node, bool with_pending,
+                      ExecutionMode mode);
 
   // Share-tree tickets of the running refs, from the current targets.
   void RunningTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets, TicketRefs& refs) const;

@@ -181,10 +181,9 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   // Pass A, pass 0: share-tree nodes (in ref order, which creates temporary
   // "default" copies in Grid Engine's order), usage and targets.
   ShareTreeWorkspace tree(cluster);
-  std::vector<ShareNodeId> ref_node(refs.size());
-  for (std::size_t i = 0; i < refs.size(); ++i) ref_node[i] = tree.NodeFor(refs.user[i], refs.project[i]);
+  std::vector<ShareNodeId> ref_node = tree.NodesOf(refs, mode);
   tree.ComputeUsage();
-  tree.ComputeTargets(refs, ref_node, /*with_pending=*/true);
+  tree.ComputeTargets(refs, ref_node, /*with_pending=*/true, mode);
   const double share_total = config.weight_tickets_share;
   const bool share_tree_on = share_total > 0 && !tree.empty();
 
@@ -223,7 +222,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
     }
   }
   // Pass B: running tasks alone define the share tree's active nodes.
-  if (!tree.empty()) tree.ComputeTargets(refs, ref_node, /*with_pending=*/false);
+  if (!tree.empty()) tree.ComputeTargets(refs, ref_node, /*with_pending=*/false, mode);
   std::vector<double> pass_a_running(refs.running);
   for (std::size_t i = 0; i < refs.running; ++i) pass_a_running[i] = refs.Total(i);
   if (share_tree_on) tree.RunningTickets(ref_node, share_total, refs);
