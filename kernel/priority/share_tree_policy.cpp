@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
@@ -14,6 +15,25 @@ namespace schedk {
 namespace {
 
 constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE
+
+// Pending refs are in job-list order: job, then each row's tasks. That is
+// (job, task) order unless rows of one job interleave their tasks (1-9:2 and
+// 2-10:2). Returns each pending ref's place in (job, task) order then, and
+// nothing when the ref order is that order already.
+std::vector<std::uint32_t> TaskOrderPlaces(const TicketRefs& refs) {
+  auto before = [&](std::size_t a, std::size_t b) {
+    return refs.job[a] != refs.job[b] ? refs.job[a] < refs.job[b] : refs.task[a] < refs.task[b];
+  };
+  bool in_order = true;
+  for (std::size_t i = refs.running + 1; in_order && i < refs.size(); ++i) in_order = before(i - 1, i);
+  if (in_order) return {};
+  std::vector<std::uint32_t> by_task(refs.size() - refs.running);
+  for (std::size_t k = 0; k < by_task.size(); ++k) by_task[k] = static_cast<std::uint32_t>(refs.running + k);
+  std::sort(by_task.begin(), by_task.end(), before);
+  std::vector<std::uint32_t> places(by_task.size());
+  for (std::size_t k = 0; k < by_task.size(); ++k) places[by_task[k] - refs.running] = static_cast<std::uint32_t>(k);
+  return places;
+}
 
 const UsageRecord* UserProjectUsage(const User& user, ProjectId project) {
   for (const auto& [p, record] : user.project_usage) {
@@ -390,32 +410,57 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
       for (std::uint32_t c : nodes_[n].children) size[n] += size[c];
     }
   }
+  // Pending refs are bucketed by node (in depth-first order) chunk by chunk: each
+  // chunk counts its refs per bucket, and writes them after the earlier chunks'
+  // refs of the same bucket, so every bucket keeps ref order.
+  const std::size_t pending = refs.size() - refs.running;
+  constexpr std::size_t kChunkRefs = std::size_t{1} << 17;
+  const std::size_t chunks = kParallel ? std::max<std::size_t>(1, (pending + kChunkRefs - 1) / kChunkRefs) : 1;
+  auto chunk_range = [&](std::size_t k) {
+    return std::pair<std::size_t, std::size_t>{refs.running + pending * k / chunks,
+                                               refs.running + pending * (k + 1) / chunks};
+  };
+  std::vector<std::vector<std::uint32_t>> chunk_fill(chunks, std::vector<std::uint32_t>(n_nodes, 0));
+  auto for_each_chunk = [&](auto&& f) {
+    if constexpr (kParallel) {
+      tbb::parallel_for(std::size_t{0}, chunks, f);
+    } else {
+      for (std::size_t k = 0; k < chunks; ++k) f(k);
+    }
+  };
+  for_each_chunk([&](std::size_t k) {
+    const auto [begin, end] = chunk_range(k);
+    for (std::size_t i = begin; i < end; ++i) {
+      if (ref_node[i].valid()) ++chunk_fill[k][pre[ref_node[i].index()]];
+    }
+  });
   std::vector<std::uint32_t> bucket_start(n_nodes + 1, 0);
-  for (std::size_t i = refs.running; i < refs.size(); ++i) {
-    if (ref_node[i].valid()) ++bucket_start[pre[ref_node[i].index()] + 1];
+  for (std::size_t b = 0; b < n_nodes; ++b) {
+    std::uint32_t at = bucket_start[b];
+    for (std::vector<std::uint32_t>& fill : chunk_fill) at += std::exchange(fill[b], at);
+    bucket_start[b + 1] = at;
   }
-  for (std::size_t k = 0; k < n_nodes; ++k) bucket_start[k + 1] += bucket_start[k];
-  // One packed entry per pending task: the sort key of the current level, the
-  // tie-breaks and the ref, so that sorting touches contiguous memory only.
-  // The order is: key descending, then job, then task, as one 128-bit integer.
+  // One packed entry per pending task: the sort key of the current level
+  // (descending), then the task's place in (job, task) order above its ref.
   struct Entry {
-    SortKey128 order;
-    std::uint32_t ref;
+    std::uint64_t key;
+    std::uint64_t place_and_ref;
+    std::uint32_t ref() const { return static_cast<std::uint32_t>(place_and_ref); }
   };
-  auto order_of = [](double key, JobNumber job, TaskNumber task) {
-    return SortKey128{DescendingBits(key), (std::uint64_t{job} << 32) | task};
-  };
+  const std::vector<std::uint32_t> places = TaskOrderPlaces(refs);
+  auto place_of = [&](std::size_t i) -> std::uint64_t { return places.empty() ? i : places[i - refs.running]; };
   std::vector<Entry> slots(bucket_start.back());
   if (slots.empty()) return;
-  {
-    std::vector<std::uint32_t> fill(bucket_start.begin(), bucket_start.end() - 1);
-    for (std::size_t i = refs.running; i < refs.size(); ++i) {
+  for_each_chunk([&](std::size_t k) {
+    const auto [begin, end] = chunk_range(k);
+    std::vector<std::uint32_t>& fill = chunk_fill[k];
+    for (std::size_t i = begin; i < end; ++i) {
       if (!ref_node[i].valid()) continue;
       const double key = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
                                    : static_cast<double>(refs.jobshare[i]);
-      slots[fill[pre[ref_node[i].index()]]++] = Entry{order_of(key, refs.job[i], refs.task[i]), static_cast<std::uint32_t>(i)};
+      slots[fill[pre[ref_node[i].index()]]++] = Entry{DescendingBits(key), place_of(i) << 32 | i};
     }
-  }
+  });
   auto range_of = [&](std::uint32_t n) {
     return std::pair<std::uint32_t, std::uint32_t>{bucket_start[pre[n]], bucket_start[pre[n] + size[n]]};
   };
@@ -437,7 +482,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (active != 1) break;
     top = only;
   }
-  auto better = [](const Entry& a, const Entry& b) { return a.order < b.order; };
+  auto better = [](const Entry& a, const Entry& b) {
+    return a.key != b.key ? a.key < b.key : a.place_and_ref < b.place_and_ref;
+  };
   // Ranks the pending tasks below node n (its own and its children's): the
   // k-th gets stt / (running below + finished jobs + k).
   // The highest level that ranks a task sets its value: the effective root if it
@@ -458,14 +505,14 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     if (final_level(n)) {
       for (auto it = first; it != last; ++it) {
         job_count++;
-        refs.stix[it->ref] = (stt / job_count) * total_tickets;  // shr * T_S
+        refs.stix[it->ref()] = (stt / job_count) * total_tickets;  // shr * T_S
       }
       return;
     }
     // A lower level only re-keys the tasks for the level above it.
     for (auto it = first; it != last; ++it) {
       job_count++;
-      it->order.high = DescendingBits((dependent ? refs.tickets[it->ref] : 0.0) + (stt / job_count) * total_tickets);
+      it->key = DescendingBits((dependent ? refs.tickets[it->ref()] : 0.0) + (stt / job_count) * total_tickets);
     }
   };
   // Post-order over nodes with pending tasks below; siblings are independent.

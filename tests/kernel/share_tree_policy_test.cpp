@@ -68,6 +68,34 @@ job 5 owner=B submit=303
   }
 }
 
+TEST(ShareTreePolicyTest, TasksOfInterleavedRowsAreRankedInTaskOrder) {
+  // Job 7's odd and even tasks are two rows (all 8 within L = 9); equal keys
+  // leave the ranks to the task numbers, so task t is the t-th of A's tasks.
+  const auto s = Load(std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 10000
+end sconf
+begin sharetree
+id=0
+name=Root
+type=0
+shares=1
+childnodes=1
+id=1
+name=A
+type=0
+shares=60
+childnodes=NONE
+end sharetree
+job 7.1-7:2 owner=A submit=300
+job 7.2-8:2 owner=A submit=300
+)");
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    for (TaskNumber t = 1; t <= 8; ++t) EXPECT_DOUBLE_EQ(Find(s, r, 7, t).values.stckt, 10000.0 / t) << "task " << t;
+  }
+}
+
 TEST(ShareTreePolicyTest, CompensationFactorLimitsUnderusedNodes) {  // T3.5
   const auto s = Load(std::string(kHead) + R"(
 begin sconf
