@@ -1,9 +1,11 @@
 #include "kernel/priority/ticket_categories.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "kernel/flat_id_map.hpp"
 #include "kernel/priority/entity_values.hpp"
@@ -55,67 +57,115 @@ struct CategoryHash {
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
                                        bool dependent, ExecutionMode mode) {
   TicketCategories result;
-  // Members in ref order (which is job-list order) with their category id.
   const bool functional = values == CategoryValues::kFunctionalShares;
   const EntityValues columns =
       functional ? EntityValues::FunctionalShares(entities) : EntityValues::OverrideTickets(entities);
-  std::vector<std::uint32_t> category_of;
-  std::vector<std::uint32_t> in_order;
-  category_of.reserve(refs.size() - refs.running);
-  in_order.reserve(refs.size() - refs.running);
-  // Category ids in order of first appearance.
-  std::uint32_t n_categories = 0;
   // No member has this key: it has no job value and no entity with a value.
   constexpr std::uint32_t kNone = UserId::kNoneValue;
-  FlatIdMap<CategoryKey, CategoryHash> ids(CategoryKey{0, kNone, kNone, kNone});
-  // Keys are computed a block ahead and their slots prefetched: the table does
-  // not fit in the nearest caches once categories number in the tens of thousands.
-  constexpr std::size_t kBlock = 32;
-  CategoryKey block_keys[kBlock];
-  std::uint64_t block_hashes[kBlock];
-  std::uint32_t block_refs[kBlock];
-  for (std::size_t begin = refs.running; begin < refs.size(); begin += kBlock) {
-    const std::size_t end = std::min(refs.size(), begin + kBlock);
-    std::size_t n = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      const TaskValues v = ValuesOf(refs, columns, functional, i);
-      if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
-      block_keys[n] = KeyOf(refs, v, i);
-      block_hashes[n] = CategoryHash{}(block_keys[n]);
-      block_refs[n] = static_cast<std::uint32_t>(i);
-      ids.Prefetch(block_hashes[n]);
-      ++n;
+  const CategoryKey kEmpty{0, kNone, kNone, kNone};
+  // The pending refs are cut into chunks, one per worker thread. Each chunk
+  // numbers its categories in order of first appearance and lists its members;
+  // the result is the same for every chunk count.
+  const std::size_t first_pending = refs.running, pending = refs.size() - refs.running;
+  const std::size_t chunks =
+      mode == ExecutionMode::kSerial || pending < 65536
+          ? 1
+          : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  struct Chunk {
+    std::vector<std::uint32_t> members;      // refs, in ref order
+    std::vector<std::uint32_t> category_of;  // per member: the chunk's id, later the global id
+    std::vector<CategoryKey> keys;           // by chunk id
+    std::vector<std::uint32_t> count;        // members per global category, later where they go
+  };
+  std::vector<Chunk> parts(chunks);
+  auto for_each_chunk = [&](auto&& f) {
+    if (mode == ExecutionMode::kParallel) {
+      tbb::parallel_for(std::size_t{0}, chunks, f);
+    } else {
+      for (std::size_t k = 0; k < chunks; ++k) f(k);
     }
-    for (std::size_t k = 0; k < n; ++k) {
-      in_order.push_back(block_refs[k]);
-      const auto [id, fresh] = ids.TryEmplace(block_keys[k], block_hashes[k], n_categories);
-      if (fresh) ++n_categories;
-      category_of.push_back(id);
+  };
+  for_each_chunk([&](std::size_t k) {
+    Chunk& part = parts[k];
+    FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);
+    // Keys are computed a block ahead and their slots prefetched: the table does
+    // not fit in the nearest caches once categories number in the tens of thousands.
+    constexpr std::size_t kBlock = 32;
+    CategoryKey block_keys[kBlock];
+    std::uint64_t block_hashes[kBlock];
+    std::uint32_t block_refs[kBlock];
+    const std::size_t stop = first_pending + pending * (k + 1) / chunks;
+    for (std::size_t begin = first_pending + pending * k / chunks; begin < stop; begin += kBlock) {
+      const std::size_t end = std::min(stop, begin + kBlock);
+      std::size_t n = 0;
+      for (std::size_t i = begin; i < end; ++i) {
+        const TaskValues v = ValuesOf(refs, columns, functional, i);
+        if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
+        block_keys[n] = KeyOf(refs, v, i);
+        block_hashes[n] = CategoryHash{}(block_keys[n]);
+        block_refs[n] = static_cast<std::uint32_t>(i);
+        ids.Prefetch(block_hashes[n]);
+        ++n;
+      }
+      for (std::size_t b = 0; b < n; ++b) {
+        part.members.push_back(block_refs[b]);
+        const auto [id, fresh] = ids.TryEmplace(block_keys[b], block_hashes[b], static_cast<std::uint32_t>(part.keys.size()));
+        if (fresh) part.keys.push_back(block_keys[b]);
+        part.category_of.push_back(id);
+      }
     }
-  }
-  // A stable counting sort by category keeps job-list order inside each category.
-  result.categories.resize(n_categories);
-  std::vector<std::uint32_t> start(n_categories + 1, 0);
-  for (std::uint32_t c : category_of) ++start[c + 1];
-  for (std::size_t c = 0; c < n_categories; ++c) start[c + 1] += start[c];
-  result.members.resize(in_order.size());
+  });
+  // Global ids in order of first appearance: chunk by chunk, each chunk's new
+  // keys in its own order of first appearance.
+  std::vector<std::vector<std::uint32_t>> global_of(chunks);
   {
-    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-    for (std::size_t m = 0; m < in_order.size(); ++m) result.members[fill[category_of[m]]++] = in_order[m];
+    FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);
+    std::uint32_t n_categories = 0;
+    for (std::size_t k = 0; k < chunks; ++k) {
+      global_of[k].reserve(parts[k].keys.size());
+      for (const CategoryKey& key : parts[k].keys) {
+        const auto [id, fresh] = ids.TryEmplace(key, CategoryHash{}(key), n_categories);
+        if (fresh) ++n_categories;
+        global_of[k].push_back(id);
+      }
+    }
+    result.categories.resize(n_categories);
   }
+  const std::size_t n_categories = result.categories.size();
+  for_each_chunk([&](std::size_t k) {
+    Chunk& part = parts[k];
+    part.count.assign(n_categories, 0);
+    for (std::uint32_t& c : part.category_of) {
+      c = global_of[k][c];
+      ++part.count[c];
+    }
+  });
+  // A stable counting sort by category keeps ref order inside each category:
+  // each chunk's members go after the earlier chunks' members of their category.
+  std::vector<std::uint32_t> start(n_categories + 1, 0);
+  for (std::size_t c = 0; c < n_categories; ++c) {
+    std::uint32_t at = start[c];
+    for (Chunk& part : parts) at += std::exchange(part.count[c], at);
+    start[c + 1] = at;
+  }
+  result.members.resize(start.back());
+  for_each_chunk([&](std::size_t k) {
+    Chunk& part = parts[k];
+    for (std::size_t m = 0; m < part.members.size(); ++m) result.members[part.count[part.category_of[m]]++] = part.members[m];
+  });
   for (std::size_t c = 0; c < n_categories; ++c) {
     TicketCategory& cat = result.categories[c];
     cat.begin = start[c];
     cat.end = start[c + 1];
-    const std::uint32_t first = result.members[cat.begin];
-    const TaskValues v = ValuesOf(refs, columns, functional, first);
+    const std::uint32_t head = result.members[cat.begin];
+    const TaskValues v = ValuesOf(refs, columns, functional, head);
     cat.job_value = v.job;
     cat.user_value = v.user;
     cat.project_value = v.project;
     cat.department_value = v.department;
-    if (v.user > 0) cat.user = refs.user[first];
-    if (v.project > 0) cat.project = refs.project[first];
-    if (v.department > 0) cat.department = refs.department[first];
+    if (v.user > 0) cat.user = refs.user[head];
+    if (v.project > 0) cat.project = refs.project[head];
+    if (v.department > 0) cat.department = refs.department[head];
   }
   if (dependent) {
     // By earlier tickets (descending), then submission time, job and task: a
