@@ -95,6 +95,8 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     std::uint64_t block_hashes[kBlock];
     std::uint32_t block_refs[kBlock];
     const std::size_t stop = first_pending + pending * (k + 1) / chunks;
+    part.members.reserve(stop - (first_pending + pending * k / chunks));
+    part.category_of.reserve(part.members.capacity());
     for (std::size_t begin = first_pending + pending * k / chunks; begin < stop; begin += kBlock) {
       const std::size_t end = std::min(stop, begin + kBlock);
       std::size_t n = 0;
