@@ -231,12 +231,19 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
     const std::uint32_t i = loop.head(c);
     return Candidate{loop.Criterion(c, estimate), refs.submit[i], refs.job[i], refs.task[i]};
   };
-  LazyMaxHeap<Candidate, CandidateBetter> heap;
-  heap.Reserve(loop.category_count());
+  using Heap = LazyMaxHeap<Candidate, CandidateBetter>;
+  Heap heap;
   std::vector<double> estimate(loop.category_count());
-  for (std::uint32_t c = 0; c < loop.category_count(); ++c) {
-    estimate[c] = loop.EstimateTickets(c);
-    heap.PushUnordered(candidate(c, estimate[c]), c);
+  {
+    // The first estimates read only the running counts: every category at once.
+    std::vector<Heap::Entry> entries(loop.category_count());
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, loop.category_count(), 1024), [&](const auto& r) {
+      for (std::uint32_t c = r.begin(); c != r.end(); ++c) {
+        estimate[c] = loop.EstimateTickets(c);
+        entries[c] = {candidate(c, estimate[c]), c};
+      }
+    });
+    heap.AssignUnordered(std::move(entries));
   }
   heap.Build();
   auto fresh = [&](std::uint32_t c) {
@@ -247,9 +254,13 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
     const std::uint32_t winner = heap.Top(fresh).category;
     if (round + 1 == rounds) {
       // The last round's estimates are what the remaining heads keep.
-      for (const auto& e : heap.entries()) {
-        if (e.category != winner) refs.ftix[loop.head(e.category)] = loop.EstimateTickets(e.category);
-      }
+      const auto& entries = heap.entries();
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, entries.size(), 1024), [&](const auto& r) {
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+          const std::uint32_t c = entries[k].category;
+          if (c != winner) refs.ftix[loop.head(c)] = loop.EstimateTickets(c);
+        }
+      });
     }
     loop.Select(winner, estimate[winner]);
     if (loop.exhausted(winner)) {

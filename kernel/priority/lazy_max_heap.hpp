@@ -34,6 +34,8 @@ class LazyMaxHeap {
   }
   void Build() { std::make_heap(heap_.begin(), heap_.end(), Worse{better_}); }
   void PushUnordered(const Key& key, std::uint32_t category) { heap_.push_back({key, category}); }
+  // Takes entries filled elsewhere (in parallel, say); Build() orders them.
+  void AssignUnordered(std::vector<Entry> entries) { heap_ = std::move(entries); }
 
   // Returns the category whose current key is the best of all, re-keying stale
   // tops with `fresh(category)` until the top is current. The entry stays in the heap.
