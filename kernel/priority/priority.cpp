@@ -201,12 +201,17 @@ void OrderSingleTaskJobs(const Cluster& cluster, const JobTable& jobs, const Row
     }
   });
   tbb::parallel_sort(keys.begin(), keys.end());
-  result.order.reserve(capacity);
-  result.order.resize(keys.size());
+  // Each job's place in the order; the entries are then written walking the
+  // jobs in job-list order, so the reads are sequential and only writes scatter.
+  std::vector<std::uint32_t> place(keys.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i != range.end(); ++i) {
-      result.order[i] = entry_of(pending_rows[static_cast<std::uint32_t>(keys[i].low)]);
-    }
+    for (std::size_t i = range.begin(); i != range.end(); ++i) place[static_cast<std::uint32_t>(keys[i].low)] = i;
+  });
+  std::vector<SortKey128>().swap(keys);
+  result.order.reserve(capacity);
+  result.order.resize(place.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, place.size(), 16384), [&](const auto& range) {
+    for (std::size_t p = range.begin(); p != range.end(); ++p) result.order[place[p]] = entry_of(pending_rows[p]);
   });
 }
 
