@@ -221,9 +221,8 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   PriorityResult result;
   result.roles = ClassifyRows(jobs);
   const RowIndex index(jobs);
-  const JobListOrder job_list(jobs, index, mode);
   // Tickets first: their working columns are released before urgency's column exists.
-  result.tickets = ComputeTickets(cluster, jobs, index, job_list, result.roles, mode);
+  result.tickets = ComputeTickets(cluster, jobs, index, JobListOrder(jobs, index, mode), result.roles, mode);
   result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
                                                     : ComputeUrgencySerial(cluster, jobs, result.roles);
   const TicketResult& tickets = result.tickets;

@@ -5,9 +5,11 @@
 // each dispatchable job, in job-list order (job number, then task number).
 // The entity columns are copied from the job table so the policies read them
 // contiguously; the result columns are filled by the policies.
-// Invariants: while ComputeTickets runs, every column has size(); refs
-// [0, running) are running tasks. Afterwards only ftix, otix, stix and share
-// remain (ReleaseWorkingColumns).
+// Invariants: while ComputeTickets runs, every column has size() until it is
+// released: the entity columns and submit once no functional or override pass
+// is left (ReleaseEntityColumns), the rest when the tickets are final
+// (ReleaseWorkingColumns), after which only ftix, otix, stix and share remain.
+// Refs [0, running) are running tasks.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +61,15 @@ struct TicketRefs {
     tickets.resize(n);
   }
   void ClearResults(std::size_t i) { ftix[i] = otix[i] = stix[i] = tickets[i] = 0; }
+  // Frees what only the functional and override passes read: the entity
+  // columns, submission times and the jobs' override tickets.
+  void ReleaseEntityColumns() {
+    Column<UserId>().swap(user);
+    Column<ProjectId>().swap(project);
+    Column<UsersetId>().swap(department);
+    Column<std::uint32_t>().swap(submit);
+    Column<std::uint32_t>().swap(job_oticket);
+  }
   // Frees the identity, entity and working columns once the tickets are final;
   // the result columns (ftix, otix, stix, share) stay.
   void ReleaseWorkingColumns() {

@@ -194,10 +194,18 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
 
   // Pass A: pending tasks, policy by policy.
   if (refs.size() > refs.running) {
-    for (const auto& [policy, dependent] : PolicyOrder(config)) {
+    const std::vector<std::pair<TicketPolicy, bool>> policies = PolicyOrder(config);
+    for (std::size_t k = 0; k < policies.size(); ++k) {
+      const auto [policy, dependent] = policies[k];
       switch (policy) {
         case TicketPolicy::kShareTree:
           if (!share_tree_on) break;
+          // The share tree's ranking is the largest working set of the pass:
+          // columns no later pass reads are freed before it.
+          if (std::all_of(policies.begin() + static_cast<std::ptrdiff_t>(k) + 1, policies.end(),
+                          [](const auto& later) { return later.first == TicketPolicy::kShareTree; })) {
+            refs.ReleaseEntityColumns();
+          }
           if (mode == ExecutionMode::kParallel) {
             tree.PendingTickets(ref_node, share_total, dependent, refs);
           } else {
