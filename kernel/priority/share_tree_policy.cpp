@@ -158,25 +158,38 @@ ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
 
 std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, ExecutionMode mode) {
   std::vector<ShareNodeId> nodes(refs.size());
-  const std::size_t users = cluster_.entities.users.size();
-  const std::size_t columns = cluster_.entities.projects.size() + 1;  // the last: no project
-  constexpr std::size_t kDenseLimit = std::size_t{1} << 22;          // 16 MiB of table
-  if (mode == ExecutionMode::kSerial || nodes_.empty() || users * columns > kDenseLimit) {
+  if (mode == ExecutionMode::kSerial || nodes_.empty()) {
     for (std::size_t i = 0; i < refs.size(); ++i) nodes[i] = NodeFor(refs.user[i], refs.project[i]);
     return nodes;
   }
-  constexpr std::uint32_t kUnknown = ShareNodeId::kNoneValue - 1;  // no node index reaches it
-  std::vector<std::uint32_t> dense(users * columns, kUnknown);
+  // Each user's first few (project, node) answers, in a table small enough to
+  // stay in cache; other pairs go through NodeFor's own lookup.
+  constexpr std::size_t kPairs = 4;
+  constexpr std::uint32_t kFree = ProjectId::kNoneValue - 1;  // no project id reaches it
+  struct UserPairs {
+    std::uint32_t project[kPairs] = {kFree, kFree, kFree, kFree};
+    std::uint32_t node[kPairs] = {};
+  };
+  std::vector<UserPairs> known(cluster_.entities.users.size());
   for (std::size_t i = 0; i < refs.size(); ++i) {
     const UserId user = refs.user[i];
     const ProjectId project = refs.project[i];
-    if (!user.valid()) {
+    if (!user.valid() || user.index() >= known.size()) {
       nodes[i] = NodeFor(user, project);
       continue;
     }
-    std::uint32_t& known = dense[user.index() * columns + (project.valid() ? project.index() : columns - 1)];
-    if (known == kUnknown) known = NodeFor(user, project).value;
-    nodes[i] = ShareNodeId(known);
+    UserPairs& pairs = known[user.index()];
+    std::size_t k = 0;
+    while (k < kPairs && pairs.project[k] != project.value && pairs.project[k] != kFree) ++k;
+    if (k == kPairs) {
+      nodes[i] = NodeFor(user, project);
+    } else {
+      if (pairs.project[k] == kFree) {
+        pairs.project[k] = project.value;
+        pairs.node[k] = NodeFor(user, project).value;
+      }
+      nodes[i] = ShareNodeId(pairs.node[k]);
+    }
   }
   return nodes;
 }

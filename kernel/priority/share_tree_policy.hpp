@@ -40,8 +40,8 @@ class ShareTreeWorkspace {
   ShareNodeId NodeFor(UserId user, ProjectId project);
 
   // The node of every ref: NodeFor in ref order, so that temporary nodes are
-  // created in Grid Engine's order. Where users x (projects + 1) is small, a
-  // dense table answers the repeated pairs; `mode` kSerial always asks NodeFor.
+  // created in Grid Engine's order. A small per-user table answers the repeated
+  // pairs; `mode` kSerial always asks NodeFor.
   std::vector<ShareNodeId> NodesOf(const TicketRefs& refs, ExecutionMode mode);
 
   // Computes every node's combined usage. Call once, after all NodeFor calls.
