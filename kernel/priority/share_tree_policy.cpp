@@ -137,18 +137,19 @@ ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
       const std::uint32_t parent = nodes_[found].parent;
       if (parent != kNoNode) {
         // A temporary sibling of "default" named after the user (sge_set_job_refs).
-        auto [t, inserted] = temporary_.try_emplace({user.value, parent}, 0);
+        const std::uint64_t key = (std::uint64_t{user.value} << 32) | parent;
+        const auto [node, inserted] =
+            temporary_.TryEmplace(key, LookupHash{}(key), static_cast<std::uint32_t>(nodes_.size()));
+        found = node;
         if (inserted) {
           NodeState copy;
-          copy.shares = nodes_[found].shares;
+          copy.shares = nodes_[scope.default_node].shares;
           copy.parent = parent;
           copy.user = user;
           copy.is_temporary = true;
-          t->second = static_cast<std::uint32_t>(nodes_.size());
-          nodes_.push_back(copy);
-          nodes_[parent].children.push_back(t->second);
+          nodes_.push_back(std::move(copy));
+          nodes_[parent].children.push_back(found);
         }
-        found = t->second;
       }
     }
   }

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -110,7 +109,7 @@ class ShareTreeWorkspace {
   std::vector<NodeState> nodes_;  // node 0 is the root; temporary nodes are appended
   std::unordered_map<std::uint32_t, std::uint32_t> project_node_;  // project id -> reachable project node
   std::unordered_map<std::uint32_t, Scope> scopes_;               // by scope root node
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> temporary_;  // (user, parent) -> node
+  FlatIdMap<std::uint64_t, LookupHash> temporary_{UINT64_MAX};  // (user, parent) -> node
   // (user, project) -> node or kNoNode: one probe per task on the hot path.
   // The key of (no user, no project) marks free slots; NodeFor answers it directly.
   FlatIdMap<std::uint64_t, LookupHash> lookup_{UINT64_MAX};
