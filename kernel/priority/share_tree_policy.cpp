@@ -1,6 +1,7 @@
 #include "kernel/priority/share_tree_policy.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -180,16 +181,19 @@ std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, Exe
       continue;
     }
     UserPairs& pairs = known[user.index()];
-    std::size_t k = 0;
-    while (k < kPairs && pairs.project[k] != project.value && pairs.project[k] != kFree) ++k;
-    if (k == kPairs) {
-      nodes[i] = NodeFor(user, project);
-    } else {
+    unsigned match = 0;  // compared without branches: users' projects vary too much to predict
+    for (std::size_t k = 0; k < kPairs; ++k) match |= static_cast<unsigned>(pairs.project[k] == project.value) << k;
+    if (match != 0) {
+      nodes[i] = ShareNodeId(pairs.node[std::countr_zero(match)]);
+      continue;
+    }
+    nodes[i] = NodeFor(user, project);
+    for (std::size_t k = 0; k < kPairs; ++k) {
       if (pairs.project[k] == kFree) {
         pairs.project[k] = project.value;
-        pairs.node[k] = NodeFor(user, project).value;
+        pairs.node[k] = nodes[i].value;
+        break;
       }
-      nodes[i] = ShareNodeId(pairs.node[k]);
     }
   }
   return nodes;
