@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #include <tbb/task_group.h>
@@ -199,44 +200,55 @@ std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, Exe
   return nodes;
 }
 
-double ShareTreeWorkspace::NodeUsage(std::uint32_t n, ProjectId context) {
+void ShareTreeWorkspace::SelectRecords(std::uint32_t n, ProjectId context,
+                                       std::vector<const UsageRecord*>& records) const {
   const EntityTables& entities = cluster_.entities;
-  const SchedulerConfig& config = cluster_.config;
-  NodeState& node = nodes_[n];
-  const UsageRecord* record = nullptr;
-  bool project_node = false;
+  const NodeState& node = nodes_[n];
   if (node.children.empty()) {
     if (context.valid()) {
-      if (node.user.valid()) record = UserProjectUsage(entities.user(node.user), context);
+      if (node.user.valid()) records[n] = UserProjectUsage(entities.user(node.user), context);
     } else if (node.user.valid()) {
-      record = &entities.user(node.user).usage;
+      records[n] = &entities.user(node.user).usage;
     } else if (node.project.valid()) {
-      record = &entities.project(node.project).usage;
+      records[n] = &entities.project(node.project).usage;
     }
-  } else if (!context.valid() && node.project.valid()) {
-    project_node = true;
-    record = &entities.project(node.project).usage;
+    return;
+  }
+  if (!context.valid() && node.project.valid()) {  // a project node: its subtree is in its context
+    records[n] = &entities.project(node.project).usage;
     context = node.project;
   }
-  double usage = 0;
-  if (record != nullptr) {
-    double sum_of_weights = 0;
-    for (const UsageValue& w : config.usage_weight_list) sum_of_weights += w.value;
-    for (const UsageValue& v : DecayedUsage(*record, cluster_.now, config)) {
-      for (const UsageValue& w : config.usage_weight_list) {
-        if (w.name == v.name && sum_of_weights > 0) {
-          usage += v.value * (w.value / sum_of_weights);
-          break;
-        }
+  for (std::uint32_t c : node.children) SelectRecords(c, context, records);
+}
+
+ShareTreeWorkspace::OwnUsage ShareTreeWorkspace::RecordUsage(const UsageRecord& record) const {
+  const SchedulerConfig& config = cluster_.config;
+  double sum_of_weights = 0;
+  for (const UsageValue& w : config.usage_weight_list) sum_of_weights += w.value;
+  OwnUsage own;
+  for (const UsageValue& v : DecayedUsage(record, cluster_.now, config)) {
+    for (const UsageValue& w : config.usage_weight_list) {
+      if (w.name == v.name && sum_of_weights > 0) {
+        own.usage += v.value * (w.value / sum_of_weights);
+        break;
       }
-      if (v.name == "finished_jobs") node.finished_jobs += v.value;
     }
+    if (v.name == "finished_jobs") own.finished_jobs += v.value;
   }
+  return own;
+}
+
+double ShareTreeWorkspace::NodeUsage(std::uint32_t n, ProjectId context, const std::vector<OwnUsage>& own) {
+  NodeState& node = nodes_[n];
+  const bool project_node = !node.children.empty() && !context.valid() && node.project.valid();
+  if (project_node) context = node.project;
+  double usage = own[n].usage;
+  node.finished_jobs += own[n].finished_jobs;
   if (!node.children.empty()) {
     double child_usage = 0;
-    const std::vector<std::uint32_t> children = node.children;
-    for (std::uint32_t c : children) {
-      child_usage += NodeUsage(c, context);
+    for (std::size_t k = 0; k < nodes_[n].children.size(); ++k) {
+      const std::uint32_t c = nodes_[n].children[k];
+      child_usage += NodeUsage(c, context, own);
       if (!project_node) nodes_[n].finished_jobs += nodes_[c].finished_jobs;
     }
     if (!project_node) {
@@ -268,13 +280,28 @@ double ShareTreeWorkspace::NodeUsage(std::uint32_t n, ProjectId context) {
   return usage;
 }
 
-void ShareTreeWorkspace::ComputeUsage() {
+void ShareTreeWorkspace::ComputeUsage(ExecutionMode mode) {
   if (nodes_.empty()) return;
   for (NodeState& node : nodes_) {
     node.combined_usage = 0;
     node.finished_jobs = 0;
   }
-  NodeUsage(0, ProjectId::None());
+  // Each node's own record is decayed and weighted on its own (in parallel),
+  // then the tree sums them.
+  std::vector<const UsageRecord*> records(nodes_.size(), nullptr);
+  SelectRecords(0, ProjectId::None(), records);
+  std::vector<OwnUsage> own(nodes_.size());
+  auto weigh = [&](std::size_t n) {
+    if (records[n] != nullptr) own[n] = RecordUsage(*records[n]);
+  };
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes_.size(), 256), [&](const auto& r) {
+      for (std::size_t n = r.begin(); n != r.end(); ++n) weigh(n);
+    });
+  } else {
+    for (std::size_t n = 0; n < nodes_.size(); ++n) weigh(n);
+  }
+  NodeUsage(0, ProjectId::None(), own);
 }
 
 void ShareTreeWorkspace::Targets(std::uint32_t n) {

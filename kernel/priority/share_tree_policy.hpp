@@ -44,7 +44,8 @@ class ShareTreeWorkspace {
   std::vector<ShareNodeId> NodesOf(const TicketRefs& refs, ExecutionMode mode);
 
   // Computes every node's combined usage. Call once, after all NodeFor calls.
-  void ComputeUsage();
+  // Nodes' own records are weighed in parallel unless `mode` is kSerial.
+  void ComputeUsage(ExecutionMode mode);
 
   // Counts the refs on their nodes (running refs always, pending refs when
   // `with_pending`) and computes the targets of every active node.
@@ -100,7 +101,16 @@ class ShareTreeWorkspace {
     }
   };
   void BuildScope(std::uint32_t scope_root, Scope& scope) const;
-  double NodeUsage(std::uint32_t n, ProjectId context);
+  // A node's own usage (its decayed record, weighted) and finished jobs.
+  struct OwnUsage {
+    double usage = 0;
+    double finished_jobs = 0;
+  };
+  // The record each node's own usage comes from: a leaf's user (in its
+  // project's context below a project node), a project node's project.
+  void SelectRecords(std::uint32_t n, ProjectId context, std::vector<const UsageRecord*>& records) const;
+  OwnUsage RecordUsage(const UsageRecord& record) const;
+  double NodeUsage(std::uint32_t n, ProjectId context, const std::vector<OwnUsage>& own);
   void Targets(std::uint32_t n);
   template <bool kParallel>
   void Pending(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent, TicketRefs& refs) const;

@@ -182,7 +182,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   // "default" copies in Grid Engine's order), usage and targets.
   ShareTreeWorkspace tree(cluster);
   std::vector<ShareNodeId> ref_node = tree.NodesOf(refs, mode);
-  tree.ComputeUsage();
+  tree.ComputeUsage(mode);
   tree.ComputeTargets(refs, ref_node, /*with_pending=*/true, mode);
   const double share_total = config.weight_tickets_share;
   const bool share_tree_on = share_total > 0 && !tree.empty();
