@@ -6,6 +6,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include "kernel/priority/functional_policy.hpp"
 #include "kernel/priority/override_policy.hpp"
@@ -241,17 +242,27 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   // B; share = tix / sum over the pending (pass A) or running (pass B) tasks,
   // summed in job-list order.
   double max_tix = -1;
-  double pending_sum = 0, running_sum = 0;
   for (double tix : pass_a_running) max_tix = std::max(max_tix, tix);
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    const double tix = refs.Total(i);
-    max_tix = std::max(max_tix, tix);
-    (refs.queued(i) ? pending_sum : running_sum) += tix;
-  }
+  double pending_sum = 0, running_sum = 0;
+  for (std::size_t i = 0; i < refs.running; ++i) running_sum += refs.Total(i);
+  for (std::size_t i = refs.running; i < refs.size(); ++i) pending_sum += refs.Total(i);
   refs.share.resize(refs.size());
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    const double tix = refs.Total(i);
-    refs.share[i] = tix > 0 ? tix / (refs.queued(i) ? pending_sum : running_sum) : 0;
+  // The largest total and the shares do not depend on the order of the refs.
+  auto shares = [&](std::size_t begin, std::size_t end, double max) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double tix = refs.Total(i);
+      max = std::max(max, tix);
+      refs.share[i] = tix > 0 ? tix / (refs.queued(i) ? pending_sum : running_sum) : 0;
+    }
+    return max;
+  };
+  if (mode == ExecutionMode::kParallel) {
+    max_tix = tbb::parallel_reduce(
+        tbb::blocked_range<std::size_t>(0, refs.size(), 16384), max_tix,
+        [&](const auto& r, double max) { return shares(r.begin(), r.end(), max); },
+        [](double a, double b) { return std::max(a, b); });
+  } else {
+    max_tix = shares(0, refs.size(), max_tix);
   }
   result.max_tix = max_tix == -1 ? 0 : max_tix;
   return result;
