@@ -1,7 +1,10 @@
 // column.hpp
-// Column<T>: a std::vector whose resize() leaves new elements default-
-// initialised (uninitialised for trivial types), for large columns that are
-// written in full right after they are sized. Saves touching the memory twice.
+// Column<T>: a std::vector whose resize() leaves new elements uninitialised
+// when T is trivially copyable and trivially destructible (an implicit-lifetime
+// type, so its objects exist once the storage is allocated, even where T has
+// default member initialisers, like the typed ids), and default-initialised
+// otherwise. For large columns that are written in full right after they are
+// sized: the memory is touched once, by the writer (in parallel, say).
 #pragma once
 
 #include <memory>
@@ -21,7 +24,9 @@ struct DefaultInitAllocator : std::allocator<T> {
   };
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
+    if constexpr (!(std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>)) {
+      ::new (static_cast<void*>(p)) U;
+    }
   }
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {

@@ -38,7 +38,7 @@ struct TicketRefs {
   Column<double> otix;     // override tickets
   Column<double> stix;     // share-tree tickets
   Column<double> tickets;  // pending: tickets of the dependent policies computed so far
-  Column<double> share;  // tix / sum of tix over the running (or pending) tasks
+  Column<double> share;    // tix / sum of tix over the running (or pending) tasks
 
   std::size_t size() const { return ftix.size(); }
   bool queued(std::size_t i) const { return i >= running; }
