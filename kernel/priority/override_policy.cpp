@@ -81,6 +81,7 @@ class SharedLoop {
       : entities_(entities),
         counts_(counts),
         refs_(refs),
+        mode_(mode),
         categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent, mode)),
         heads_(categories_.categories.size()) {
     for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
@@ -89,29 +90,54 @@ class SharedLoop {
   std::size_t category_count() const { return heads_.size(); }
   bool exhausted(std::uint32_t c) const { return heads_[c] == categories_.categories[c].end; }
   std::uint32_t head(std::uint32_t c) const { return categories_.members[heads_[c]]; }
+  // calc_pjob_override_tickets_shared for the category's head. The default
+  // mode reads the category only: an entity without override tickets adds
+  // nothing, and one with them is the same for every member (it is part of the
+  // key). The serial twin evaluates the head task itself.
   Candidate Evaluate(std::uint32_t c) const {
     const std::uint32_t i = head(c);
-    return Candidate{PendingSharedEstimate(entities_, counts_, refs_, i), refs_.job[i], refs_.task[i]};
+    if (mode_ == ExecutionMode::kSerial) {
+      return Candidate{PendingSharedEstimate(entities_, counts_, refs_, i), refs_.job[i], refs_.task[i]};
+    }
+    const TicketCategory& cat = categories_.categories[c];
+    double tickets = 0;
+    if (cat.user.valid()) tickets += cat.user_value / (counts_.user[cat.user.index()] + 1);
+    if (cat.project.valid()) tickets += cat.project_value / (counts_.project[cat.project.index()] + 1);
+    if (cat.department.valid()) tickets += cat.department_value / (counts_.department[cat.department.index()] + 1);
+    tickets += cat.job_value;
+    return Candidate{tickets, refs_.job[i], refs_.task[i]};
   }
+  // The selected task counts as running for its entities. Only the counts of
+  // entities with override tickets are read in the loop, so the default mode
+  // raises only those (and Finish lowers them again).
   void Select(std::uint32_t c, double tickets) {
     const std::uint32_t i = head(c);
     ++heads_[c];
     refs_.otix[i] = tickets;
     refs_.tickets[i] += tickets;
-    counts_.Add(refs_, i, +1);
-    selected_.push_back(i);
+    Count(c, i, +1);
+    selected_.emplace_back(c, i);
   }
   void Finish() {
-    for (std::uint32_t i : selected_) counts_.Add(refs_, i, -1);
+    for (const auto& [c, i] : selected_) Count(c, i, -1);
   }
 
  private:
+  void Count(std::uint32_t c, std::uint32_t i, int delta) {
+    if (mode_ == ExecutionMode::kSerial) return counts_.Add(refs_, i, delta);
+    const TicketCategory& cat = categories_.categories[c];
+    if (cat.user.valid()) counts_.user[cat.user.index()] += delta;
+    if (cat.project.valid()) counts_.project[cat.project.index()] += delta;
+    if (cat.department.valid()) counts_.department[cat.department.index()] += delta;
+  }
+
   const EntityTables& entities_;
   EntityCounts& counts_;
   TicketRefs& refs_;
+  ExecutionMode mode_;
   TicketCategories categories_;
   std::vector<std::uint32_t> heads_;
-  std::vector<std::uint32_t> selected_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> selected_;  // (category, ref)
 };
 
 bool PendingNotShared(const SchedulerConfig& config, const EntityTables& entities, const EntityCounts& counts,
