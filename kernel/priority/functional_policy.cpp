@@ -59,6 +59,22 @@ TaskShares Pass1(const EntityTables& entities, const EntityCounts& counts, const
   return f;
 }
 
+// The winner's key: criterion, then earlier submission, lower job, lower task.
+struct Candidate {
+  double criterion;
+  Time submit;
+  JobNumber job;
+  TaskNumber task;
+};
+struct CandidateBetter {
+  bool operator()(const Candidate& a, const Candidate& b) const {
+    if (a.criterion != b.criterion) return a.criterion > b.criterion;
+    if (a.submit != b.submit) return a.submit < b.submit;
+    if (a.job != b.job) return a.job < b.job;
+    return a.task < b.task;
+  }
+};
+
 // The state of the pending loop: active counts and the pending sums, plus
 // everything the estimate of a category head needs.
 class PendingLoop {
@@ -73,8 +89,12 @@ class PendingLoop {
         refs_(refs),
         categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode)),
         weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
-        heads_(categories_.categories.size()) {
-    for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
+        heads_(categories_.categories.size()),
+        head_keys_(heads_.size()) {
+    for (std::size_t c = 0; c < heads_.size(); ++c) {
+      heads_[c] = categories_.categories[c].begin;
+      head_keys_[c] = KeyOf(head(static_cast<std::uint32_t>(c)));
+    }
   }
 
   std::size_t rounds() const {
@@ -117,13 +137,22 @@ class PendingLoop {
   double Criterion(std::uint32_t c, double estimate) const {
     return dependent_ ? estimate + refs_.tickets[head(c)] : estimate;
   }
+  // The head's key from a per-category copy of its identity and earlier
+  // tickets, so that re-keying a category reads one compact record.
+  Candidate HeadCandidate(std::uint32_t c, double estimate) const {
+    const HeadKey& h = head_keys_[c];
+    return Candidate{dependent_ ? estimate + h.tickets : estimate, h.submit, h.job, h.task};
+  }
 
   // Marks category c's head as running and gives it its real tickets; its
   // estimate passes to the category's next task (copy_ftickets).
   void Select(std::uint32_t c, double estimate) {
     const std::uint32_t i = head(c);
     ++heads_[c];
-    if (!exhausted(c)) refs_.ftix[head(c)] = estimate;
+    if (!exhausted(c)) {
+      refs_.ftix[head(c)] = estimate;
+      head_keys_[c] = KeyOf(head(c));
+    }
     counts_.Add(refs_, i, +1);
     const bool shared = config_.share_functional_shares;
     const TaskShares f = Pass1(entities_, counts_, refs_, i, shared, !shared, sums_);
@@ -167,24 +196,17 @@ class PendingLoop {
   TicketRefs& refs_;
   TicketCategories categories_;
   FunctionalWeights weights_;
-  std::vector<std::uint32_t> heads_;   // position of each category's head in members
-  std::vector<std::uint32_t> selected_;
-};
+  struct HeadKey {
+    double tickets;  // of the earlier policies
+    Time submit;
+    JobNumber job;
+    TaskNumber task;
+  };
+  HeadKey KeyOf(std::uint32_t i) const { return HeadKey{refs_.tickets[i], refs_.submit[i], refs_.job[i], refs_.task[i]}; }
 
-// The winner's key: criterion, then earlier submission, lower job, lower task.
-struct Candidate {
-  double criterion;
-  Time submit;
-  JobNumber job;
-  TaskNumber task;
-};
-struct CandidateBetter {
-  bool operator()(const Candidate& a, const Candidate& b) const {
-    if (a.criterion != b.criterion) return a.criterion > b.criterion;
-    if (a.submit != b.submit) return a.submit < b.submit;
-    if (a.job != b.job) return a.job < b.job;
-    return a.task < b.task;
-  }
+  std::vector<std::uint32_t> heads_;   // position of each category's head in members
+  std::vector<HeadKey> head_keys_;     // of each category's current head
+  std::vector<std::uint32_t> selected_;
 };
 
 }  // namespace
@@ -227,10 +249,7 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
   PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kParallel);
   const std::size_t rounds = loop.rounds();
   if (rounds == 0) return;
-  auto candidate = [&](std::uint32_t c, double estimate) {
-    const std::uint32_t i = loop.head(c);
-    return Candidate{loop.Criterion(c, estimate), refs.submit[i], refs.job[i], refs.task[i]};
-  };
+  auto candidate = [&](std::uint32_t c, double estimate) { return loop.HeadCandidate(c, estimate); };
   using Heap = LazyMaxHeap<Candidate, CandidateBetter>;
   Heap heap;
   std::vector<double> estimate(loop.category_count());
