@@ -78,11 +78,14 @@ struct JobView {
 };
 
 // What a job needs from one ledger entry: room for `amount` (per slot, once per
-// job, or once per container) and `debit` booked when it runs (the same, except
-// for the EXCL entries, where some demands only check and others only book).
+// job, once per host or once per container) and `debit` booked when it runs
+// (the same, except for the EXCL entries, where some demands only check and
+// others only book). A container is booked once however many of the job's
+// queue instances it holds: a host with two of them counts once.
 enum class DemandKind : std::uint8_t {
   kPerSlot,       // consumable YES
-  kPerJob,        // consumable JOB (and HOST): on the master only
+  kPerJob,        // consumable JOB: on the master's containers only (and globally)
+  kPerHost,       // consumable HOST: once on every host the job uses, on each of its queue instances, once globally
   kPerContainer,  // EXCL: on every container the job uses
 };
 struct Demand {
@@ -339,8 +342,10 @@ void Interval::ForEachDemand(ContainerRef c, const JobView& job, Visit visit) co
       amount = a.default_value;  // an unrequested consumable debits its default
     }
     if (amount == 0) continue;
-    const bool per_job = a.consumable == Consumable::kJob || a.consumable == Consumable::kHost;
-    visit(Demand{k, amount, amount, per_job ? DemandKind::kPerJob : DemandKind::kPerSlot});
+    const DemandKind kind = a.consumable == Consumable::kJob    ? DemandKind::kPerJob
+                            : a.consumable == Consumable::kHost ? DemandKind::kPerHost
+                                                                : DemandKind::kPerSlot;
+    visit(Demand{k, amount, amount, kind});
   }
 }
 

@@ -199,23 +199,29 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
   const bool now = state != UsageState::kReserving;
   std::uint32_t total = 0;
   for (const Grant& g : grants) total += g.slots;
-  auto debit = [&](ContainerRef c, std::uint32_t slots, bool master) {
+  // `master`: the container is the master's; `first`: the job has not used
+  // it before in this booking (a host can hold several of its queue instances).
+  auto debit = [&](ContainerRef c, std::uint32_t slots, bool master, bool first) {
     ForEachDemand(c, job, [&](const Demand& demand) {
       double amount = demand.debit * slots;
       if (demand.kind == DemandKind::kPerJob) amount = master ? demand.debit : 0;
-      if (demand.kind == DemandKind::kPerContainer) amount = demand.debit;
+      if (demand.kind == DemandKind::kPerHost || demand.kind == DemandKind::kPerContainer) {
+        amount = first ? demand.debit : 0;
+      }
       if (amount == 0) return;
       ledger_.Debit(demand.entry, amount, start, d, now);
       last_increase_known_[demand.entry] = 0;
       if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
     });
   };
-  if (pe.valid()) debit({ContainerLevel::kPe, pe.index()}, total, true);
-  debit({ContainerLevel::kGlobal, 0}, total, true);
+  if (pe.valid()) debit({ContainerLevel::kPe, pe.index()}, total, true, true);
+  debit({ContainerLevel::kGlobal, 0}, total, true, true);
   for (std::size_t g = 0; g < grants.size(); ++g) {
     const HostId host = instances_.host[grants[g].instance];
-    debit({ContainerLevel::kHost, host.index()}, grants[g].slots, g == 0);
-    debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0);
+    bool first_on_host = true;
+    for (std::size_t e = 0; e < g; ++e) first_on_host &= instances_.host[grants[e].instance] != host;
+    debit({ContainerLevel::kHost, host.index()}, grants[g].slots, g == 0, first_on_host);
+    debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0, true);
   }
 }
 

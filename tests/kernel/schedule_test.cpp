@@ -224,6 +224,52 @@ TEST(ScheduleTest, WildcardPeAndJobConsumables) {
   EXPECT_NE(out.find("pending 2.1 reason=resource:lic "), std::string::npos);  // the one license is taken
 }
 
+// HOST consumables are booked once on every host a job uses, however many
+// slots it has there, and once on each of its queue instances; JOB ones only
+// on the master's. Job 1 takes h1:4 and h2:2, so h2 has free slots left but
+// no scratch, and job 2 (sequential) cannot start anywhere.
+TEST(ScheduleTest, HostConsumablesAreBookedOnEveryHost) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0 0\n"
+      "scratch sc INT <= YES HOST 0 0\nlic l INT <= YES JOB 0 0\nend complex\n"
+      "begin sconf\nmax_reservation 5\nparams MONITOR=1,DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\ncomplex_values scratch=1,lic=1\nend exechost\n"
+      "begin exechost h2\ncomplex_values scratch=1,lic=1\nend exechost\n"
+      "begin pe mpi\nslots 8\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\npe_list mpi\nend queue\n"
+      "job 1 owner=u submit=900 pe_name=mpi pe_min=6 pe_max=6 l_hard=h_rt=100,scratch=1,lic=1\n"
+      "job 2 owner=u submit=901 l_hard=h_rt=100,scratch=1\n");
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 dur=100 slots=6 pe=mpi granted=all.q@h1:4,all.q@h2:2")) << out;
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:H:h1:scratch:1.000000"));  // once, not 4 times
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:H:h2:scratch:1.000000"));  // the slave host too
+  EXPECT_TRUE(Has(out, "sched 1:1:STARTING:1000:100:H:h1:lic:1.000000"));      // the master only
+  EXPECT_EQ(out.find("H:h2:lic"), std::string::npos);
+  EXPECT_NE(out.find("pending 2.1 reason=resource:scratch "), std::string::npos);
+}
+
+// A job holding two queue instances of one host books that host's HOST and
+// EXCL consumables once: a.q and b.q each give 2 slots of h1 to job 1.
+TEST(ScheduleTest, TwoQueueInstancesOnOneHostBookTheHostOnce) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0 0\n"
+      "scratch sc INT <= YES HOST 0 0\nexclusive excl BOOL EXCL YES YES 0 1000\nend complex\n"
+      "begin sconf\nmax_reservation 5\nparams MONITOR=1,DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\ncomplex_values scratch=1,exclusive=true\nend exechost\n"
+      "begin pe smp\nslots 8\nallocation_rule $pe_slots\nend pe\n"
+      "begin queue a.q\nhostlist h1\nslots 2\npe_list smp\nend queue\n"
+      "begin queue b.q\nhostlist h1\nslots 2\npe_list smp\nend queue\n"
+      "job 1 owner=u submit=900 pe_name=smp pe_min=4 pe_max=4 l_hard=h_rt=100,scratch=1,exclusive=true\n");
+  EXPECT_NE(out.find("start 1.1 at=1000 dur=100 slots=4 pe=smp granted="), std::string::npos) << out;
+  const std::string scratch = "sched 1:1:STARTING:1000:100:H:h1:scratch:1.000000";
+  const std::string exclusive = "sched 1:1:STARTING:1000:100:H:h1:exclusive:1.000000";
+  EXPECT_TRUE(Has(out, scratch));
+  EXPECT_TRUE(Has(out, exclusive));
+  EXPECT_EQ(out.find(scratch), out.rfind(scratch));
+  EXPECT_EQ(out.find(exclusive), out.rfind(exclusive));
+}
+
 // Held and dependent jobs are reported, not scheduled; suspended tasks keep
 // their slots and are booked as SUSPENDED.
 TEST(ScheduleTest, HeldDependentAndSuspendedJobs) {
