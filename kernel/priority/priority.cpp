@@ -215,6 +215,76 @@ void OrderSingleTaskJobs(const Cluster& cluster, const JobTable& jobs, const Row
   });
 }
 
+// The dispatch order of every pending task as one sort. Grid Engine takes the
+// best job's next task and ranks the job again by its following task; that
+// merge of the jobs' task sequences emits each task at its job's running worst
+// key (the lowest prio among the job's tasks up to it), so sorting the tasks by
+// that key, then by job and task, gives the same order. Each key carries the
+// task's position in job-list order in place of the job number. Returns false,
+// having done nothing, when the tasks do not fit 32-bit positions.
+bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
+                      const std::vector<PendingJob>& pending_jobs, PriorityResult& result, std::size_t extra) {
+  const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
+  std::vector<std::uint32_t> base(pending_jobs.size() + 1);  // each job's first task position
+  std::uint64_t total = 0;
+  for (std::size_t j = 0; j < pending_jobs.size(); ++j) {
+    base[j] = static_cast<std::uint32_t>(total);
+    total += pending_jobs[j].task_count;
+    if (total >= UINT32_MAX) return false;
+  }
+  base.back() = static_cast<std::uint32_t>(total);
+  auto task_first = [&](std::uint32_t flat) { return jobs.shards()[index.shard(flat)].task_first[index.row(flat)]; };
+  // Calls visit(k, entry) for the job's tasks in task order, as the merge's cursor walks them.
+  auto walk = [&](std::size_t j, auto&& visit) {
+    const PendingJob& job = pending_jobs[j];
+    std::uint32_t row_index = job.first_row_index;
+    std::uint32_t flat = pending_rows[row_index];
+    TaskNumber task = task_first(flat);
+    for (std::uint64_t k = 0;; ++k) {
+      visit(k, EntryFor(job, k, flat, task));
+      if (k + 1 == job.task_count) break;
+      const JobShard& shard = jobs.shards()[index.shard(flat)];
+      const std::uint32_t row = index.row(flat);
+      if (shard.task_last[row] - task >= shard.task_step[row]) {
+        task += shard.task_step[row];
+      } else {
+        flat = pending_rows[++row_index];
+        task = task_first(flat);
+      }
+    }
+  };
+  auto for_each_job = [&](auto&& f) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending_jobs.size(), 1024), [&](const auto& range) {
+      for (std::size_t j = range.begin(); j != range.end(); ++j) f(j);
+    });
+  };
+  std::vector<SortKey128> keys(total);
+  for_each_job([&](std::size_t j) {
+    // Submission time and POSIX priority are the same on every row of a job.
+    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
+    const JobShard& shard = jobs.shards()[index.shard(flat)];
+    const std::uint32_t row = index.row(flat);
+    const std::uint64_t submit = std::uint64_t{static_cast<std::uint32_t>(shard.submit[row])} << 32;
+    std::uint64_t worst = 0;
+    walk(j, [&](std::uint64_t k, const DispatchEntry& e) {
+      worst = std::max(worst, DescendingBits(result.Prio(cluster, shard.posix_priority[row], e)));
+      keys[base[j] + k] = {worst, submit | (base[j] + k)};
+    });
+  });
+  tbb::parallel_sort(keys.begin(), keys.end());
+  std::vector<std::uint32_t> place(keys.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
+    for (std::size_t i = range.begin(); i != range.end(); ++i) place[static_cast<std::uint32_t>(keys[i].low)] = i;
+  });
+  std::vector<SortKey128>().swap(keys);
+  result.order.reserve(place.size() + extra);
+  result.order.resize(place.size());
+  for_each_job([&](std::size_t j) {
+    walk(j, [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base[j] + k]] = e; });
+  });
+  return true;
+}
+
 }  // namespace
 
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
@@ -280,6 +350,10 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
         job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
       }
     }
+    const std::size_t extra = running.size() + rest.size();
+    if (mode == ExecutionMode::kParallel && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra)) {
+      pending_jobs.clear();  // the merge below has nothing to do
+    }
     // Each job's first task and its rank key, computed in job order (sequential reads).
     auto first_entry = [&](std::size_t j) {
       const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
@@ -306,7 +380,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
     auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
     std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
-    result.order.reserve(pending_jobs.size() + running.size() + rest.size());
+    if (!pending_jobs.empty()) result.order.reserve(pending_jobs.size() + extra);
     std::size_t next = 0;
     while (next < ranked.size() || !again.empty()) {
       MergeKey key;

@@ -1,8 +1,8 @@
 // The parallel priority pass against its serial twin and against itself with
 // one thread, on a generated population of 120,000 jobs with every policy
 // active (functional, share tree, override, urgency with waiting time and
-// deadlines, PE ranges, array jobs, running and held jobs), and on one without
-// array jobs.
+// deadlines, PE ranges, array jobs, running and held jobs), on one without
+// array jobs, and on one where only the first few tasks of a job have tickets.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -96,6 +96,28 @@ TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
   const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
   const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
   EXPECT_GT(parallel.dispatchable_tasks, 35000u);
+  ExpectIdentical(p.cluster, p.jobs, parallel, serial);
+}
+
+// With array jobs the parallel pass sorts all tasks by their job's running
+// worst key; the serial twin merges the jobs' task sequences. Three free slots
+// make L = 4, so later tasks of an array job keep the fourth one's values.
+TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTasks) {
+  PopulationSpec spec;
+  spec.seed = 9;
+  spec.pending_jobs = 30000;
+  spec.running_jobs = 97;
+  spec.users = 500;
+  spec.projects = 10;
+  spec.hosts = 10;
+  spec.slots_per_host = 10;
+  spec.array_fraction = 0.3;
+  spec.submit_in_job_order = false;
+  const Population p = GeneratePopulation(spec);
+  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  EXPECT_EQ(parallel.tickets.pending_task_limit, 4u);
+  EXPECT_GT(parallel.dispatchable_tasks, 60000u);
   ExpectIdentical(p.cluster, p.jobs, parallel, serial);
 }
 
