@@ -9,7 +9,6 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
 #include <tbb/parallel_sort.h>
 
 #include "kernel/priority/normalize.hpp"
@@ -163,56 +162,56 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
   return e;
 }
 
-// Whether every dispatchable row is a job of its own with one task.
-bool AllSingleTaskJobs(const JobTable& jobs, const RowIndex& index, const std::vector<std::uint32_t>& pending_rows) {
-  auto number = [&](std::uint32_t flat) { return jobs.shards()[index.shard(flat)].number[index.row(flat)]; };
-  return tbb::parallel_reduce(
-      tbb::blocked_range<std::size_t>(0, pending_rows.size(), 16384), true,
-      [&](const auto& range, bool all) {
-        for (std::size_t p = range.begin(); all && p != range.end(); ++p) {
-          const std::uint32_t flat = pending_rows[p];
-          all = jobs.shards()[index.shard(flat)].task_count(index.row(flat)) == 1 &&
-                (p == 0 || number(pending_rows[p - 1]) != number(flat));
-        }
-        return all;
-      },
-      [](bool a, bool b) { return a && b; });
-}
-
-// The dispatch order of single-task jobs: one sort by prio (descending), then
-// submission time and job number. Each key carries the job's index in
-// pending_rows, whose order is job-number order, in place of the number.
-void OrderSingleTaskJobs(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
-                         PriorityResult& result, std::size_t capacity) {
-  const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
-  const TicketResult& tickets = result.tickets;
-  auto entry_of = [&](std::uint32_t flat) {
-    return DispatchEntry{flat, jobs.shards()[index.shard(flat)].task_first[index.row(flat)],
-                         tickets.ref_count[flat] > 0 ? tickets.first_ref[flat] : kNoRef, true};
+// Groups the dispatchable rows (in job-list order) by job. Chunks of rows,
+// each starting at a job's first row, are counted and then filled in parallel
+// (one chunk, in order, for the serial twin).
+std::vector<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets,
+                                         ExecutionMode mode) {
+  const std::vector<std::uint32_t>& pending_rows = tickets.pending_rows;
+  const std::size_t n = pending_rows.size();
+  auto number = [&](std::size_t p) {
+    const std::uint32_t flat = pending_rows[p];
+    return jobs.shards()[index.shard(flat)].number[index.row(flat)];
   };
-  std::vector<SortKey128> keys(pending_rows.size());
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
-    for (std::size_t p = range.begin(); p != range.end(); ++p) {
+  auto starts_job = [&](std::size_t p) { return p == 0 || number(p - 1) != number(p); };
+  constexpr std::size_t kChunkRows = 16384;
+  std::vector<std::size_t> cut = {0};
+  if (mode == ExecutionMode::kParallel) {
+    for (std::size_t b = kChunkRows; b < n; b += kChunkRows) {
+      while (b < n && !starts_job(b)) ++b;
+      if (b < n) cut.push_back(b);
+    }
+  }
+  cut.push_back(n);
+  const std::size_t chunks = cut.size() - 1;
+  auto for_each_chunk = [&](auto&& f) {
+    if (mode == ExecutionMode::kParallel) {
+      tbb::parallel_for(std::size_t{0}, chunks, f);
+    } else {
+      for (std::size_t c = 0; c < chunks; ++c) f(c);
+    }
+  };
+  std::vector<std::uint32_t> first_job(chunks + 1, 0);
+  for_each_chunk([&](std::size_t c) {
+    for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p);
+  });
+  for (std::size_t c = 0; c < chunks; ++c) first_job[c + 1] += first_job[c];
+  std::vector<PendingJob> pending_jobs(first_job.back());
+  for_each_chunk([&](std::size_t c) {
+    std::uint32_t j = first_job[c];
+    for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) {
+      if (starts_job(p)) pending_jobs[j++] = {static_cast<std::uint32_t>(p), kNoRef, kNoRef, 0};
+      PendingJob& job = pending_jobs[j - 1];
       const std::uint32_t flat = pending_rows[p];
-      const JobShard& shard = jobs.shards()[index.shard(flat)];
-      const std::uint32_t row = index.row(flat);
-      const double prio = result.Prio(cluster, shard.posix_priority[row], entry_of(flat));
-      keys[p] = {DescendingBits(prio), (std::uint64_t{static_cast<std::uint32_t>(shard.submit[row])} << 32) | p};
+      job.task_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+          std::uint64_t{job.task_count} + jobs.shards()[index.shard(flat)].task_count(index.row(flat)), UINT32_MAX));
+      if (tickets.ref_count[flat] > 0) {
+        if (job.ref_begin == kNoRef) job.ref_begin = tickets.first_ref[flat];
+        job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
+      }
     }
   });
-  tbb::parallel_sort(keys.begin(), keys.end());
-  // Each job's place in the order; the entries are then written walking the
-  // jobs in job-list order, so the reads are sequential and only writes scatter.
-  std::vector<std::uint32_t> place(keys.size());
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i != range.end(); ++i) place[static_cast<std::uint32_t>(keys[i].low)] = i;
-  });
-  std::vector<SortKey128>().swap(keys);
-  result.order.reserve(capacity);
-  result.order.resize(place.size());
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, place.size(), 16384), [&](const auto& range) {
-    for (std::size_t p = range.begin(); p != range.end(); ++p) result.order[place[p]] = entry_of(pending_rows[p]);
-  });
+  return pending_jobs;
 }
 
 // The dispatch order of every pending task as one sort. Grid Engine takes the
@@ -329,30 +328,11 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     if (MergeBefore(b.first, a.first)) return false;
     return a.second.task < b.second.task;
   });
-  if (mode == ExecutionMode::kParallel && AllSingleTaskJobs(jobs, index, pending_rows)) {
-    OrderSingleTaskJobs(cluster, jobs, index, result, pending_rows.size() + running.size() + rest.size());
-  } else {
-    // Group the dispatchable rows (already in job-list order) by job.
-    std::vector<PendingJob> pending_jobs;
-    pending_jobs.reserve(pending_rows.size());
-    JobNumber previous = 0;
-    for (std::uint32_t p = 0; p < pending_rows.size(); ++p) {
-      const std::uint32_t flat = pending_rows[p];
-      const JobShard& shard = shard_of(flat);
-      const std::uint32_t row = index.row(flat);
-      if (p == 0 || shard.number[row] != previous) pending_jobs.push_back({p, kNoRef, kNoRef, 0});
-      previous = shard.number[row];
-      PendingJob& job = pending_jobs.back();
-      job.task_count = static_cast<std::uint32_t>(
-          std::min<std::uint64_t>(std::uint64_t{job.task_count} + shard.task_count(row), UINT32_MAX));
-      if (tickets.ref_count[flat] > 0) {
-        if (job.ref_begin == kNoRef) job.ref_begin = tickets.first_ref[flat];
-        job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
-      }
-    }
+  {
+    std::vector<PendingJob> pending_jobs = GroupPendingJobs(jobs, index, tickets, mode);
     const std::size_t extra = running.size() + rest.size();
     if (mode == ExecutionMode::kParallel && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra)) {
-      pending_jobs.clear();  // the merge below has nothing to do
+      std::vector<PendingJob>().swap(pending_jobs);  // the merge below has nothing to do
     }
     // Each job's first task and its rank key, computed in job order (sequential reads).
     auto first_entry = [&](std::size_t j) {
