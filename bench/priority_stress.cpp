@@ -1,6 +1,7 @@
 // priority_stress: one priority pass over a generated population, reporting
 // the time and the resident memory it costs per pending job.
-//   priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE]]
+//   priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE [ARRAY_FRACTION]]]
+// ARRAY_FRACTION (default 0) is the share of pending jobs that are array jobs of 2..20 tasks.
 // Memory per job = (peak resident set while the population is loaded and one
 // pass runs - resident set before the population existed) / JOBS, read from
 // /proc/self/status (VmHWM is reset through /proc/self/clear_refs). One size
@@ -33,7 +34,7 @@ void ResetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE]]\n");
+    std::fprintf(stderr, "usage: priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE [ARRAY_FRACTION]]]\n");
     return 1;
   }
   const std::size_t jobs = std::strtoull(argv[1], nullptr, 10);
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   spec.running_jobs = jobs / 100;
   spec.hosts = jobs / 1000 > 100 ? jobs / 1000 : 100;
   if (argc > 3) spec.max_functional_jobs_to_schedule = static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10));
+  if (argc > 4) spec.array_fraction = std::strtod(argv[4], nullptr);
   const schedk::Population p = schedk::GeneratePopulation(spec);
   const long loaded = StatusKb("VmRSS:");
   ResetPeak();
