@@ -8,7 +8,10 @@
 //
 // The dispatch order ranks each pending job by the prio of its next task, then
 // by submission time and job number; after a task of an array job is taken the
-// job is re-ranked by its following task (sgeee_resort_pending_jobs).
+// job is re-ranked by its following task (sgeee_resort_pending_jobs). That
+// merge emits every task at its job's running worst key (the lowest prio among
+// the job's tasks up to it), so the parallel pass sorts all tasks by that key;
+// the serial twin merges.
 //
 // Rows and values shown (schedk's choices where Grid Engine has no display):
 //   * dispatchable tasks come first, in dispatch order; then running and
