@@ -46,7 +46,9 @@ struct Breakpoint {
 
 class UtilizationDiagram {
  public:
-  static constexpr std::uint32_t kBlockCapacity = 64;
+  // 128 keeps most host and queue-instance diagrams in one block, where Max is one
+  // search and a short scan (the 10,000-host interval: 31 s against 41 s with 64).
+  static constexpr std::uint32_t kBlockCapacity = 128;
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
