@@ -184,20 +184,13 @@ std::vector<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& i
   }
   cut.push_back(n);
   const std::size_t chunks = cut.size() - 1;
-  auto for_each_chunk = [&](auto&& f) {
-    if (mode == ExecutionMode::kParallel) {
-      tbb::parallel_for(std::size_t{0}, chunks, f);
-    } else {
-      for (std::size_t c = 0; c < chunks; ++c) f(c);
-    }
-  };
   std::vector<std::uint32_t> first_job(chunks + 1, 0);
-  for_each_chunk([&](std::size_t c) {
+  ForEachIndex(mode, chunks, [&](std::size_t c) {
     for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p);
   });
   for (std::size_t c = 0; c < chunks; ++c) first_job[c + 1] += first_job[c];
   std::vector<PendingJob> pending_jobs(first_job.back());
-  for_each_chunk([&](std::size_t c) {
+  ForEachIndex(mode, chunks, [&](std::size_t c) {
     std::uint32_t j = first_job[c];
     for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) {
       if (starts_job(p)) pending_jobs[j++] = {static_cast<std::uint32_t>(p), kNoRef, kNoRef, 0};

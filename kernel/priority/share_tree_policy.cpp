@@ -466,14 +466,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
                                                refs.running + pending * (k + 1) / chunks};
   };
   std::vector<std::vector<std::uint32_t>> chunk_fill(chunks, std::vector<std::uint32_t>(n_nodes, 0));
-  auto for_each_chunk = [&](auto&& f) {
-    if constexpr (kParallel) {
-      tbb::parallel_for(std::size_t{0}, chunks, f);
-    } else {
-      for (std::size_t k = 0; k < chunks; ++k) f(k);
-    }
-  };
-  for_each_chunk([&](std::size_t k) {
+  constexpr ExecutionMode mode = kParallel ? ExecutionMode::kParallel : ExecutionMode::kSerial;
+  ForEachIndex(mode, chunks, [&](std::size_t k) {
     const auto [begin, end] = chunk_range(k);
     for (std::size_t i = begin; i < end; ++i) {
       if (ref_node[i].valid()) ++chunk_fill[k][pre[ref_node[i].index()]];
@@ -496,7 +490,7 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
   auto place_of = [&](std::size_t i) -> std::uint64_t { return places.empty() ? i : places[i - refs.running]; };
   std::vector<Entry> slots(bucket_start.back());
   if (slots.empty()) return;
-  for_each_chunk([&](std::size_t k) {
+  ForEachIndex(mode, chunks, [&](std::size_t k) {
     const auto [begin, end] = chunk_range(k);
     std::vector<std::uint32_t>& fill = chunk_fill[k];
     for (std::size_t i = begin; i < end; ++i) {

@@ -78,14 +78,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     std::vector<std::uint32_t> count;        // members per global category, later where they go
   };
   std::vector<Chunk> parts(chunks);
-  auto for_each_chunk = [&](auto&& f) {
-    if (mode == ExecutionMode::kParallel) {
-      tbb::parallel_for(std::size_t{0}, chunks, f);
-    } else {
-      for (std::size_t k = 0; k < chunks; ++k) f(k);
-    }
-  };
-  for_each_chunk([&](std::size_t k) {
+  ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);
     // Keys are computed a block ahead and their slots prefetched: the table does
@@ -134,7 +127,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     result.categories.resize(n_categories);
   }
   const std::size_t n_categories = result.categories.size();
-  for_each_chunk([&](std::size_t k) {
+  ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     part.count.assign(n_categories, 0);
     for (std::uint32_t& c : part.category_of) {
@@ -151,7 +144,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     start[c + 1] = at;
   }
   result.members.resize(start.back());
-  for_each_chunk([&](std::size_t k) {
+  ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     for (std::size_t m = 0; m < part.members.size(); ++m) result.members[part.count[part.category_of[m]]++] = part.members[m];
   });

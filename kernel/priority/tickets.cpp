@@ -1,7 +1,6 @@
 #include "kernel/priority/tickets.hpp"
 
 #include <algorithm>
-#include <tuple>
 #include <unordered_map>
 
 #include <tbb/blocked_range.h>
@@ -14,16 +13,6 @@
 
 namespace schedk {
 namespace {
-
-// Calls f(c) for every chunk of the order: in parallel, or in order for the serial twin.
-template <class F>
-void ForEachChunk(const JobListOrder& order, ExecutionMode mode, F f) {
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(std::size_t{0}, order.chunks(), f);
-  } else {
-    for (std::size_t c = 0; c < order.chunks(); ++c) f(c);
-  }
-}
 
 // Builds the refs: running tasks in job-list order, then each dispatchable
 // job's first L pending tasks. Chunks of the job-list order are counted, then
@@ -65,7 +54,7 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
     std::uint32_t running = 0, pending_rows = 0, pending_refs = 0;
   };
   std::vector<ChunkCounts> base(order.chunks() + 1);
-  ForEachChunk(order, mode, [&](std::size_t c) {
+  ForEachIndex(mode, order.chunks(), [&](std::size_t c) {
     ChunkCounts& counts = base[c + 1];
     walk(
         c, [&](std::uint32_t) { ++counts.running; },
@@ -110,7 +99,7 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
     result.first_ref[flat] = kNoRef;
     result.ref_count[flat] = 0;
   };
-  ForEachChunk(order, mode, [&](std::size_t c) {
+  ForEachIndex(mode, order.chunks(), [&](std::size_t c) {
     std::uint32_t running = base[c].running;
     std::uint32_t pending_row = base[c].pending_rows;
     std::uint32_t pending_ref = running_refs + base[c].pending_refs;

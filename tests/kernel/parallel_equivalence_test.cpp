@@ -28,6 +28,16 @@ void ExpectIdentical(const Cluster& c, const JobTable& jobs, const PriorityResul
   }
 }
 
+// Generates the population, runs the parallel pass and its serial twin, expects
+// identical results and returns the parallel one.
+PriorityResult ExpectTwinsAgree(const PopulationSpec& spec) {
+  const Population p = GeneratePopulation(spec);
+  PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  ExpectIdentical(p.cluster, p.jobs, parallel, serial);
+  return parallel;
+}
+
 class ParallelEquivalenceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -80,7 +90,7 @@ TEST_F(ParallelEquivalenceTest, EveryPolicyContributes) {
   EXPECT_GT(s, 10000);
 }
 
-// Without array jobs the parallel pass orders the jobs with one sort; the
+// Without array jobs every job is one task of the parallel pass's sort; the
 // serial twin still takes the general merge.
 TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
   PopulationSpec spec;
@@ -92,11 +102,7 @@ TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
   spec.hosts = 100;
   spec.array_fraction = 0;
   spec.submit_in_job_order = false;
-  const Population p = GeneratePopulation(spec);
-  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
-  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
-  EXPECT_GT(parallel.dispatchable_tasks, 35000u);
-  ExpectIdentical(p.cluster, p.jobs, parallel, serial);
+  EXPECT_GT(ExpectTwinsAgree(spec).dispatchable_tasks, 35000u);
 }
 
 // With array jobs the parallel pass sorts all tasks by their job's running
@@ -113,12 +119,9 @@ TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTask
   spec.slots_per_host = 10;
   spec.array_fraction = 0.3;
   spec.submit_in_job_order = false;
-  const Population p = GeneratePopulation(spec);
-  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
-  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  const PriorityResult parallel = ExpectTwinsAgree(spec);
   EXPECT_EQ(parallel.tickets.pending_task_limit, 4u);
   EXPECT_GT(parallel.dispatchable_tasks, 60000u);
-  ExpectIdentical(p.cluster, p.jobs, parallel, serial);
 }
 
 }  // namespace
