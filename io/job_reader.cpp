@@ -20,318 +20,45 @@
 namespace schedk::io {
 namespace {
 
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t kOpenRangeThreshold = 9999999;  // JSV writes 9999999 for "n-"
-// Every task of a job line becomes an output row, so a line may not name more
-// than this many (Grid Engine's own limit, max_aj_tasks, defaults to 75,000).
-constexpr std::uint64_t kMaxTasksPerLine = 10000000;
 
-// Names seen in one chunk, in order of first use, with the line of first use.
-class LocalNames {
- public:
-  std::uint32_t Intern(std::string_view name, int line) {
-    auto [it, inserted] = index_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
-    if (inserted) {
-      names_.push_back(name);
-      lines_.push_back(line);
-    }
-    return it->second;
-  }
-  // Interns a name whose bytes live in a temporary buffer.
-  std::uint32_t InternCopy(std::string_view name, int line, std::deque<std::string>& storage) {
-    if (auto it = index_.find(name); it != index_.end()) return it->second;
-    storage.emplace_back(name);
-    return Intern(storage.back(), line);
-  }
-  const std::vector<std::string_view>& names() const { return names_; }
-  const std::vector<int>& lines() const { return lines_; }
-
- private:
-  std::unordered_map<std::string_view, std::uint32_t> index_;
-  std::vector<std::string_view> names_;
-  std::vector<int> lines_;
-};
-
-struct ParsedJob {
-  int line = 0;
-  JobNumber number = 0;
-  TaskNumber first = 1, last = 1, step = 1;
-  bool task_range_given = false;
-  JobState state = JobState::kPending;
-  std::int16_t posix_priority = 0;
-  std::uint8_t flags = 0;
-  bool has_submit = false;
-  Time submit = 0;
-  std::uint32_t jobshare = 0;
-  std::uint32_t oticket = 0;
-  std::uint32_t owner = kNone, group = kNone, project = kNone, department = kNone, name = kNone;
-  std::uint32_t requests = kNone;
-  Time deadline = 0;
-  bool has_start = false;
-  Time start = 0;
-  Duration runtime = -1;
-  std::string_view granted, master, hold_jid;
-};
-
-struct ChunkResult {
-  std::vector<ParsedJob> jobs;
-  LocalNames owners, groups, projects, departments, job_names, requests;
-  std::deque<std::string> storage;  // unescaped quoted values and request keys
-  std::optional<Status> error;      // the chunk's first error
-};
-
-struct Token {
-  std::string_view key;
-  std::string_view value;
-};
-
-// Splits a job line into its tokens: the first two are "job" and the id, the
-// rest key=value with optional double-quoted values (\" and \\ escapes).
-std::optional<std::string> Tokenize(std::string_view line, std::vector<Token>& tokens,
-                                    std::deque<std::string>& storage) {
-  tokens.clear();
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    if (i == line.size()) break;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '=') ++i;
-    if (i == line.size() || line[i] != '=') {
-      if (tokens.size() >= 2) return "expected key=value, not '" + std::string(line.substr(start, i - start)) + "'";
-      tokens.push_back({line.substr(start, i - start), {}});
-      continue;
-    }
-    const std::string_view key = line.substr(start, i - start);
-    ++i;  // '='
-    if (i < line.size() && line[i] == '"') {
-      std::string value;
-      ++i;
-      bool closed = false;
-      while (i < line.size()) {
-        const char c = line[i++];
-        if (c == '\\' && i < line.size()) {
-          value.push_back(line[i++]);
-        } else if (c == '"') {
-          closed = true;
-          break;
-        } else {
-          value.push_back(c);
-        }
-      }
-      if (!closed) return "unterminated quoted value of '" + std::string(key) + "'";
-      if (i < line.size() && line[i] != ' ' && line[i] != '\t') {
-        return "text after the closing quote of '" + std::string(key) + "'";
-      }
-      storage.push_back(std::move(value));
-      tokens.push_back({key, storage.back()});
-    } else {
-      const std::size_t vstart = i;
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-      tokens.push_back({key, line.substr(vstart, i - vstart)});
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
-  const std::size_t dot = t.find('.');
-  auto number = ParseUnsigned(t.substr(0, dot));
-  if (!number || *number == 0 || *number > UINT32_MAX) return "malformed job id '" + std::string(t) + "'";
-  job.number = static_cast<JobNumber>(*number);
-  if (dot == std::string_view::npos) return std::nullopt;
-  job.task_range_given = true;
-  std::string_view range = t.substr(dot + 1);
-  const std::size_t dash = range.find('-');
-  const std::size_t colon = range.find(':');
-  auto first = ParseUnsigned(range.substr(0, std::min(dash, colon)));
-  std::optional<std::uint64_t> last = first, step = 1;
-  if (dash != std::string_view::npos) {
-    last = ParseUnsigned(range.substr(dash + 1, colon == std::string_view::npos ? colon : colon - dash - 1));
-  }
-  if (colon != std::string_view::npos) {
-    if (dash == std::string_view::npos || colon < dash) return "malformed task range '" + std::string(range) + "'";
-    step = ParseUnsigned(range.substr(colon + 1));
-  }
-  if (!first || !last || !step || *first == 0 || *last < *first || *step == 0 || *last > UINT32_MAX ||
-      *step > UINT32_MAX) {
-    return "malformed task range '" + std::string(range) + "' (expected first[-last[:step]] with 1 <= first <= last)";
-  }
-  if ((*last - *first) / *step + 1 > kMaxTasksPerLine) {
-    return "task range '" + std::string(range) + "' has more than " + std::to_string(kMaxTasksPerLine) +
-           " tasks (Grid Engine's max_aj_tasks limits array jobs too)";
-  }
-  job.first = static_cast<TaskNumber>(*first);
-  job.step = static_cast<TaskNumber>(*step);
-  // Normalise the last task onto the step grid, as Grid Engine's range lists do.
-  job.last = static_cast<TaskNumber>(*first + (*last - *first) / *step * *step);
-  return std::nullopt;
-}
-
-// The keys of a job record (protocol.md §1.2), in the order of kJobKeys.
-enum class JobKey : std::uint8_t {
-  kOwner, kGroup, kProject, kDepartment, kName,
-  kSubmit, kState, kPosixPriority, kReserve, kHardResources,
-  kSoftResources, kHardQueues, kSoftQueues, kPeName, kPeMin,
-  kPeMax, kHoldJid, kDeadline, kOverrideTickets, kJobShare,
-  kImmediate, kStart, kGranted, kMaster, kRuntime,
-};
-constexpr std::string_view kJobKeys[] = {
-    "owner",  "group",  "project", "department", "name",     "submit",  "state", "p",       "R",
-    "l_hard", "l_soft", "q_hard",  "q_soft",     "pe_name",  "pe_min",  "pe_max", "hold_jid", "dl",
-    "oticket", "js",    "now",     "start",      "granted",  "master",  "runtime"};
-static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kRuntime) + 1);
-static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
-
-// Parses one job line; returns an error text naming the key.
-std::optional<std::string> ParseJobLine(std::string_view line, int line_no, ChunkResult& chunk,
-                                        std::vector<Token>& tokens, std::string& request_key) {
-  if (auto e = Tokenize(line, tokens, chunk.storage)) return e;
-  if (tokens.size() < 2 || tokens[0].key != "job") return std::string("expected 'job <id> key=value ...'");
-  ParsedJob job;
-  job.line = line_no;
-  if (auto e = ParseJobId(tokens[1].key, job)) return e;
-  std::string_view l_hard, l_soft, q_hard, q_soft, pe_name, pe_min, pe_max;
-  bool has_pe_min = false, has_pe_max = false;
-  std::uint64_t seen = 0;
-  for (std::size_t t = 2; t < tokens.size(); ++t) {
-    const std::string_view key = tokens[t].key;
-    const std::string_view value = tokens[t].value;
-    std::size_t k = 0;
-    while (k < std::size(kJobKeys) && kJobKeys[k] != key) ++k;
-    if (k == std::size(kJobKeys)) return "unknown job key '" + std::string(key) + "'";
-    if (seen & (std::uint64_t{1} << k)) return "job key '" + std::string(key) + "' given twice";
-    seen |= std::uint64_t{1} << k;
-    auto bad = [&](const char* what) { return "job key '" + std::string(key) + "': " + what + ", not '" + std::string(value) + "'"; };
-    const JobKey which = static_cast<JobKey>(k);
-    switch (which) {
-      case JobKey::kOwner: job.owner = chunk.owners.Intern(value, line_no); break;
-      case JobKey::kGroup: job.group = chunk.groups.Intern(value, line_no); break;
-      case JobKey::kProject: if (!IsNone(value)) job.project = chunk.projects.Intern(value, line_no); break;
-      case JobKey::kDepartment: job.department = chunk.departments.Intern(value, line_no); break;
-      case JobKey::kName: job.name = chunk.job_names.Intern(value, line_no); break;
-      case JobKey::kSubmit: {
-        auto v = ParseTime(value);
-        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
-        job.submit = *v;
-        job.has_submit = true;
-        break;
-      }
-      case JobKey::kState:
-        if (value == "qw") job.state = JobState::kPending;
-        else if (value == "hqw") job.state = JobState::kHeld;
-        else if (value == "r") job.state = JobState::kRunning;
-        else if (value == "s") job.state = JobState::kSuspended;
-        else if (value == "Eqw") job.state = JobState::kError;
-        else return bad("expected qw, hqw, r, s or Eqw");
-        break;
-      case JobKey::kPosixPriority: {
-        auto v = ParseInteger(value);
-        if (!v || *v < -1023 || *v > 1024) return bad("expected a POSIX priority from -1023 to 1024");
-        job.posix_priority = static_cast<std::int16_t>(*v);
-        break;
-      }
-      case JobKey::kReserve:
-      case JobKey::kImmediate: {
-        auto v = ParseBool(value);
-        if (!v) return bad("expected y or n");
-        if (*v) job.flags |= which == JobKey::kReserve ? kJobReserve : kJobImmediate;
-        break;
-      }
-      case JobKey::kHardResources: l_hard = value; break;
-      case JobKey::kSoftResources: l_soft = value; break;
-      case JobKey::kHardQueues: q_hard = value; break;
-      case JobKey::kSoftQueues: q_soft = value; break;
-      case JobKey::kPeName: pe_name = value; break;
-      case JobKey::kPeMin: pe_min = value; has_pe_min = true; break;
-      case JobKey::kPeMax: pe_max = value; has_pe_max = true; break;
-      case JobKey::kHoldJid: job.hold_jid = value; break;
-      case JobKey::kDeadline: {
-        auto v = ParseTime(value);
-        if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
-        job.deadline = *v;
-        break;
-      }
-      case JobKey::kOverrideTickets:
-      case JobKey::kJobShare: {
-        auto v = ParseUnsigned(value);
-        if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
-        (which == JobKey::kOverrideTickets ? job.oticket : job.jobshare) = static_cast<std::uint32_t>(*v);
-        break;
-      }
-      case JobKey::kStart: {
-        auto v = ParseTime(value);
-        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
-        job.start = *v;
-        job.has_start = true;
-        break;
-      }
-      case JobKey::kGranted: job.granted = value; break;
-      case JobKey::kMaster: job.master = value; break;
-      case JobKey::kRuntime: {
-        auto v = ParseDuration(value);
-        if (!v) return bad("expected a duration (seconds or h:m:s)");
-        job.runtime = *v;
-        break;
-      }
-    }
-  }
-  if (job.owner == kNone) return std::string("job record has no owner= key");
-  if ((has_pe_min || has_pe_max) && pe_name.empty()) return std::string("pe_min/pe_max given without pe_name");
-  if (!pe_name.empty() && !has_pe_min) return std::string("pe_name given without pe_min");
-  const bool running = job.state == JobState::kRunning || job.state == JobState::kSuspended;
-  if (running) {
-    if (job.first != job.last) return std::string("a running or suspended record must name a single task");
-    if (!job.has_start) return std::string("a running or suspended job needs start=");
-    if (job.granted.empty()) return std::string("a running or suspended job needs granted=");
-  } else {
-    if (job.has_start || !job.granted.empty() || !job.master.empty()) {
-      return std::string("start=, granted= and master= are only for running and suspended jobs");
-    }
-  }
-  request_key.clear();
-  for (std::string_view part : {l_hard, l_soft, q_hard, q_soft, pe_name, pe_min, pe_max}) {
-    request_key.append(part);
-    request_key.push_back('\x1f');
-  }
-  job.requests = chunk.requests.InternCopy(request_key, line_no, chunk.storage);
-  chunk.jobs.push_back(job);
-  return std::nullopt;
-}
-
-void ParseChunk(const JobChunk& input, const std::string& source, ChunkResult& chunk) {
-  std::vector<Token> tokens;
-  std::string request_key;
+void ParseChunk(const JobChunk& input, const std::string& source, ParsedChunk& chunk) {
+  std::vector<JobToken> tokens;
+  std::deque<std::string> storage;  // joined continuation lines and unquoted values, per line
   LineCursor cursor(input.text, input.first_line - 1);
   std::string_view physical;
   while (cursor.NextPhysical(physical)) {
     const int start_line = cursor.line();
-    const std::string_view trimmed = Trim(cursor.Logical(physical, chunk.storage));
+    storage.clear();
+    const std::string_view trimmed = Trim(cursor.Logical(physical, storage));
     if (trimmed.empty() || trimmed.front() == '#') continue;
-    if (auto e = ParseJobLine(trimmed, start_line, chunk, tokens, request_key)) {
+    ParsedJob job;
+    if (auto e = ParseJobLine(trimmed, start_line, chunk.names, tokens, storage, job)) {
       chunk.error = Status::InvalidInput(source, start_line, *e);
       return;
     }
+    chunk.jobs.push_back(job);
   }
 }
 
-// Maps each chunk's local ids to global ids, keeping the earliest line of use.
+// Maps each name space's ids to the snapshot's ids, keeping the earliest line of use.
 struct GlobalNames {
-  std::vector<std::vector<std::uint32_t>> map;  // [chunk][local] -> global
+  std::vector<std::vector<std::uint32_t>> map;  // [name space][local] -> global
   std::vector<int> first_line;                  // [global]
 };
 
 template <class Intern>
-GlobalNames MergeNames(const std::vector<ChunkResult>& chunks, LocalNames ChunkResult::*field, Intern intern) {
+GlobalNames MergeNames(const std::vector<const JobNameSpace*>& spaces, JobNames JobNameSpace::*field, Intern intern) {
   GlobalNames out;
-  out.map.resize(chunks.size());
-  for (std::size_t c = 0; c < chunks.size(); ++c) {
-    const LocalNames& local = chunks[c].*field;
-    out.map[c].resize(local.names().size());
-    for (std::size_t i = 0; i < local.names().size(); ++i) {
-      const std::uint32_t g = intern(local.names()[i]);
+  out.map.resize(spaces.size());
+  for (std::size_t c = 0; c < spaces.size(); ++c) {
+    const JobNames& local = spaces[c]->*field;
+    out.map[c].resize(local.size());
+    for (std::uint32_t i = 0; i < local.size(); ++i) {
+      const std::uint32_t g = intern(local.Name(i));
       out.map[c][i] = g;
       if (out.first_line.size() <= g) out.first_line.resize(g + 1, std::numeric_limits<int>::max());
-      out.first_line[g] = std::min(out.first_line[g], local.lines()[i]);
+      out.first_line[g] = std::min(out.first_line[g], local.Line(i));
     }
   }
   return out;
@@ -342,19 +69,14 @@ class RequestParser {
   RequestParser(const ClusterBuilder& builder, const Snapshot& s) : builder_(builder), s_(s) {}
 
   std::optional<std::string> Parse(std::string_view key, RequestSet& out) const {
-    std::string_view parts[7];
-    for (int i = 0; i < 7; ++i) {
-      const std::size_t sep = key.find('\x1f');
-      parts[i] = key.substr(0, sep);
-      key.remove_prefix(sep + 1);
-    }
-    if (auto e = Resources(parts[0], "l_hard", out.hard)) return e;
-    if (auto e = Resources(parts[1], "l_soft", out.soft)) return e;
-    if (auto e = Queues(parts[2], "q_hard", out.queue_hard)) return e;
-    if (auto e = Queues(parts[3], "q_soft", out.queue_soft)) return e;
-    if (!parts[4].empty()) {
+    auto part = [&](RequestPart p) { return RequestKeyPart(key, p); };
+    if (auto e = Resources(part(RequestPart::kHard), "l_hard", out.hard)) return e;
+    if (auto e = Resources(part(RequestPart::kSoft), "l_soft", out.soft)) return e;
+    if (auto e = Queues(part(RequestPart::kQueueHard), "q_hard", out.queue_hard)) return e;
+    if (auto e = Queues(part(RequestPart::kQueueSoft), "q_soft", out.queue_soft)) return e;
+    if (!part(RequestPart::kPeName).empty()) {
       out.has_pe = true;
-      if (auto e = Pe(parts[4], parts[5], parts[6], out.pe)) return e;
+      if (auto e = Pe(part(RequestPart::kPeName), part(RequestPart::kPeMin), part(RequestPart::kPeMax), out.pe)) return e;
     }
     return std::nullopt;
   }
@@ -556,23 +278,34 @@ std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>
 
 }  // namespace
 
-Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& builder, Snapshot& s) {
-  std::vector<ChunkResult> results(chunks.size());
-  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) { ParseChunk(chunks[c], s.source, results[c]); });
-  for (const ChunkResult& r : results) {
-    if (r.error) return *r.error;  // chunks are in file order, so this is the earliest error
-  }
+std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, const std::string& source) {
+  std::vector<ParsedChunk> results(chunks.size());
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) { ParseChunk(chunks[c], source, results[c]); });
+  return results;
+}
+
+Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& s, bool check_rows) {
   Names& names = s.names;
   EntityTables& entities = s.cluster.entities;
+  // The distinct name spaces, and each source's.
+  std::vector<const JobNameSpace*> spaces;
+  std::vector<std::size_t> space_of(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    auto it = std::find(spaces.begin(), spaces.end(), sources[i].names);
+    space_of[i] = static_cast<std::size_t>(it - spaces.begin());
+    if (it == spaces.end()) spaces.push_back(sources[i].names);
+  }
 
-  auto owners = MergeNames(results, &ChunkResult::owners, [&](std::string_view n) { return names.users.Intern(n); });
-  auto groups = MergeNames(results, &ChunkResult::groups, [&](std::string_view n) { return names.groups.Intern(n); });
-  auto job_names = MergeNames(results, &ChunkResult::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
+  auto owners = MergeNames(spaces, &JobNameSpace::owners, [&](std::string_view n) { return names.users.Intern(n); });
+  auto groups = MergeNames(spaces, &JobNameSpace::groups, [&](std::string_view n) { return names.groups.Intern(n); });
+  auto job_names =
+      MergeNames(spaces, &JobNameSpace::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
   NameTable project_names, department_names;
-  auto projects = MergeNames(results, &ChunkResult::projects, [&](std::string_view n) { return project_names.Intern(n); });
-  auto departments = MergeNames(results, &ChunkResult::departments, [&](std::string_view n) { return department_names.Intern(n); });
+  auto projects = MergeNames(spaces, &JobNameSpace::projects, [&](std::string_view n) { return project_names.Intern(n); });
+  auto departments =
+      MergeNames(spaces, &JobNameSpace::departments, [&](std::string_view n) { return department_names.Intern(n); });
   NameTable request_keys;
-  auto requests = MergeNames(results, &ChunkResult::requests, [&](std::string_view n) { return request_keys.Intern(n); });
+  auto requests = MergeNames(spaces, &JobNameSpace::requests, [&](std::string_view n) { return request_keys.Intern(n); });
 
   // References to objects that must exist.
   std::vector<ProjectId> project_of(project_names.size());
@@ -618,18 +351,18 @@ Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& build
     for (GroupId group : u.groups) group_department.try_emplace(group.value, UsersetId(d));
   }
 
-  // Scatter rows into shards: count per (chunk, shard), then fill in parallel.
+  // Scatter rows into shards: count per (source, shard), then fill in parallel.
   JobTable& table = s.jobs;
   const std::size_t n_shards = table.shards().size();
-  std::vector<std::vector<std::uint32_t>> counts(results.size(), std::vector<std::uint32_t>(n_shards, 0));
-  tbb::parallel_for(std::size_t{0}, results.size(), [&](std::size_t c) {
-    for (const ParsedJob& j : results[c].jobs) ++counts[c][table.ShardOf(j.number)];
+  std::vector<std::vector<std::uint32_t>> counts(sources.size(), std::vector<std::uint32_t>(n_shards, 0));
+  tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t c) {
+    for (const ParsedJob& j : sources[c].jobs) ++counts[c][table.ShardOf(j.number)];
   });
-  std::vector<std::vector<std::uint32_t>> start(results.size(), std::vector<std::uint32_t>(n_shards, 0));
+  std::vector<std::vector<std::uint32_t>> start(sources.size(), std::vector<std::uint32_t>(n_shards, 0));
   s.job_lines.assign(n_shards, {});
   for (std::size_t sh = 0; sh < n_shards; ++sh) {
     std::uint32_t total = 0;
-    for (std::size_t c = 0; c < results.size(); ++c) {
+    for (std::size_t c = 0; c < sources.size(); ++c) {
       start[c][sh] = total;
       total += counts[c][sh];
     }
@@ -641,12 +374,14 @@ Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& build
   struct PendingExtras {
     std::uint32_t shard, row;
     const ParsedJob* job;
+    const JobNameSpace* names;
   };
   std::vector<PendingExtras> with_extras;
-  tbb::parallel_for(std::size_t{0}, results.size(), [&](std::size_t c) {
+  tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t c) {
+    const std::size_t space = space_of[c];
     std::vector<std::uint32_t> next = start[c];
     std::vector<PendingExtras> local_extras;
-    for (const ParsedJob& j : results[c].jobs) {
+    for (const ParsedJob& j : sources[c].jobs) {
       const std::uint32_t sh = table.ShardOf(j.number);
       const std::uint32_t r = next[sh]++;
       JobShard& shard = table.shards()[sh];
@@ -657,51 +392,54 @@ Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& build
       shard.state[r] = j.state;
       shard.posix_priority[r] = j.posix_priority;
       shard.flags[r] = j.flags;
-      const UserId owner(owners.map[c][j.owner]);
+      const UserId owner(owners.map[space][j.owner]);
       shard.owner[r] = owner;
-      shard.group[r] = j.group == kNone ? GroupId::None() : GroupId(groups.map[c][j.group]);
-      ProjectId project = j.project == kNone ? ProjectId::None() : project_of[projects.map[c][j.project]];
+      shard.group[r] = j.group == kNoName ? GroupId::None() : GroupId(groups.map[space][j.group]);
+      ProjectId project = j.project == kNoName ? ProjectId::None() : project_of[projects.map[space][j.project]];
       if (!project.valid()) project = entities.users[owner.index()].default_project;
       shard.project[r] = project;
       UsersetId department = entities.default_department;
-      if (j.department != kNone) {
-        department = department_of[departments.map[c][j.department]];
+      if (j.department != kNoName) {
+        department = department_of[departments.map[space][j.department]];
       } else if (auto u = user_department.find(owner.value); u != user_department.end()) {
         department = u->second;
-      } else if (auto g = j.group == kNone ? group_department.end() : group_department.find(shard.group[r].value);
+      } else if (auto g = j.group == kNoName ? group_department.end() : group_department.find(shard.group[r].value);
                  g != group_department.end()) {
         department = g->second;
       }
       shard.department[r] = department;
-      shard.name[r] = j.name == kNone ? JobNameId::None() : JobNameId(job_names.map[c][j.name]);
+      shard.name[r] = j.name == kNoName ? JobNameId::None() : JobNameId(job_names.map[space][j.name]);
       shard.submit[r] = j.has_submit ? j.submit : now;
       shard.jobshare[r] = j.jobshare;
       shard.override_tickets[r] = j.oticket;
-      shard.requests[r] = RequestSetId(requests.map[c][j.requests]);
+      shard.requests[r] = RequestSetId(requests.map[space][j.requests]);
       s.job_lines[sh][r] = j.line;
-      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || !j.hold_jid.empty()) {
-        local_extras.push_back({sh, r, &j});
+      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName) {
+        local_extras.push_back({sh, r, &j, sources[c].names});
       }
     }
     std::lock_guard<std::mutex> lock(extras_mutex);
     with_extras.insert(with_extras.end(), local_extras.begin(), local_extras.end());
   });
   // Extras (rare): resolved sequentially in line order, so the first error is the earliest.
-  std::sort(with_extras.begin(), with_extras.end(), [](const auto& a, const auto& b) { return a.job->line < b.job->line; });
+  std::sort(with_extras.begin(), with_extras.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.job->line, a.job->number, a.job->first) < std::tie(b.job->line, b.job->number, b.job->first);
+  });
   std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name;  // built on first name reference
   bool jobs_by_name_built = false;
   for (const PendingExtras& pe : with_extras) {
     const ParsedJob& j = *pe.job;
+    auto text = [&](std::uint32_t id) { return id == kNoName ? std::string_view() : pe.names->texts.Name(id); };
     JobShard& shard = table.shards()[pe.shard];
     JobExtras e;
     e.deadline = j.deadline;
     e.start = j.start;
     e.runtime = j.runtime;
-    if (!j.granted.empty()) {
-      if (auto err = ParseGranted(j.granted, s, e.granted)) return Status::InvalidInput(s.source, j.line, *err);
-      if (!j.master.empty()) {
+    if (j.granted != kNoName) {
+      if (auto err = ParseGranted(text(j.granted), s, e.granted)) return Status::InvalidInput(s.source, j.line, *err);
+      if (j.master != kNoName) {
         std::vector<GrantedSlots> master;
-        if (auto err = ParseGranted(std::string(j.master) + ":1", s, master)) {
+        if (auto err = ParseGranted(std::string(text(j.master)) + ":1", s, master)) {
           return Status::InvalidInput(s.source, j.line, "master: " + *err);
         }
         auto it = std::find_if(e.granted.begin(), e.granted.end(), [&](const GrantedSlots& g) {
@@ -713,7 +451,7 @@ Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& build
       const RequestSet& rs = table.requests(shard.requests[pe.row]);
       if (rs.has_pe) e.granted_pe = rs.pe.matching.front();
     }
-    for (std::string_view item : SplitList(j.hold_jid)) {
+    for (std::string_view item : SplitList(text(j.hold_jid))) {
       if (auto number = ParseUnsigned(item)) {
         if (*number == 0 || *number > UINT32_MAX) return Status::InvalidInput(s.source, j.line, "hold_jid: malformed job id '" + std::string(item) + "'");
         e.hold_jid.push_back(static_cast<JobNumber>(*number));
@@ -734,6 +472,7 @@ Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& build
     shard.extras_index[pe.row] = static_cast<std::uint32_t>(shard.extras.size());
     shard.extras.push_back(std::move(e));
   }
+  if (!check_rows) return Status::Ok();
   std::vector<std::optional<Status>> shard_errors(n_shards);
   tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
     shard_errors[sh] = CheckJobRows(table.shards()[sh], s.job_lines[sh], s.source);
@@ -744,6 +483,16 @@ Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& build
   }
   if (earliest) return *earliest;
   return Status::Ok();
+}
+
+Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& builder, Snapshot& s) {
+  const std::vector<ParsedChunk> parsed = ParseJobChunks(chunks, s.source);
+  for (const ParsedChunk& r : parsed) {
+    if (r.error) return *r.error;  // chunks are in file order, so this is the earliest error
+  }
+  std::vector<JobSource> sources;
+  for (const ParsedChunk& r : parsed) sources.push_back({&r.names, r.jobs});
+  return AddJobs(sources, builder, s, true);
 }
 
 }  // namespace schedk::io

@@ -1,18 +1,24 @@
 // job_reader.hpp
 // Reads the `job` records of a snapshot (protocol.md §1.2) into the kernel's
 // sharded JobTable. Job lines are independent, so chunks of them are parsed in
-// parallel, each with its own local name tables; the distinct names and
-// request combinations are then merged (sequentially, they are few), and the
-// rows are scattered into their shards in parallel. Errors carry file:line and
+// parallel (job_line.hpp), each with its own name space; AddJobs then merges
+// the distinct names and request combinations (sequentially, they are few),
+// resolves them against the cluster and scatters the rows into their shards in
+// parallel. The session's live job store hands its rows to AddJobs the same
+// way, one source per shard over one name space. Errors carry file:line and
 // the key; when several chunks fail, the earliest line is reported, so the
 // message does not depend on the thread count. Nothing is added to the
 // snapshot unless every job line is valid.
 #pragma once
 
+#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/cluster_builder.hpp"
+#include "io/job_line.hpp"
 #include "io/snapshot.hpp"
 #include "io/status.hpp"
 
@@ -24,6 +30,30 @@ struct JobChunk {
   int first_line = 0;
 };
 
+// One chunk's rows in line order, its names, and its first error.
+struct ParsedChunk {
+  std::vector<ParsedJob> jobs;
+  JobNameSpace names;
+  std::optional<Status> error;
+};
+
+// Parsed rows and the name space their ids point into.
+struct JobSource {
+  const JobNameSpace* names = nullptr;
+  std::span<const ParsedJob> jobs;
+};
+
+// Parses the chunks in parallel (syntax only); each result carries its own error.
+std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, const std::string& source);
+
+// Resolves the rows against the snapshot's cluster (projects, departments,
+// requests, granted queue instances, hold_jid) and fills its JobTable, which
+// must be empty. `check_rows`: also check that the rows of one job agree and
+// do not share a task (a caller that keeps them so may skip it).
+Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& snapshot,
+               bool check_rows);
+
+// ParseJobChunks, then AddJobs with every check.
 Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& builder, Snapshot& snapshot);
 
 }  // namespace schedk::io

@@ -1,0 +1,333 @@
+#include "io/job_line.hpp"
+
+#include "io/ge_value.hpp"
+
+namespace schedk::io {
+namespace {
+
+// The keys of a job record (protocol.md §1.2), in the order of kJobKeys; the
+// canonical record writes them in this order. `assumed` is schedk's own: a
+// session's start not yet confirmed by the master.
+enum class JobKey : std::uint8_t {
+  kOwner, kGroup, kProject, kDepartment, kName,
+  kSubmit, kState, kPosixPriority, kReserve, kImmediate,
+  kHardResources, kSoftResources, kHardQueues, kSoftQueues, kPeName,
+  kPeMin, kPeMax, kHoldJid, kDeadline, kOverrideTickets,
+  kJobShare, kStart, kGranted, kMaster, kRuntime,
+  kAssumed,
+};
+constexpr std::string_view kJobKeys[] = {
+    "owner",   "group",  "project", "department", "name",    "submit",  "state",  "p",        "R",
+    "now",     "l_hard", "l_soft",  "q_hard",     "q_soft",  "pe_name", "pe_min", "pe_max",   "hold_jid",
+    "dl",      "oticket", "js",     "start",      "granted", "master",  "runtime", "assumed"};
+static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kAssumed) + 1);
+static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
+
+constexpr std::uint64_t kMaxTasksPerLine = 10000000;  // see ParseJobId
+
+std::uint32_t InternText(JobNames& table, std::string_view value, int line) {
+  return value.empty() ? kNoName : table.Intern(value, line);
+}
+
+}  // namespace
+
+std::string_view RequestKeyPart(std::string_view key, RequestPart part) {
+  for (int i = 0; i < static_cast<int>(part); ++i) {
+    const std::size_t sep = key.find('\x1f');
+    key.remove_prefix(sep == std::string_view::npos ? key.size() : sep + 1);
+  }
+  return key.substr(0, key.find('\x1f'));
+}
+
+std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<JobToken>& tokens,
+                                          std::deque<std::string>& storage) {
+  tokens.clear();
+  bool keys_started = false;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) break;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '=') ++i;
+    if (i == line.size() || line[i] != '=') {
+      if (keys_started) return "expected key=value, not '" + std::string(line.substr(start, i - start)) + "'";
+      tokens.push_back({line.substr(start, i - start), {}, true});
+      continue;
+    }
+    keys_started = true;
+    const std::string_view key = line.substr(start, i - start);
+    ++i;  // '='
+    if (i < line.size() && line[i] == '"') {
+      std::string value;
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        const char c = line[i++];
+        if (c == '\\' && i < line.size()) {
+          value.push_back(line[i++]);
+        } else if (c == '"') {
+          closed = true;
+          break;
+        } else {
+          value.push_back(c);
+        }
+      }
+      if (!closed) return "unterminated quoted value of '" + std::string(key) + "'";
+      if (i < line.size() && line[i] != ' ' && line[i] != '\t') {
+        return "text after the closing quote of '" + std::string(key) + "'";
+      }
+      storage.push_back(std::move(value));
+      tokens.push_back({key, storage.back(), false});
+    } else {
+      const std::size_t vstart = i;
+      while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+      tokens.push_back({key, line.substr(vstart, i - vstart), false});
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
+  const std::size_t dot = t.find('.');
+  auto number = ParseUnsigned(t.substr(0, dot));
+  if (!number || *number == 0 || *number > UINT32_MAX) return "malformed job id '" + std::string(t) + "'";
+  job.number = static_cast<JobNumber>(*number);
+  job.first = job.last = job.step = 1;
+  job.task_range_given = false;
+  if (dot == std::string_view::npos) return std::nullopt;
+  job.task_range_given = true;
+  std::string_view range = t.substr(dot + 1);
+  const std::size_t dash = range.find('-');
+  const std::size_t colon = range.find(':');
+  auto first = ParseUnsigned(range.substr(0, std::min(dash, colon)));
+  std::optional<std::uint64_t> last = first, step = 1;
+  if (dash != std::string_view::npos) {
+    last = ParseUnsigned(range.substr(dash + 1, colon == std::string_view::npos ? colon : colon - dash - 1));
+  }
+  if (colon != std::string_view::npos) {
+    if (dash == std::string_view::npos || colon < dash) return "malformed task range '" + std::string(range) + "'";
+    step = ParseUnsigned(range.substr(colon + 1));
+  }
+  if (!first || !last || !step || *first == 0 || *last < *first || *step == 0 || *last > UINT32_MAX ||
+      *step > UINT32_MAX) {
+    return "malformed task range '" + std::string(range) + "' (expected first[-last[:step]] with 1 <= first <= last)";
+  }
+  // Every task of a job line becomes an output row, so a line may not name
+  // more than this many (Grid Engine's own limit, max_aj_tasks, defaults to 75,000).
+  if ((*last - *first) / *step + 1 > kMaxTasksPerLine) {
+    return "task range '" + std::string(range) + "' has more than " + std::to_string(kMaxTasksPerLine) +
+           " tasks (Grid Engine's max_aj_tasks limits array jobs too)";
+  }
+  job.first = static_cast<TaskNumber>(*first);
+  job.step = static_cast<TaskNumber>(*step);
+  // Normalise the last task onto the step grid, as Grid Engine's range lists do.
+  job.last = static_cast<TaskNumber>(*first + (*last - *first) / *step * *step);
+  if (job.first == job.last) job.step = 1;
+  return std::nullopt;
+}
+
+std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std::size_t first_key, int line_no,
+                                        JobNameSpace& names, ParsedJob& job) {
+  job.line = line_no;
+  std::string_view parts[kRequestParts];
+  bool has_pe_min = false, has_pe_max = false;
+  std::uint64_t seen = 0;
+  for (std::size_t t = first_key; t < tokens.size(); ++t) {
+    const std::string_view key = tokens[t].key;
+    const std::string_view value = tokens[t].value;
+    if (tokens[t].bare) return "expected key=value, not '" + std::string(key) + "'";
+    std::size_t k = 0;
+    while (k < std::size(kJobKeys) && kJobKeys[k] != key) ++k;
+    if (k == std::size(kJobKeys)) return "unknown job key '" + std::string(key) + "'";
+    if (seen & (std::uint64_t{1} << k)) return "job key '" + std::string(key) + "' given twice";
+    seen |= std::uint64_t{1} << k;
+    auto bad = [&](const char* what) {
+      return "job key '" + std::string(key) + "': " + what + ", not '" + std::string(value) + "'";
+    };
+    const JobKey which = static_cast<JobKey>(k);
+    switch (which) {
+      case JobKey::kOwner: job.owner = names.owners.Intern(value, line_no); break;
+      case JobKey::kGroup: job.group = names.groups.Intern(value, line_no); break;
+      case JobKey::kProject:
+        if (!IsNone(value)) job.project = names.projects.Intern(value, line_no);
+        break;
+      case JobKey::kDepartment: job.department = names.departments.Intern(value, line_no); break;
+      case JobKey::kName: job.name = names.job_names.Intern(value, line_no); break;
+      case JobKey::kSubmit: {
+        auto v = ParseTime(value);
+        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
+        job.submit = *v;
+        job.has_submit = true;
+        break;
+      }
+      case JobKey::kState:
+        if (value == "qw") job.state = JobState::kPending;
+        else if (value == "hqw") job.state = JobState::kHeld;
+        else if (value == "r") job.state = JobState::kRunning;
+        else if (value == "s") job.state = JobState::kSuspended;
+        else if (value == "Eqw") job.state = JobState::kError;
+        else return bad("expected qw, hqw, r, s or Eqw");
+        break;
+      case JobKey::kPosixPriority: {
+        auto v = ParseInteger(value);
+        if (!v || *v < -1023 || *v > 1024) return bad("expected a POSIX priority from -1023 to 1024");
+        job.posix_priority = static_cast<std::int16_t>(*v);
+        break;
+      }
+      case JobKey::kReserve:
+      case JobKey::kImmediate:
+      case JobKey::kAssumed: {
+        auto v = ParseBool(value);
+        if (!v) return bad("expected y or n");
+        if (which == JobKey::kAssumed) job.assumed = *v;
+        else if (*v) job.flags |= which == JobKey::kReserve ? kJobReserve : kJobImmediate;
+        break;
+      }
+      case JobKey::kHardResources: parts[0] = value; break;
+      case JobKey::kSoftResources: parts[1] = value; break;
+      case JobKey::kHardQueues: parts[2] = value; break;
+      case JobKey::kSoftQueues: parts[3] = value; break;
+      case JobKey::kPeName: parts[4] = value; break;
+      case JobKey::kPeMin: parts[5] = value; has_pe_min = true; break;
+      case JobKey::kPeMax: parts[6] = value; has_pe_max = true; break;
+      case JobKey::kHoldJid: job.hold_jid = InternText(names.texts, value, line_no); break;
+      case JobKey::kDeadline: {
+        auto v = ParseTime(value);
+        if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
+        job.deadline = *v;
+        break;
+      }
+      case JobKey::kOverrideTickets:
+      case JobKey::kJobShare: {
+        auto v = ParseUnsigned(value);
+        if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
+        (which == JobKey::kOverrideTickets ? job.oticket : job.jobshare) = static_cast<std::uint32_t>(*v);
+        break;
+      }
+      case JobKey::kStart: {
+        auto v = ParseTime(value);
+        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
+        job.start = *v;
+        job.has_start = true;
+        break;
+      }
+      case JobKey::kGranted: job.granted = InternText(names.texts, value, line_no); break;
+      case JobKey::kMaster: job.master = InternText(names.texts, value, line_no); break;
+      case JobKey::kRuntime: {
+        auto v = ParseDuration(value);
+        if (!v) return bad("expected a duration (seconds or h:m:s)");
+        job.runtime = *v;
+        break;
+      }
+    }
+  }
+  if (job.owner == kNoName) return std::string("job record has no owner= key");
+  if ((has_pe_min || has_pe_max) && parts[4].empty()) return std::string("pe_min/pe_max given without pe_name");
+  if (!parts[4].empty() && !has_pe_min) return std::string("pe_name given without pe_min");
+  if (job.running()) {
+    if (job.first != job.last) return std::string("a running or suspended record must name a single task");
+    if (!job.has_start) return std::string("a running or suspended job needs start=");
+    if (job.granted == kNoName) return std::string("a running or suspended job needs granted=");
+  } else {
+    if (job.has_start || job.granted != kNoName || job.master != kNoName) {
+      return std::string("start=, granted= and master= are only for running and suspended jobs");
+    }
+    if (job.assumed) return std::string("assumed= is only for running jobs");
+  }
+  std::string request_key;
+  for (int i = 0; i < kRequestParts; ++i) {
+    request_key.append(parts[i]);
+    if (i + 1 < kRequestParts) request_key.push_back('\x1f');
+  }
+  job.requests = names.requests.Intern(request_key, line_no);
+  return std::nullopt;
+}
+
+std::optional<std::string> ParseJobLine(std::string_view line, int line_no, JobNameSpace& names,
+                                        std::vector<JobToken>& tokens, std::deque<std::string>& storage,
+                                        ParsedJob& job) {
+  if (auto e = TokenizeRecord(line, tokens, storage)) return e;
+  if (tokens.size() < 2 || tokens[0].key != "job" || !tokens[1].bare) {
+    return std::string("expected 'job <id> key=value ...'");
+  }
+  if (tokens.size() > 2 && tokens[2].bare) return "expected key=value, not '" + std::string(tokens[2].key) + "'";
+  if (auto e = ParseJobId(tokens[1].key, job)) return e;
+  return ParseJobKeys(tokens, 2, line_no, names, job);
+}
+
+std::string JobIdText(const ParsedJob& job) {
+  std::string id = std::to_string(job.number);
+  if (!job.task_range_given) return id;
+  id += '.';
+  id += std::to_string(job.first);
+  if (job.last != job.first) {
+    id += '-';
+    id += std::to_string(job.last);
+    if (job.step != 1) {
+      id += ':';
+      id += std::to_string(job.step);
+    }
+  }
+  return id;
+}
+
+void AppendKeyValue(std::string& out, std::string_view key, std::string_view value) {
+  out += ' ';
+  out += key;
+  out += '=';
+  if (value.find_first_of(" \t\"\\") == std::string_view::npos) {
+    out += value;
+    return;
+  }
+  out += '"';
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
+void RenderJobLine(const ParsedJob& job, const JobNameSpace& names, std::string& out) {
+  out += "job ";
+  out += JobIdText(job);
+  auto name = [&](std::string_view key, const JobNames& table, std::uint32_t id) {
+    if (id != kNoName) AppendKeyValue(out, key, table.Name(id));
+  };
+  auto number = [&](std::string_view key, long long v) { AppendKeyValue(out, key, std::to_string(v)); };
+  name("owner", names.owners, job.owner);
+  name("group", names.groups, job.group);
+  name("project", names.projects, job.project);
+  name("department", names.departments, job.department);
+  name("name", names.job_names, job.name);
+  if (job.has_submit) number("submit", job.submit);
+  switch (job.state) {
+    case JobState::kPending: break;
+    case JobState::kHeld: AppendKeyValue(out, "state", "hqw"); break;
+    case JobState::kRunning: AppendKeyValue(out, "state", "r"); break;
+    case JobState::kSuspended: AppendKeyValue(out, "state", "s"); break;
+    case JobState::kError: AppendKeyValue(out, "state", "Eqw"); break;
+  }
+  if (job.posix_priority != 0) number("p", job.posix_priority);
+  if (job.flags & kJobReserve) AppendKeyValue(out, "R", "y");
+  if (job.flags & kJobImmediate) AppendKeyValue(out, "now", "y");
+  if (job.requests != kNoName) {
+    const std::string_view key = names.requests.Name(job.requests);
+    constexpr std::string_view kPartKeys[kRequestParts] = {"l_hard", "l_soft", "q_hard", "q_soft",
+                                                           "pe_name", "pe_min", "pe_max"};
+    for (int i = 0; i < kRequestParts; ++i) {
+      const std::string_view part = RequestKeyPart(key, static_cast<RequestPart>(i));
+      if (!part.empty()) AppendKeyValue(out, kPartKeys[i], part);
+    }
+  }
+  name("hold_jid", names.texts, job.hold_jid);
+  if (job.deadline != 0) number("dl", job.deadline);
+  if (job.oticket != 0) number("oticket", job.oticket);
+  if (job.jobshare != 0) number("js", job.jobshare);
+  if (job.has_start) number("start", job.start);
+  name("granted", names.texts, job.granted);
+  name("master", names.texts, job.master);
+  if (job.runtime >= 0) number("runtime", job.runtime);
+  if (job.assumed) AppendKeyValue(out, "assumed", "y");
+}
+
+}  // namespace schedk::io

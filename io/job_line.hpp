@@ -1,0 +1,135 @@
+// job_line.hpp
+// One `job` record (protocol.md §1.2) parsed without looking at the cluster:
+// a ParsedJob holds the record's numbers and flags, and ids for its names and
+// texts in a JobNameSpace. The snapshot reader parses chunks of lines in
+// parallel, each with its own name space; the session's live job store keeps
+// one name space for the whole session. RenderJobLine writes the canonical
+// record back: parsing it gives the same ParsedJob.
+// Invariants: a JobNames id stays valid and names the same string for the
+// life of its table (tables only grow); a ParsedJob's ids index the name space
+// it was parsed with.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/model/job_table.hpp"
+
+namespace schedk::io {
+
+inline constexpr std::uint32_t kNoName = std::numeric_limits<std::uint32_t>::max();
+
+// Names in order of first use, each with the line of its first use. Owns its strings.
+class JobNames {
+ public:
+  JobNames() = default;
+  JobNames(const JobNames&) = delete;  // the index holds views of the storage
+  JobNames& operator=(const JobNames&) = delete;
+  JobNames(JobNames&&) = default;  // a moved deque keeps its elements in place
+  JobNames& operator=(JobNames&&) = default;
+
+  std::uint32_t Intern(std::string_view name, int line) {
+    if (auto it = index_.find(name); it != index_.end()) return it->second;
+    storage_.emplace_back(name);
+    const auto id = static_cast<std::uint32_t>(names_.size());
+    names_.push_back(storage_.back());
+    lines_.push_back(line);
+    index_.emplace(storage_.back(), id);
+    return id;
+  }
+  std::optional<std::uint32_t> Find(std::string_view name) const {
+    if (auto it = index_.find(name); it != index_.end()) return it->second;
+    return std::nullopt;
+  }
+  std::string_view Name(std::uint32_t id) const { return names_[id]; }
+  int Line(std::uint32_t id) const { return lines_[id]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  std::deque<std::string> storage_;
+  std::vector<std::string_view> names_;
+  std::vector<int> lines_;
+  std::unordered_map<std::string_view, std::uint32_t> index_;
+};
+
+// The tables a ParsedJob's ids point into. `requests` holds request keys: the
+// texts of l_hard, l_soft, q_hard, q_soft, pe_name, pe_min and pe_max joined
+// by '\x1f' (RequestKeyPart splits them again); `texts` holds the granted,
+// master and hold_jid values.
+struct JobNameSpace {
+  JobNames owners, groups, projects, departments, job_names, requests, texts;
+};
+
+enum class RequestPart : std::uint8_t { kHard, kSoft, kQueueHard, kQueueSoft, kPeName, kPeMin, kPeMax };
+inline constexpr int kRequestParts = 7;
+std::string_view RequestKeyPart(std::string_view key, RequestPart part);
+
+struct ParsedJob {
+  int line = 0;
+  JobNumber number = 0;
+  TaskNumber first = 1, last = 1, step = 1;
+  bool task_range_given = false;
+  JobState state = JobState::kPending;
+  std::int16_t posix_priority = 0;
+  std::uint8_t flags = 0;  // JobFlags
+  bool has_submit = false;
+  bool has_start = false;
+  bool assumed = false;  // session: a start the master has not confirmed yet (key assumed=y)
+  Time submit = 0;
+  std::uint32_t jobshare = 0;
+  std::uint32_t oticket = 0;
+  std::uint32_t owner = kNoName, group = kNoName, project = kNoName, department = kNoName, name = kNoName;
+  std::uint32_t requests = kNoName;
+  Time deadline = 0;
+  Time start = 0;
+  Duration runtime = -1;
+  std::uint32_t granted = kNoName, master = kNoName, hold_jid = kNoName;  // in `texts`
+
+  std::uint32_t task_count() const { return (last - first) / step + 1; }
+  bool running() const { return state == JobState::kRunning || state == JobState::kSuspended; }
+};
+
+// A key=value token of a record; the first tokens of a line may be bare words.
+struct JobToken {
+  std::string_view key;
+  std::string_view value;
+  bool bare = false;  // no '=': a word such as "job" or the id
+};
+
+// Splits a line into tokens: bare words first, then key=value with optional
+// double-quoted values (\" and \\ escapes; unescaped text goes to `storage`).
+std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<JobToken>& tokens,
+                                          std::deque<std::string>& storage);
+
+// Parses a job id `n[.first[-last[:step]]]` into number and task range.
+std::optional<std::string> ParseJobId(std::string_view text, ParsedJob& job);
+
+// Parses the key=value tokens of one job record (after "job <id>") into `job`,
+// interning its names into `names`; returns what is wrong, naming the key.
+// Checks the record on its own (owner given, PE keys together, running rows
+// with one task, start and granted), not against the cluster.
+std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std::size_t first_key, int line_no,
+                                        JobNameSpace& names, ParsedJob& job);
+
+// Parses a whole `job <id> key=value ...` line.
+std::optional<std::string> ParseJobLine(std::string_view line, int line_no, JobNameSpace& names,
+                                        std::vector<JobToken>& tokens, std::deque<std::string>& storage,
+                                        ParsedJob& job);
+
+// The id as written in records: "n", or "n.first[-last[:step]]" for a task range.
+std::string JobIdText(const ParsedJob& job);
+
+// Appends the canonical record `job <id> key=value ...` (no newline): keys in
+// protocol order, values quoted where they need it, defaults left out.
+void RenderJobLine(const ParsedJob& job, const JobNameSpace& names, std::string& out);
+
+// Appends `key=value` with the value quoted when it holds blanks, quotes or backslashes.
+void AppendKeyValue(std::string& out, std::string_view key, std::string_view value);
+
+}  // namespace schedk::io
