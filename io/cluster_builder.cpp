@@ -905,7 +905,6 @@ Status ClusterBuilder::Build() {
   for (const ObjectBlock& b : s_.blocks) {
     if (b.kind == "complex") complex_block = &b;
     if (b.kind == "sconf") sconf_block = &b;
-    if (b.kind == "sharetree") share_tree_block_ = &b;
   }
   if (Status st = BuildComplex(complex_block); !st.ok()) return st;
   // Names of every object first, so references resolve whatever the block order.
@@ -993,6 +992,15 @@ Status ClusterBuilder::ApplyLoad(const std::vector<LoadLine>& loads) {
   return Status::Ok();
 }
 
+Status ClusterBuilder::ApplyHostStates(const std::vector<HostStateLine>& states) {
+  for (const HostStateLine& l : states) {
+    auto h = s_.names.hosts.Find(l.host);
+    if (!h) return Error(l.line, "hoststate: unknown host '" + l.host + "'");
+    s_.cluster.hosts[*h].down = l.down;
+  }
+  return Status::Ok();
+}
+
 Status ClusterBuilder::ParseUsage(int line, std::string_view text, UsageRecord& out) const {
   for (std::string_view item : SplitList(text)) {
     const std::size_t eq = item.find('=');
@@ -1047,8 +1055,9 @@ Status ClusterBuilder::FinishUsers(const std::vector<UsageLine>& usage) {
 }
 
 Status ClusterBuilder::BuildShareTree() {
-  if (share_tree_block_ == nullptr) return Status::Ok();
-  const ObjectBlock& block = *share_tree_block_;
+  auto stree = std::find_if(s_.blocks.begin(), s_.blocks.end(), [](const ObjectBlock& b) { return b.kind == "sharetree"; });
+  if (stree == s_.blocks.end()) return Status::Ok();
+  const ObjectBlock& block = *stree;
   struct Stanza {
     int line = 0;
     std::optional<std::uint64_t> id;

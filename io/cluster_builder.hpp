@@ -6,8 +6,10 @@
 // queues with per-host overrides, and the share tree. Attributes left out take
 // Grid Engine's template defaults; unknown attributes are kept with a warning;
 // a malformed value is an error naming file, line and attribute.
-// Usage: AddBlock() for each block in file order, then Build(), then (after the
-// jobs are read, so every job owner exists) FinishUsers() and BuildShareTree().
+// Usage: the blocks in snapshot.blocks in file order, then Build(), then (after
+// the jobs are read, so every job owner exists) FinishUsers() and
+// BuildShareTree(), possibly on a copy of the built snapshot with a builder of
+// its own (the builder keeps no state of its own between the steps).
 #pragma once
 
 #include <optional>
@@ -33,6 +35,11 @@ struct LoadLine {
   std::string host;
   std::string values;
 };
+struct HostStateLine {
+  int line = 0;
+  std::string host;
+  bool down = false;
+};
 
 class ClusterBuilder {
  public:
@@ -42,6 +49,8 @@ class ClusterBuilder {
   Status Build();
   // Applies `load` records (after Build).
   Status ApplyLoad(const std::vector<LoadLine>& loads);
+  // Applies `hoststate <host> up|down` records (after Build).
+  Status ApplyHostStates(const std::vector<HostStateLine>& states);
   // Creates user objects for job owners and usage records, applies usage (after the jobs are read).
   Status FinishUsers(const std::vector<UsageLine>& usage);
   // Resolves the share tree's node names (after FinishUsers).
@@ -74,7 +83,6 @@ class ClusterBuilder {
   Status ParseUsage(int line, std::string_view text, UsageRecord& out) const;
 
   Snapshot& s_;
-  const ObjectBlock* share_tree_block_ = nullptr;
   std::vector<std::string> unknown_params_;  // sconf params keys without meaning, warned about
 };
 

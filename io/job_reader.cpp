@@ -485,14 +485,4 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
   return Status::Ok();
 }
 
-Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& builder, Snapshot& s) {
-  const std::vector<ParsedChunk> parsed = ParseJobChunks(chunks, s.source);
-  for (const ParsedChunk& r : parsed) {
-    if (r.error) return *r.error;  // chunks are in file order, so this is the earliest error
-  }
-  std::vector<JobSource> sources;
-  for (const ParsedChunk& r : parsed) sources.push_back({&r.names, r.jobs});
-  return AddJobs(sources, builder, s, true);
-}
-
 }  // namespace schedk::io

@@ -53,7 +53,4 @@ std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, con
 Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& snapshot,
                bool check_rows);
 
-// ParseJobChunks, then AddJobs with every check.
-Status ReadJobs(const std::vector<JobChunk>& chunks, const ClusterBuilder& builder, Snapshot& snapshot);
-
 }  // namespace schedk::io

@@ -173,7 +173,7 @@ std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, c
     case PendingReason::kResource: return "not enough " + ComplexName(s, d.object) + " free now";
     case PendingReason::kQueue: return "no instance of queue " + s.names.queues.Name(d.object) + " fits";
     case PendingReason::kPe: return "parallel environment " + s.names.pes.Name(d.object) + " has too few free slots";
-    case PendingReason::kLoadThreshold: return "the queue instances that fit are in load alarm";
+    case PendingReason::kLoadThreshold: return "the queue instances that fit are in load alarm or on hosts that are down";
     case PendingReason::kUserLimit: return "the user has maxujobs jobs running";
     case PendingReason::kReservationBlocked:
       return "it would fit now, but reservations of higher-priority jobs block it";

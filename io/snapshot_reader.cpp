@@ -49,6 +49,7 @@ class StructureReader {
   std::vector<JobChunk>& chunks() { return chunks_; }
   std::vector<UsageLine>& usage() { return usage_; }
   std::vector<LoadLine>& loads() { return loads_; }
+  std::vector<HostStateLine>& host_states() { return host_states_; }
   bool has_now() const { return has_now_; }
 
  private:
@@ -72,6 +73,7 @@ class StructureReader {
   int run_lines_ = 0;
   std::vector<UsageLine> usage_;
   std::vector<LoadLine> loads_;
+  std::vector<HostStateLine> host_states_;
   bool has_now_ = false;
 };
 
@@ -112,10 +114,17 @@ Status StructureReader::Record(std::string_view line, int line_no) {
       }
     }
     usage_.push_back(std::move(u));
+  } else if (word == "hoststate") {
+    const auto [host, state] = FirstWord(rest);
+    if (host.empty() || (state != "up" && state != "down")) {
+      return Error(line_no, "hoststate: expected 'hoststate <host> up|down'");
+    }
+    host_states_.push_back({line_no, std::string(host), state == "down"});
   } else if (word == "end") {
     return Error(line_no, "'end' without a matching 'begin'");
   } else {
-    return Error(line_no, "unknown record '" + std::string(word) + "' (expected begin, now, load, usage or job)");
+    return Error(line_no, "unknown record '" + std::string(word) +
+                              "' (expected begin, now, load, usage, hoststate or job)");
   }
   return Status::Ok();
 }
@@ -195,8 +204,9 @@ Status StructureReader::Read() {
 
 }  // namespace
 
-Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source) {
-  Snapshot s;
+Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string& source) {
+  SnapshotParts parts;
+  Snapshot& s = parts.snapshot;
   s.source = source == "-" ? "<stdin>" : source;
   StructureReader structure(text, s);
   if (Status st = structure.Read(); !st.ok()) return st;
@@ -204,10 +214,32 @@ Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source) 
   ClusterBuilder builder(s);
   if (Status st = builder.Build(); !st.ok()) return st;
   if (Status st = builder.ApplyLoad(structure.loads()); !st.ok()) return st;
-  if (Status st = ReadJobs(structure.chunks(), builder, s); !st.ok()) return st;
-  if (Status st = builder.FinishUsers(structure.usage()); !st.ok()) return st;
-  if (Status st = builder.BuildShareTree(); !st.ok()) return st;
-  return s;
+  if (Status st = builder.ApplyHostStates(structure.host_states()); !st.ok()) return st;
+  parts.job_chunks = std::move(structure.chunks());
+  parts.usage = std::move(structure.usage());
+  return parts;
+}
+
+Status CompleteSnapshot(Snapshot& s, const std::vector<JobSource>& jobs, const std::vector<UsageLine>& usage,
+                        bool check_rows) {
+  ClusterBuilder builder(s);
+  if (Status st = AddJobs(jobs, builder, s, check_rows); !st.ok()) return st;
+  if (Status st = builder.FinishUsers(usage); !st.ok()) return st;
+  return builder.BuildShareTree();
+}
+
+Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source) {
+  auto parts = ReadSnapshotParts(text, source);
+  if (!parts.ok()) return parts.status();
+  Snapshot& s = parts->snapshot;
+  const std::vector<ParsedChunk> parsed = ParseJobChunks(parts->job_chunks, s.source);
+  for (const ParsedChunk& r : parsed) {
+    if (r.error) return *r.error;  // chunks are in file order, so this is the earliest error
+  }
+  std::vector<JobSource> sources;
+  for (const ParsedChunk& r : parsed) sources.push_back({&r.names, r.jobs});
+  if (Status st = CompleteSnapshot(s, sources, parts->usage, true); !st.ok()) return st;
+  return std::move(s);
 }
 
 Result<std::string> ReadWholeFile(const std::string& path) {

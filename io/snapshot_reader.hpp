@@ -9,12 +9,30 @@
 #include <string>
 #include <string_view>
 
+#include "io/cluster_builder.hpp"
+#include "io/job_reader.hpp"
 #include "io/snapshot.hpp"
 #include "io/status.hpp"
 
 namespace schedk::io {
 
+// A snapshot read up to its jobs: the cluster built from the blocks with the
+// load and hoststate records applied, the job lines set aside (views into the
+// text), and the usage records (applied once the job owners are known).
+struct SnapshotParts {
+  Snapshot snapshot;
+  std::vector<JobChunk> job_chunks;
+  std::vector<UsageLine> usage;
+};
+Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string& source);
+
+// Adds parsed job rows to a snapshot built by ReadSnapshotParts (or a copy of
+// one), then the users they name, the usage records and the share tree.
+Status CompleteSnapshot(Snapshot& snapshot, const std::vector<JobSource>& jobs, const std::vector<UsageLine>& usage,
+                        bool check_rows);
+
 // Parses snapshot text; `source` names it in messages ("-" reads as "<stdin>").
+// ReadSnapshotParts, ParseJobChunks, then CompleteSnapshot with every check.
 Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source);
 
 // Reads a file, or standard input for "-".

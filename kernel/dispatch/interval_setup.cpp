@@ -61,6 +61,9 @@ void Interval::SetHostLoad(HostId host) {
 
 bool Interval::InAlarm(std::uint32_t i) const {
   const HostId host = instances_.host[i];
+  // A host the master reports down is out like a queue instance in alarm:
+  // nothing starts or is reserved there (Grid Engine's unknown state).
+  if (cluster_.hosts[host.index()].down) return true;
   for (const ComplexValue& threshold : *instances_.load_thresholds[i]) {
     const ComplexAttribute& a = complexes_[threshold.complex];
     if (IsNumeric(a.type)) {

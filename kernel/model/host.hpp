@@ -25,6 +25,7 @@ struct ExecHost {
   std::vector<ProjectId> projects;
   std::vector<ProjectId> xprojects;
   bool declared = false;  // false: named only by a queue's hostlist or a record
+  bool down = false;      // the master says the host is down: its queue instances take no jobs
 };
 
 struct GlobalHost {
