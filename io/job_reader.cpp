@@ -284,6 +284,43 @@ std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, con
   return results;
 }
 
+std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& s) {
+  RequestSet set;
+  return RequestParser(builder, s).Parse(key, set);
+}
+
+std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameSpace& names, const Snapshot& s) {
+  if (j.project != kNoName && !s.names.projects.Find(names.projects.Name(j.project))) {
+    return "job key 'project': unknown project '" + std::string(names.projects.Name(j.project)) + "'";
+  }
+  if (j.department != kNoName) {
+    auto id = s.names.usersets.Find(names.departments.Name(j.department));
+    if (!id || !s.cluster.entities.usersets[*id].is_department) {
+      return "job key 'department': unknown department '" + std::string(names.departments.Name(j.department)) + "'";
+    }
+  }
+  if (j.granted != kNoName) {
+    std::vector<GrantedSlots> granted;
+    if (auto e = ParseGranted(names.texts.Name(j.granted), s, granted)) return e;
+    if (j.master != kNoName) {
+      std::vector<GrantedSlots> master;
+      if (auto e = ParseGranted(std::string(names.texts.Name(j.master)) + ":1", s, master)) return "master: " + *e;
+      if (std::none_of(granted.begin(), granted.end(), [&](const GrantedSlots& g) {
+            return g.queue == master[0].queue && g.host == master[0].host;
+          })) {
+        return std::string("master: not one of the granted queue instances");
+      }
+    }
+  }
+  if (j.hold_jid != kNoName) {
+    for (std::string_view item : SplitList(names.texts.Name(j.hold_jid))) {
+      auto number = ParseUnsigned(item);
+      if (number && (*number == 0 || *number > UINT32_MAX)) return "hold_jid: malformed job id '" + std::string(item) + "'";
+    }
+  }
+  return std::nullopt;
+}
+
 Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& s, bool check_rows) {
   Names& names = s.names;
   EntityTables& entities = s.cluster.entities;

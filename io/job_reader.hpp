@@ -46,6 +46,14 @@ struct JobSource {
 // Parses the chunks in parallel (syntax only); each result carries its own error.
 std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, const std::string& source);
 
+// Checks a request key (JobNameSpace::requests) against the snapshot's
+// cluster: what AddJobs would report for the first row using it.
+std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& snapshot);
+
+// Checks one row's other references (project, department, granted queue
+// instances and master, numeric hold_jid ids) as AddJobs resolves them.
+std::optional<std::string> CheckJobReferences(const ParsedJob& job, const JobNameSpace& names, const Snapshot& snapshot);
+
 // Resolves the rows against the snapshot's cluster (projects, departments,
 // requests, granted queue instances, hold_jid) and fills its JobTable, which
 // must be empty. `check_rows`: also check that the rows of one job agree and

@@ -1,5 +1,6 @@
 #include "io/priority_writer.hpp"
 
+#include "io/job_line.hpp"
 #include "io/json_text.hpp"
 
 #include <charconv>
@@ -102,6 +103,32 @@ void AppendJsonRow(std::string& out, const RowText& r, const TaskPriority& v) {
   out += "}\n";
 }
 
+// protocol.md §3's `prio` rows: the same keys as JSON Lines, as key=value.
+void AppendKeyValueRow(std::string& out, const RowText& r, const TaskPriority& v) {
+  auto number = [&](const char* name, double value) {
+    out += ' ';
+    out += name;
+    out += '=';
+    AppendJsonNumber(out, value);
+  };
+  out += "job=" + std::to_string(r.job) + " task=" + std::to_string(r.task);
+  for (const auto& [name, value] : {std::pair<const char*, double>{"prio", v.prio}, {"nurg", v.nurg},
+                                    {"npprior", v.npprior}, {"ntckts", v.ntckts}, {"urg", v.urg},
+                                    {"rrcontr", v.rrcontr}, {"wtcontr", v.wtcontr}, {"dlcontr", v.dlcontr}}) {
+    number(name, value);
+  }
+  out += " ppri=" + std::to_string(r.ppri);
+  for (const auto& [name, value] : {std::pair<const char*, double>{"tckts", v.tckts}, {"ovrts", v.ovrts},
+                                    {"otckt", v.otckt}, {"ftckt", v.ftckt}, {"stckt", v.stckt}, {"share", v.share}}) {
+    number(name, value);
+  }
+  AppendKeyValue(out, "user", *r.user);
+  AppendKeyValue(out, "project", r.project ? std::string_view(*r.project) : std::string_view("NONE"));
+  AppendKeyValue(out, "department", *r.department);
+  AppendKeyValue(out, "state", r.state);
+  out += '\n';
+}
+
 }  // namespace
 
 bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
@@ -136,8 +163,11 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
                         &snapshot.names.usersets.Name(shard.department[r].index()),
                         StateOf(shard.state[r], result.roles[e.row])};
       const TaskPriority v = result.Values(snapshot.cluster, jobs, index, e);
-      if (format == PriorityFormat::kTable) AppendTableRow(out, row, v);
-      else AppendJsonRow(out, row, v);
+      switch (format) {
+        case PriorityFormat::kTable: AppendTableRow(out, row, v); break;
+        case PriorityFormat::kJsonl: AppendJsonRow(out, row, v); break;
+        case PriorityFormat::kKeyValue: AppendKeyValueRow(out, row, v); break;
+      }
     }
   };
   // A batch of blocks is formatted in parallel, then handed over in order, so

@@ -17,7 +17,9 @@
 
 namespace schedk::io {
 
-enum class PriorityFormat { kTable, kJsonl };
+// kKeyValue: one line per row, `job=<n> task=<n> prio=<v> ...` with the JSON
+// Lines keys and numbers (a project of none is NONE): the session's `prio` rows.
+enum class PriorityFormat { kTable, kJsonl, kKeyValue };
 
 // Hands the formatted output (header included for the table) to `sink` piece
 // by piece, in order; stops and returns false as soon as `sink` returns false.

@@ -204,6 +204,29 @@ Status StructureReader::Read() {
 
 }  // namespace
 
+Result<ObjectBlock> ReadObjectBlock(const std::string& kind, const std::string& name, std::string_view body,
+                                    const std::string& source) {
+  auto error = [&](int line, std::string message) { return Status::InvalidInput(source, line, std::move(message)); };
+  const BlockKind* k = FindBlockKind(kind);
+  if (k == nullptr) return error(0, "unknown block kind '" + kind + "'");
+  if (k->named && name.empty()) return error(0, "begin " + kind + ": the object needs a name");
+  if (!k->named && !name.empty()) return error(0, "begin " + kind + ": takes no name");
+  if (kind == "hostgroup" && name.front() != '@') return error(0, "hostgroup names start with '@'");
+  ObjectBlock block{kind, name, 0, {}, {}};
+  std::deque<std::string> storage;
+  LineCursor cursor(body, 0);
+  std::string_view physical;
+  while (cursor.NextPhysical(physical)) {
+    const int line_no = cursor.line();
+    const std::string_view line = Trim(cursor.Logical(physical, storage));
+    if (line.empty() || line.front() == '#') continue;
+    const auto [word, rest] = FirstWord(line);
+    if (word == "begin" || word == "end") return error(line_no, "'" + std::string(word) + "' inside the '" + kind + "' block");
+    block.attributes.push_back({std::string(word), std::string(rest), line_no});
+  }
+  return block;
+}
+
 Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string& source) {
   SnapshotParts parts;
   Snapshot& s = parts.snapshot;
@@ -217,6 +240,8 @@ Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string
   if (Status st = builder.ApplyHostStates(structure.host_states()); !st.ok()) return st;
   parts.job_chunks = std::move(structure.chunks());
   parts.usage = std::move(structure.usage());
+  parts.loads = std::move(structure.loads());
+  parts.host_states = std::move(structure.host_states());
   return parts;
 }
 

@@ -23,8 +23,15 @@ struct SnapshotParts {
   Snapshot snapshot;
   std::vector<JobChunk> job_chunks;
   std::vector<UsageLine> usage;
+  std::vector<LoadLine> loads;              // as read (already applied)
+  std::vector<HostStateLine> host_states;  // as read (already applied)
 };
 Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string& source);
+
+// Reads the attribute lines of one object block (what comes between its
+// begin and end lines), checking the kind and its name as a snapshot does.
+Result<ObjectBlock> ReadObjectBlock(const std::string& kind, const std::string& name, std::string_view body,
+                                    const std::string& source);
 
 // Adds parsed job rows to a snapshot built by ReadSnapshotParts (or a copy of
 // one), then the users they name, the usage records and the share tree.

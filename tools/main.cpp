@@ -17,6 +17,7 @@
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
+#include "tools/serve.hpp"
 
 namespace {
 
@@ -109,6 +110,15 @@ int main(int argc, char** argv) {
   sc->add_option("--monitor", schedule.monitor, "Also append the MONITOR schedule lines to this file");
   sc->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
+  schedk::tools::ServeOptions serve;
+  CLI::App* sv = app.add_subcommand("serve", "Session mode for a cluster master: requests on stdin, replies on stdout "
+                                              "(protocol.md section 3)");
+  sv->add_option("--log-file", serve.log_file, "Append one line per request to this file");
+  sv->add_option("--max-line-bytes", serve.max_line_bytes, "Longer request lines get 413 line-too-long")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sv->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+
   schedk::io::GeneratorSpec generate;
   CLI::App* g = app.add_subcommand("generate", "Write a reproducible synthetic snapshot to standard output");
   g->add_option("--jobs", generate.jobs, "Pending jobs")->required();
@@ -143,6 +153,7 @@ int main(int argc, char** argv) {
   }
   if (*p) return RunPriorities(priorities);
   if (*sc) return RunSchedule(schedule);
+  if (*sv) return schedk::tools::Serve(serve);
   if (*g) {
     if (!schedk::io::GenerateSnapshot(generate, WriteOut) || std::fflush(stdout) != 0) {
       std::fprintf(stderr, "schedk: cannot write to standard output\n");

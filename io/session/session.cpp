@@ -1,0 +1,632 @@
+#include "io/session/session.hpp"
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <vector>
+
+#include "io/ge_value.hpp"
+#include "io/priority_writer.hpp"
+#include "io/schedule_writer.hpp"
+#include "kernel/dispatch/schedule.hpp"
+#include "kernel/priority/priority.hpp"
+
+namespace schedk::io {
+namespace {
+
+constexpr const char* kCaps = "load,snapshot,objects,jobs,hosts,clock,schedule,assume,priorities,explain,dump,digest";
+
+// One argument of a request: a bare word (possibly "quoted") or key=value.
+struct Arg {
+  std::string key;    // empty for a bare word
+  std::string value;  // the word, or the value
+  bool bare = false;
+};
+
+// Splits request arguments; values and bare words may be double-quoted with
+// \" and \\ escapes. Returns what is wrong.
+std::optional<std::string> SplitArgs(std::string_view text, std::vector<Arg>& args) {
+  args.clear();
+  std::size_t i = 0;
+  auto quoted = [&](std::string& out) -> bool {  // at the opening quote
+    ++i;
+    while (i < text.size()) {
+      const char c = text[i++];
+      if (c == '\\' && i < text.size()) {
+        out.push_back(text[i++]);
+      } else if (c == '"') {
+        return i == text.size() || text[i] == ' ' || text[i] == '\t';
+      } else {
+        out.push_back(c);
+      }
+    }
+    return false;
+  };
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i == text.size()) break;
+    Arg arg;
+    if (text[i] == '"') {
+      arg.bare = true;
+      if (!quoted(arg.value)) return std::string("unterminated or misplaced quote");
+      args.push_back(std::move(arg));
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '=') ++i;
+    if (i == text.size() || text[i] != '=') {
+      arg.bare = true;
+      arg.value = std::string(text.substr(start, i - start));
+      args.push_back(std::move(arg));
+      continue;
+    }
+    arg.key = std::string(text.substr(start, i - start));
+    ++i;
+    if (i < text.size() && text[i] == '"') {
+      if (!quoted(arg.value)) return "unterminated or misplaced quote in '" + arg.key + "'";
+    } else {
+      const std::size_t vstart = i;
+      while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+      arg.value = std::string(text.substr(vstart, i - vstart));
+    }
+    args.push_back(std::move(arg));
+  }
+  return std::nullopt;
+}
+
+std::pair<std::string_view, std::string_view> FirstWord(std::string_view text) {
+  text = Trim(text);
+  std::size_t i = 0;
+  while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+  return {text.substr(0, i), Trim(text.substr(i))};
+}
+
+bool ValidId(std::string_view id) {
+  if (id.empty()) return false;
+  for (char c : id) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+SessionError Syntax(std::string message) { return Refuse(ErrorCode::kBadSyntax, std::move(message)); }
+
+bool IsRecordKind(std::string_view kind) {
+  for (const char* k : {"job", "now", "load", "hoststate", "usage", "complex", "sconf", "global", "exechost",
+                        "hostgroup", "queue", "pe", "sharetree", "user", "project", "department", "maui"}) {
+    if (kind == k) return true;
+  }
+  return false;
+}
+
+// The line with " <id>" after its first word: the batch records as session replies.
+void AppendWithId(std::string& out, std::string_view line, const std::string& id) {
+  const std::size_t space = line.find(' ');
+  out.append(line.substr(0, space));
+  out += ' ';
+  out += id;
+  if (space != std::string_view::npos) out.append(line.substr(space));
+  out += '\n';
+}
+
+// Calls f(line) for each line of `text`.
+template <class F>
+void ForEachLine(std::string_view text, F f) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    f(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+}
+
+struct Pass {
+  Snapshot snapshot;
+  PriorityResult priorities;
+  QueueInstanceTable instances;
+  ScheduleResult result;
+  double ms = 0;
+};
+
+Result<Pass> RunPass(const SessionState& state, bool dispatch) {
+  const auto started = std::chrono::steady_clock::now();
+  auto view = state.View();
+  if (!view.ok()) return view.status();
+  Pass pass;
+  pass.snapshot = std::move(view.value());
+  pass.priorities = ComputePriorities(pass.snapshot.cluster, pass.snapshot.jobs);
+  if (dispatch) {
+    pass.instances = QueueInstanceTable::Build(pass.snapshot.cluster);
+    pass.result = ScheduleInterval(pass.snapshot.cluster, pass.snapshot.jobs, pass.priorities, pass.instances);
+  }
+  pass.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return pass;
+}
+
+}  // namespace
+
+Session::Session(SessionOptions options, Sink out, Sink log)
+    : options_(std::move(options)), out_(std::move(out)), log_(std::move(log)) {}
+
+void Session::Reply(std::string_view line) {
+  if (ended_) return;
+  if (!out_(line)) ended_ = true;  // the reader is gone: nothing more to say
+}
+
+void Session::Ok(const std::string& id, const std::string& extra) {
+  Reply("ok " + id + (extra.empty() ? "" : " " + extra) + "\n");
+}
+
+void Session::Error(const std::string& id, const SessionError& e) {
+  std::string line = "err " + id + " " + std::to_string(static_cast<int>(e.code)) + " " + ErrorName(e.code) + " " +
+                     Quoted(e.message);
+  if (e.line > 0) line += " line=" + std::to_string(e.line);
+  if (!e.object.empty()) line += " obj=" + e.object;
+  Reply(line + "\n");
+}
+
+void Session::Log(const std::string& id, std::string_view verb, std::string_view outcome) {
+  if (!log_) return;
+  std::string line = id;
+  line += ' ';
+  line += verb;
+  line += ' ';
+  line += outcome;
+  line += '\n';
+  log_(line);
+}
+
+bool Session::HandleLine(std::string_view line, bool too_long) {
+  if (ended_) return false;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (body_) {
+    const std::string_view trimmed = Trim(line);
+    const bool end = body_->snapshot ? trimmed == "end snapshot"
+                                     : trimmed == "end" || trimmed == "end " + body_->kind;
+    if (end && !too_long) {
+      FinishBody();
+    } else {
+      if (too_long) body_->too_long = true;
+      else body_->text.append(line).push_back('\n');
+      ++body_->lines;
+    }
+    return !ended_;
+  }
+  const std::string_view trimmed = Trim(line);
+  if (trimmed.empty() || trimmed.front() == '#') return true;
+  const auto [id_text, rest] = FirstWord(trimmed);
+  const std::string id = ValidId(id_text) ? std::string(id_text) : "-";
+  if (too_long) {
+    Error(id, Refuse(ErrorCode::kLineTooLong,
+                     "request line longer than " + std::to_string(options_.max_line_bytes) + " bytes"));
+    Log(id, "?", "413");
+    return !ended_;
+  }
+  if (id == "-") {
+    Error(id, Syntax("expected '<id> <verb> [args]' with an id of letters, digits, '_', '.' or '-'"));
+    Log(id, "?", "400");
+    return !ended_;
+  }
+  const auto [verb, args] = FirstWord(rest);
+  if (verb.empty()) {
+    Error(id, Syntax("expected a verb after the id"));
+    return !ended_;
+  }
+  Handle(id, verb, args);
+  return !ended_;
+}
+
+void Session::EndOfInput() {
+  if (body_) {
+    const std::string id = body_->id;
+    const std::string what = body_->snapshot ? "snapshot" : "begin " + body_->kind;
+    body_.reset();
+    Error(id, Syntax("end of input inside the " + what + " request"));
+  }
+}
+
+void Session::FinishBody() {
+  Body body = std::move(*body_);
+  body_.reset();
+  const char* verb = body.snapshot ? "snapshot" : "begin";
+  if (body.refusal) {
+    Error(body.id, *body.refusal);
+    Log(body.id, verb, "400");
+    return;
+  }
+  if (body.too_long) {
+    Error(body.id, Refuse(ErrorCode::kLineTooLong,
+                          "a line of the body is longer than " + std::to_string(options_.max_line_bytes) + " bytes"));
+    Log(body.id, verb, "413");
+    return;
+  }
+  SessionStatus refused = body.snapshot ? state_.Load(body.text, "<snapshot>")
+                                        : state_.PutObject(body.kind, body.name, body.text);
+  if (refused) {
+    Error(body.id, *refused);
+    Log(body.id, verb, std::to_string(static_cast<int>(refused->code)));
+    return;
+  }
+  Ok(body.id);
+  Log(body.id, verb, "ok");
+}
+
+void Session::Handle(const std::string& id, std::string_view verb, std::string_view args_text) {
+  if (!greeted_ && verb != "hello") {
+    Error(id, Refuse(ErrorCode::kProtoUnsupported, "send 'hello proto=1' first"));
+    Log(id, verb, "426");
+    return;
+  }
+  // Requests with a body, and those whose arguments are records.
+  if (verb == "snapshot" || verb == "begin") {
+    Body body;
+    body.id = id;
+    body.snapshot = verb == "snapshot";
+    if (!body.snapshot) {
+      const auto [kind, more] = FirstWord(args_text);
+      const auto [name, extra] = FirstWord(more);
+      body.kind = std::string(kind);
+      body.name = std::string(name);
+      // The body follows in any case: it is collected and refused at its end.
+      if (kind.empty() || !extra.empty()) body.refusal = Syntax("begin: expected 'begin <kind> [<name>]'");
+    } else if (!args_text.empty()) {
+      body.refusal = Syntax("snapshot takes no arguments (its lines follow, up to 'end snapshot')");
+    }
+    body_ = std::move(body);
+    return;
+  }
+  SessionStatus refused;
+  std::vector<Arg> args;
+  auto want_args = [&](std::size_t min, std::size_t max) -> bool {
+    if (auto e = SplitArgs(args_text, args)) {
+      refused = Syntax(std::string(verb) + ": " + *e);
+      return false;
+    }
+    if (args.size() < min || args.size() > max) {
+      refused = Syntax(std::string(verb) + ": expected " +
+                       (min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max)) +
+                       " arguments, not " + std::to_string(args.size()));
+      return false;
+    }
+    return true;
+  };
+  auto selector = [&](const Arg& a) -> std::optional<TaskSelector> {
+    auto s = a.bare ? ParseTaskSelector(a.value) : std::nullopt;
+    if (!s) refused = Refuse(ErrorCode::kInvalidValue, "expected a job id <n> or <n>.<task>, not '" + a.value + "'");
+    return s;
+  };
+  // Checks that every argument after the first `from` is one of `keys`.
+  auto only_keys = [&](std::size_t from, std::initializer_list<std::string_view> keys) {
+    for (std::size_t i = from; i < args.size(); ++i) {
+      if (args[i].bare || std::find(keys.begin(), keys.end(), args[i].key) == keys.end()) {
+        refused = Syntax(std::string(verb) + ": unexpected '" + (args[i].bare ? args[i].value : args[i].key) + "'");
+        return false;
+      }
+    }
+    return true;
+  };
+  auto find = [&](std::string_view key) -> const Arg* {
+    for (const Arg& a : args) {
+      if (!a.bare && a.key == key) return &a;
+    }
+    return nullptr;
+  };
+  std::string extra;
+  if (verb == "hello") {
+    if (!want_args(0, 8) || !only_keys(0, {"proto", "client"})) {
+    } else if (const Arg* proto = find("proto"); proto == nullptr) {
+      refused = Syntax("hello: expected proto=<versions>");
+    } else {
+      bool one = false;
+      for (std::string_view v : SplitList(proto->value)) one |= v == "1";
+      if (!one) {
+        refused = Refuse(ErrorCode::kProtoUnsupported, "this kernel speaks protocol 1 only");
+      } else {
+        greeted_ = true;
+        Reply("hello " + id + " proto=1 kernel=schedk/" + options_.version + " caps=" + kCaps + "\n");
+        Log(id, verb, "hello");
+        return;
+      }
+    }
+  } else if (verb == "ping") {
+    if (want_args(0, 0)) {
+      Ok(id);
+      return;
+    }
+  } else if (verb == "quit") {
+    if (want_args(0, 0)) {
+      Reply("bye " + id + "\n");
+      Log(id, verb, "bye");
+      ended_ = true;
+      return;
+    }
+  } else if (verb == "load") {
+    const auto [first, rest] = FirstWord(args_text);
+    if (first.empty()) {
+      refused = Syntax("load: expected 'load <file>' or 'load <host> name=value[,...]'");
+    } else if (rest.empty()) {
+      auto text = ReadWholeFile(std::string(first));
+      if (!text.ok()) {
+        refused = Refuse(ErrorCode::kNoSuchObject, text.status().ToString(), "file:" + std::string(first));
+      } else {
+        refused = state_.Load(text.value(), std::string(first));
+      }
+    } else {
+      refused = state_.SetLoad(std::string(first), rest);
+    }
+  } else if (verb == "del") {
+    if (want_args(1, 2) && args[0].bare && (args.size() == 1 || args[1].bare)) {
+      const std::string kind = args[0].value, name = args.size() > 1 ? args[1].value : "";
+      if (kind == "job") {
+        if (auto s = selector(args.size() > 1 ? args[1] : Arg{"", "", true})) refused = state_.DeleteJob(*s);
+      } else if (!IsRecordKind(kind) || kind == "now" || kind == "load" || kind == "usage") {
+        refused = Syntax("del: unknown kind '" + kind + "'");
+      } else if (kind == "hoststate") {
+        refused = state_.SetHostState(name, false);
+      } else {
+        refused = state_.DeleteObject(kind, name);
+      }
+    } else if (!refused) {
+      refused = Syntax("del: expected 'del <kind> [<name>]'");
+    }
+  } else if (verb == "add" || verb == "mod") {
+    const auto [kind, record] = FirstWord(args_text);
+    if (kind != "job") {
+      refused = Syntax(std::string(verb) + ": expected '" + std::string(verb) + " job <id> key=value ...'");
+    } else if (verb == "add") {
+      refused = state_.AddJob("job " + std::string(record));
+    } else if (want_args(2, 64) && args[1].bare) {
+      if (auto s = selector(args[1])) {
+        std::vector<KeyValue> changes;
+        for (std::size_t i = 2; i < args.size(); ++i) {
+          if (args[i].bare) {
+            refused = Syntax("mod: expected key=value, not '" + args[i].value + "'");
+            break;
+          }
+          changes.push_back({args[i].key, args[i].value});
+        }
+        if (!refused) refused = state_.ModJob(*s, changes);
+      }
+    }
+  } else if (verb == "hold" || verb == "release" || verb == "suspend" || verb == "resume") {
+    if (want_args(1, 1)) {
+      if (auto s = selector(args[0])) {
+        refused = verb == "hold"      ? state_.Hold(*s)
+                  : verb == "release" ? state_.Release(*s)
+                  : verb == "suspend" ? state_.Suspend(*s)
+                                      : state_.Resume(*s);
+      }
+    }
+  } else if (verb == "run") {
+    if (want_args(1, 3) && only_keys(1, {"start", "granted"})) {
+      if (auto s = selector(args[0])) {
+        std::optional<Time> start;
+        if (const Arg* a = find("start")) {
+          start = ParseTime(a->value);
+          if (!start) refused = Refuse(ErrorCode::kInvalidValue, "run: start: expected a time, not '" + a->value + "'");
+        }
+        const Arg* granted = find("granted");
+        if (!refused) refused = state_.Run(*s, start, granted ? granted->value : "");
+      }
+    }
+  } else if (verb == "fail") {
+    if (want_args(1, 2) && (args.size() == 1 || args[1].bare)) {
+      if (auto s = selector(args[0])) {
+        refused = state_.Fail(*s);
+        if (!refused && args.size() == 2) extra = "reason " + Quoted(args[1].value);
+      }
+    } else if (!refused) {
+      refused = Syntax("fail: expected 'fail <id> \"<reason>\"'");
+    }
+  } else if (verb == "finish") {
+    if (want_args(1, 3) && only_keys(1, {"at", "usage"})) {
+      if (auto s = selector(args[0])) {
+        std::optional<Time> at;
+        if (const Arg* a = find("at")) {
+          at = ParseTime(a->value);
+          if (!at) refused = Refuse(ErrorCode::kInvalidValue, "finish: at: expected a time, not '" + a->value + "'");
+        }
+        const Arg* usage = find("usage");
+        if (!refused) refused = state_.Finish(*s, at, usage ? usage->value : "");
+      }
+    }
+  } else if (verb == "hoststate") {
+    if (want_args(2, 2) && args[0].bare && args[1].bare) {
+      if (args[1].value == "up" || args[1].value == "down") {
+        refused = state_.SetHostState(args[0].value, args[1].value == "down");
+      } else {
+        refused = Refuse(ErrorCode::kInvalidValue, "hoststate: expected up or down, not '" + args[1].value + "'");
+      }
+    } else if (!refused) {
+      refused = Syntax("hoststate: expected 'hoststate <host> up|down'");
+    }
+  } else if (verb == "clock" || verb == "advance") {
+    if (want_args(1, 1) && args[0].bare) {
+      if (verb == "clock") {
+        auto t = ParseTime(args[0].value);
+        refused = t ? state_.SetClock(*t)
+                    : Refuse(ErrorCode::kInvalidValue, "clock: expected epoch seconds or ISO-8601, not '" + args[0].value + "'");
+      } else {
+        auto d = ParseDuration(args[0].value);
+        refused = d ? state_.Advance(*d)
+                    : Refuse(ErrorCode::kInvalidValue, "advance: expected a duration, not '" + args[0].value + "'");
+      }
+    } else if (!refused) {
+      refused = Syntax(std::string(verb) + ": expected one time");
+    }
+  } else if (verb == "schedule") {
+    Schedule(id, args_text);
+    return;
+  } else if (verb == "priorities") {
+    if (want_args(0, 0)) {
+      Priorities(id);
+      return;
+    }
+  } else if (verb == "explain") {
+    Explain(id, args_text);
+    return;
+  } else if (verb == "dump") {
+    Dump(id, args_text);
+    return;
+  } else if (verb == "digest") {
+    if (want_args(0, 0)) {
+      const StateDigest d = state_.Digest();
+      char hash[17];
+      std::snprintf(hash, sizeof hash, "%016" PRIx64, d.hash);
+      Ok(id, "gen=" + std::to_string(d.generation) + " jobs=" + std::to_string(d.jobs) + " tasks=" +
+                 std::to_string(d.tasks) + " objects=" + std::to_string(d.objects) + " hash=" + hash);
+      Log(id, verb, "ok");
+      return;
+    }
+  } else {
+    refused = Syntax("unknown verb '" + std::string(verb) + "'");
+  }
+  if (refused) {
+    Error(id, *refused);
+    Log(id, verb, std::to_string(static_cast<int>(refused->code)) + " " + refused->message);
+    return;
+  }
+  Ok(id);
+  Log(id, verb, extra.empty() ? "ok" : "ok " + extra);
+}
+
+void Session::Schedule(const std::string& id, std::string_view args_text) {
+  std::vector<Arg> args;
+  bool assume = false;
+  if (auto e = SplitArgs(args_text, args)) {
+    Error(id, Syntax("schedule: " + *e));
+    return;
+  }
+  for (const Arg& a : args) {
+    if (a.bare || a.key != "commit") {
+      Error(id, Syntax("schedule: expected commit=assume|none, not '" + (a.bare ? a.value : a.key) + "'"));
+      return;
+    }
+    if (a.value != "assume" && a.value != "none") {
+      Error(id, Refuse(ErrorCode::kInvalidValue, "schedule: commit: expected assume or none, not '" + a.value + "'"));
+      return;
+    }
+    assume = a.value == "assume";
+  }
+  auto pass = RunPass(state_, true);
+  if (!pass.ok()) {
+    Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
+    return;
+  }
+  if (assume) {
+    if (SessionStatus refused = state_.Assume(pass->snapshot, pass->result, pass->instances)) {
+      Error(id, Refuse(ErrorCode::kInternal, "assume: " + refused->message));
+      return;
+    }
+  }
+  std::string text;
+  WriteSchedule(pass->snapshot, pass->instances, pass->result, ScheduleFormat::kText, pass->ms,
+                [&](std::string_view piece) {
+                  text.append(piece);
+                  return true;
+                });
+  reply_.clear();
+  ForEachLine(text, [&](std::string_view line) { AppendWithId(reply_, line, id); });
+  Reply(reply_);
+  Log(id, "schedule", "done starts=" + std::to_string(pass->result.starts) + (assume ? " assumed" : ""));
+}
+
+void Session::Priorities(const std::string& id) {
+  auto pass = RunPass(state_, false);
+  if (!pass.ok()) {
+    Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
+    return;
+  }
+  std::size_t rows = 0;
+  WritePriorities(pass->snapshot, pass->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+    reply_.clear();
+    ForEachLine(piece, [&](std::string_view line) {
+      reply_ += "prio " + id + " ";
+      reply_.append(line);
+      reply_ += '\n';
+      ++rows;
+    });
+    Reply(reply_);
+    return !ended_;
+  });
+  Reply("done " + id + " rows=" + std::to_string(rows) + "\n");
+  Log(id, "priorities", "done");
+}
+
+void Session::Explain(const std::string& id, std::string_view args_text) {
+  std::vector<Arg> args;
+  std::optional<TaskSelector> job;
+  if (!SplitArgs(args_text, args) && args.size() == 1 && args[0].bare) job = ParseTaskSelector(args[0].value);
+  if (!job || job->task) {
+    Error(id, Syntax("explain: expected 'explain <job>'"));
+    return;
+  }
+  if (!state_.HasJob(job->job)) {
+    Error(id, Refuse(ErrorCode::kNoSuchObject, "no job " + std::to_string(job->job), "job:" + std::to_string(job->job)));
+    return;
+  }
+  auto pass = RunPass(state_, true);
+  if (!pass.ok()) {
+    Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
+    return;
+  }
+  const std::string number = std::to_string(job->job);
+  reply_.clear();
+  WritePriorities(pass->snapshot, pass->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+    ForEachLine(piece, [&](std::string_view line) {
+      if (line.rfind("job=" + number + " ", 0) == 0) reply_ += "prio " + id + " " + std::string(line) + "\n";
+    });
+    return true;
+  });
+  std::string text;
+  WriteSchedule(pass->snapshot, pass->instances, pass->result, ScheduleFormat::kText, pass->ms,
+                [&](std::string_view piece) {
+                  text.append(piece);
+                  return true;
+                });
+  ForEachLine(text, [&](std::string_view line) {
+    const auto [type, rest] = FirstWord(line);
+    const bool mine = type == "sched" ? rest.rfind(number + ":", 0) == 0
+                                      : type != "done" && rest.rfind(number + ".", 0) == 0;
+    if (mine) AppendWithId(reply_, line, id);
+  });
+  reply_ += "done " + id + " job=" + number + "\n";
+  Reply(reply_);
+  Log(id, "explain", "done");
+}
+
+void Session::Dump(const std::string& id, std::string_view args_text) {
+  std::vector<Arg> args;
+  if (SplitArgs(args_text, args) || args.size() > 2 || std::any_of(args.begin(), args.end(), [](const Arg& a) { return !a.bare; })) {
+    Error(id, Syntax("dump: expected 'dump [<kind> [<name>]]'"));
+    return;
+  }
+  const std::string kind = args.empty() ? "" : args[0].value, name = args.size() > 1 ? args[1].value : "";
+  if (!kind.empty() && !IsRecordKind(kind)) {
+    Error(id, Syntax("dump: unknown kind '" + kind + "'"));
+    return;
+  }
+  std::vector<std::string> lines;
+  if (SessionStatus refused = state_.Dump(kind, name, lines)) {
+    Error(id, *refused);
+    return;
+  }
+  reply_.clear();
+  for (const std::string& line : lines) reply_ += "data " + id + " " + line + "\n";
+  reply_ += "done " + id + " lines=" + std::to_string(lines.size()) + "\n";
+  Reply(reply_);
+  Log(id, "dump", "done");
+}
+
+}  // namespace schedk::io

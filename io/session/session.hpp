@@ -1,0 +1,79 @@
+// session.hpp
+// The line protocol of `schedk serve` (protocol.md §3): requests
+// `<id> <verb> [args]` one per line (with the bodies of `snapshot` and
+// `begin` requests on the lines that follow), replies `<type> <id> ...` with
+// exactly one terminal line (`hello`, `ok`, `done`, `err` or `bye`) per
+// request, strictly in order. The state lives in a SessionState; passes build
+// their snapshot from it and call the same kernel and writers as the batch
+// commands, so a session's decisions are those of `schedk schedule` on the
+// equivalent snapshot. Nothing here touches a file descriptor: lines come in
+// through HandleLine and replies go out through the sink, so tests and
+// benchmarks drive it exactly as the serve command does.
+// Invariants: an error never ends the session and never leaves a request
+// half-applied; only `quit` or the end of input end it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/session/session_state.hpp"
+
+namespace schedk::io {
+
+struct SessionOptions {
+  std::string version = "0";          // kernel=schedk/<version> in the hello reply
+  std::size_t max_line_bytes = 1 << 20;  // longer lines get 413
+};
+
+class Session {
+ public:
+  // `out` receives whole reply lines (with their newline) and returns false
+  // when the reader is gone; `log` (may be empty) receives one line per request.
+  using Sink = std::function<bool(std::string_view)>;
+  Session(SessionOptions options, Sink out, Sink log);
+
+  // One input line without its newline. `too_long`: the reader cut it at
+  // max_line_bytes and dropped the rest. Returns false once the session has
+  // ended (quit, or the reply sink failed).
+  bool HandleLine(std::string_view line, bool too_long = false);
+  // The end of input: a request still collecting its body is refused.
+  void EndOfInput();
+
+  bool ended() const { return ended_; }
+  SessionState& state() { return state_; }
+
+ private:
+  struct Body {  // a snapshot or begin request collecting its lines
+    std::string id;
+    bool snapshot = false;
+    std::string kind, name;
+    std::string text;
+    std::size_t lines = 0;
+    bool too_long = false;
+    std::optional<SessionError> refusal;  // a malformed request line, reported at the end
+  };
+
+  void Handle(const std::string& id, std::string_view verb, std::string_view args);
+  void FinishBody();
+  void Reply(std::string_view line);
+  void Ok(const std::string& id, const std::string& extra = {});
+  void Error(const std::string& id, const SessionError& error);
+  void Schedule(const std::string& id, std::string_view args);
+  void Priorities(const std::string& id);
+  void Explain(const std::string& id, std::string_view args);
+  void Dump(const std::string& id, std::string_view args);
+  void Log(const std::string& id, std::string_view verb, std::string_view outcome);
+
+  SessionOptions options_;
+  Sink out_, log_;
+  SessionState state_;
+  bool greeted_ = false;
+  bool ended_ = false;
+  std::optional<Body> body_;
+  std::string reply_;  // scratch
+};
+
+}  // namespace schedk::io

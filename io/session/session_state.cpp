@@ -1,0 +1,910 @@
+#include "io/session/session_state.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+#include <tbb/parallel_for.h>
+
+#include "io/ge_value.hpp"
+#include "io/json_text.hpp"
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/priority/usage_decay.hpp"
+
+namespace schedk::io {
+namespace {
+
+constexpr const char* kSessionSource = "<session>";
+
+// Whether a job parser's message is about the shape of the record (400)
+// rather than one of its values (422).
+bool IsSyntaxError(const std::string& message) {
+  for (const char* prefix : {"expected", "unknown job key", "unterminated", "text after"}) {
+    if (message.rfind(prefix, 0) == 0) return true;
+  }
+  return message.find("given twice") != std::string::npos;
+}
+
+SessionError FromStatus(const Status& st, ErrorCode code) {
+  return Refuse(code, st.message(), {}, st.line());
+}
+
+std::string JobObject(JobNumber job) { return "job:" + std::to_string(job); }
+
+bool HoldsTask(const ParsedJob& r, TaskNumber t) {
+  return t >= r.first && t <= r.last && (t - r.first) % r.step == 0;
+}
+
+// Splits the row holding task t so that t has a row of its own; returns its index.
+std::size_t IsolateTask(std::vector<ParsedJob>& rows, std::size_t i, TaskNumber t) {
+  const ParsedJob row = rows[i];
+  if (row.first == row.last) return i;
+  std::vector<ParsedJob> parts;
+  auto part = [&](TaskNumber first, TaskNumber last) {
+    ParsedJob p = row;
+    p.first = first;
+    p.last = last;
+    p.step = first == last ? 1 : row.step;
+    parts.push_back(p);
+  };
+  if (t > row.first) part(row.first, t - row.step);
+  const std::size_t at = i + parts.size();
+  part(t, t);
+  if (t < row.last) part(t + row.step, row.last);
+  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(i));
+  rows.insert(rows.begin() + static_cast<std::ptrdiff_t>(i), parts.begin(), parts.end());
+  return at;
+}
+
+// The job-level fields of `from` on `to` (everything but the task range and the running state).
+void CopyJobLevel(const ParsedJob& from, ParsedJob& to) {
+  ParsedJob r = from;
+  r.line = to.line;
+  r.number = to.number;
+  r.first = to.first;
+  r.last = to.last;
+  r.step = to.step;
+  r.task_range_given = to.task_range_given;
+  r.state = to.state;
+  r.has_start = to.has_start;
+  r.start = to.start;
+  r.granted = to.granted;
+  r.master = to.master;
+  r.assumed = to.assumed;
+  to = r;
+}
+
+void BackToPending(ParsedJob& r) {
+  r.state = JobState::kPending;
+  r.has_start = false;
+  r.start = 0;
+  r.granted = r.master = kNoName;
+  r.assumed = false;
+}
+
+std::uint64_t Fnv1a(std::uint64_t h, std::string_view text) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+// Usage values "name=value,..." as (name, value) pairs.
+std::optional<std::vector<UsageValue>> ParseUsageValues(std::string_view text) {
+  std::vector<UsageValue> values;
+  for (std::string_view item : SplitList(text)) {
+    const std::size_t eq = item.find('=');
+    auto d = eq == std::string_view::npos ? std::nullopt : ParseGeNumber(item.substr(eq + 1));
+    if (!d || *d < 0) return std::nullopt;
+    const std::string name(item.substr(0, eq));
+    for (const UsageValue& v : values) {
+      if (v.name == name) return std::nullopt;
+    }
+    values.push_back({name, *d});
+  }
+  return values;
+}
+
+std::string UsageText(const std::vector<UsageValue>& values) {
+  std::string out;
+  for (const UsageValue& v : values) {
+    if (!out.empty()) out += ',';
+    out += v.name;
+    out += '=';
+    AppendJsonNumber(out, v.value);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<TaskSelector> ParseTaskSelector(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  auto job = ParseUnsigned(text.substr(0, dot));
+  if (!job || *job == 0 || *job > UINT32_MAX) return std::nullopt;
+  TaskSelector id{static_cast<JobNumber>(*job), std::nullopt};
+  if (dot != std::string_view::npos) {
+    auto task = ParseUnsigned(text.substr(dot + 1));
+    if (!task || *task == 0 || *task > UINT32_MAX) return std::nullopt;
+    id.task = static_cast<TaskNumber>(*task);
+  }
+  return id;
+}
+
+SessionState::SessionState() {
+  auto parts = ReadSnapshotParts(ConfigText(config_), kSessionSource);
+  base_ = std::move(parts.value());  // the empty configuration always builds
+}
+
+Time SessionState::now() const {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return config_.now;
+}
+
+// --- configuration ---------------------------------------------------------------------------------
+
+std::string SessionState::ConfigText(const Config& config) {
+  std::string text = "schedk-snapshot 1\nnow " + std::to_string(config.now) + "\n";
+  for (const ObjectBlock& b : config.blocks) {
+    text += "begin " + b.kind + (b.name.empty() ? "" : " " + b.name) + "\n";
+    for (const Attribute& a : b.attributes) text += a.key + (a.value.empty() ? "" : " " + a.value) + "\n";
+    text += "end " + b.kind + "\n";
+  }
+  for (const LoadEntry& l : config.loads) {
+    if (l.values.empty()) continue;
+    text += "load " + l.host + " ";
+    for (std::size_t i = 0; i < l.values.size(); ++i) {
+      text += (i ? "," : "") + l.values[i].first + "=" + l.values[i].second;
+    }
+    text += "\n";
+  }
+  for (const auto& [host, down] : config.host_states) {
+    if (down) text += "hoststate " + host + " down\n";
+  }
+  for (const UsageLine& u : config.usage) {
+    text += std::string("usage ") + (u.is_project ? "project " : "user ") + u.name + " " + u.values;
+    if (!u.project.empty()) text += " project=" + u.project;
+    if (u.at != 0) text += " at=" + std::to_string(u.at);
+    text += "\n";
+  }
+  return text;
+}
+
+std::optional<std::string> SessionState::CheckRow(const ParsedJob& row) const {
+  const Snapshot& base = base_.snapshot;
+  std::optional<std::string> error;
+  jobs_->ReadNames([&](const JobNameSpace& names) {
+    {
+      std::lock_guard<std::mutex> lock(checked_mutex_);
+      if (row.requests < request_checked_.size() && request_checked_[row.requests]) {
+        error = CheckJobReferences(row, names, base);
+        return;
+      }
+    }
+    // ClusterBuilder only reads here (FindComplex), but takes the snapshot by reference.
+    ClusterBuilder builder(const_cast<Snapshot&>(base));
+    if ((error = CheckRequestKey(names.requests.Name(row.requests), builder, base))) return;
+    {
+      std::lock_guard<std::mutex> lock(checked_mutex_);
+      if (request_checked_.size() <= row.requests) request_checked_.resize(row.requests + 1, 0);
+      request_checked_[row.requests] = 1;
+    }
+    error = CheckJobReferences(row, names, base);
+  });
+  return error;
+}
+
+SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
+  // Called with the exclusive lock held.
+  auto parts = ReadSnapshotParts(ConfigText(config), kSessionSource);
+  if (!parts.ok()) return Refuse(ErrorCode::kInvalidValue, what + ": " + parts.status().message());
+  const Snapshot& base = parts->snapshot;
+  // Every job must still resolve: each request combination once, then each row.
+  const LiveJobs::View view = jobs_->Snapshot();
+  std::optional<JobNumber> stranded_job;  // the lowest job number that no longer resolves
+  std::string stranded_why;
+  jobs_->ReadNames([&](const JobNameSpace& names) {
+    ClusterBuilder builder(parts->snapshot);
+    std::vector<std::optional<std::optional<std::string>>> request_error(names.requests.size());
+    for (const auto& shard : view) {
+      for (const ParsedJob& row : shard->rows) {
+        if (stranded_job && row.number >= *stranded_job) break;  // rows are in job order
+        auto& known = request_error[row.requests];
+        if (!known) known = CheckRequestKey(names.requests.Name(row.requests), builder, base);
+        std::optional<std::string> e = *known;
+        if (!e) e = CheckJobReferences(row, names, base);
+        if (e) {
+          stranded_job = row.number;
+          stranded_why = *e;
+        }
+      }
+    }
+  });
+  if (stranded_job) {
+    return Refuse(ErrorCode::kStateConflict,
+                  what + " would leave job " + std::to_string(*stranded_job) + " unresolvable: " + stranded_why,
+                  JobObject(*stranded_job));
+  }
+  // The full build with the jobs, as a pass will do it (users, usage, share tree).
+  {
+    Snapshot trial = parts->snapshot;
+    std::optional<Status> failed;
+    jobs_->ReadNames([&](const JobNameSpace& names) {
+      std::vector<JobSource> sources;
+      for (const auto& shard : view) sources.push_back({&names, shard->rows});
+      if (Status st = CompleteSnapshot(trial, sources, config.usage, false); !st.ok()) failed = st;
+    });
+    if (failed) return Refuse(ErrorCode::kInvalidValue, what + ": " + failed->message());
+  }
+  parts->job_chunks.clear();
+  config_ = std::move(config);
+  base_ = std::move(parts.value());
+  {
+    std::lock_guard<std::mutex> lock(checked_mutex_);
+    request_checked_.clear();
+  }
+  Changed();
+  return std::nullopt;
+}
+
+SessionStatus SessionState::Load(std::string_view text, const std::string& source) {
+  auto parts = ReadSnapshotParts(text, source);
+  if (!parts.ok()) return FromStatus(parts.status(), ErrorCode::kInvalidValue);
+  const std::vector<ParsedChunk> parsed = ParseJobChunks(parts->job_chunks, parts->snapshot.source);
+  for (const ParsedChunk& r : parsed) {
+    if (r.error) return FromStatus(*r.error, IsSyntaxError(r.error->message()) ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue);
+  }
+  {
+    Snapshot trial = parts->snapshot;
+    std::vector<JobSource> sources;
+    for (const ParsedChunk& r : parsed) sources.push_back({&r.names, r.jobs});
+    if (Status st = CompleteSnapshot(trial, sources, parts->usage, true); !st.ok()) {
+      return FromStatus(st, ErrorCode::kInvalidValue);
+    }
+  }
+  // One name space for the session; rows re-pointed into it.
+  JobNameSpace names;
+  std::vector<std::array<std::vector<std::uint32_t>, 7>> maps(parsed.size());
+  constexpr JobNames JobNameSpace::*kTables[7] = {&JobNameSpace::owners,   &JobNameSpace::groups,
+                                                  &JobNameSpace::projects, &JobNameSpace::departments,
+                                                  &JobNameSpace::job_names, &JobNameSpace::requests,
+                                                  &JobNameSpace::texts};
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < parsed.size(); ++c) {
+    total += parsed[c].jobs.size();
+    for (int t = 0; t < 7; ++t) {
+      const JobNames& local = parsed[c].names.*kTables[t];
+      std::vector<std::uint32_t>& map = maps[c][t];
+      map.resize(local.size());
+      for (std::uint32_t i = 0; i < local.size(); ++i) map[i] = (names.*kTables[t]).Intern(local.Name(i), 0);
+    }
+  }
+  const Time now = parts->snapshot.cluster.now;
+  std::vector<ParsedJob> rows(total);
+  std::vector<std::size_t> offset(parsed.size() + 1, 0);
+  for (std::size_t c = 0; c < parsed.size(); ++c) offset[c + 1] = offset[c] + parsed[c].jobs.size();
+  tbb::parallel_for(std::size_t{0}, parsed.size(), [&](std::size_t c) {
+    const auto& m = maps[c];
+    auto remap = [](const std::vector<std::uint32_t>& map, std::uint32_t id) { return id == kNoName ? kNoName : map[id]; };
+    for (std::size_t i = 0; i < parsed[c].jobs.size(); ++i) {
+      ParsedJob r = parsed[c].jobs[i];
+      r.line = 0;
+      r.owner = remap(m[0], r.owner);
+      r.group = remap(m[1], r.group);
+      r.project = remap(m[2], r.project);
+      r.department = remap(m[3], r.department);
+      r.name = remap(m[4], r.name);
+      r.requests = remap(m[5], r.requests);
+      r.granted = remap(m[6], r.granted);
+      r.master = remap(m[6], r.master);
+      r.hold_jid = remap(m[6], r.hold_jid);
+      if (!r.has_submit) {
+        r.has_submit = true;
+        r.submit = now;
+      }
+      rows[offset[c] + i] = r;
+    }
+  });
+  auto jobs = std::make_shared<LiveJobs>(std::move(rows), std::move(names));
+  // The configuration as read.
+  Config config;
+  config.now = now;
+  config.blocks = parts->snapshot.blocks;
+  for (const LoadLine& l : parts->loads) {
+    auto it = std::find_if(config.loads.begin(), config.loads.end(), [&](const LoadEntry& e) { return e.host == l.host; });
+    if (it == config.loads.end()) it = config.loads.insert(config.loads.end(), LoadEntry{l.host, {}});
+    for (std::string_view item : SplitList(l.values)) {
+      const std::size_t eq = item.find('=');
+      const std::string name(item.substr(0, eq)), value(item.substr(eq + 1));
+      auto v = std::find_if(it->values.begin(), it->values.end(), [&](const auto& p) { return p.first == name; });
+      if (v != it->values.end()) v->second = value;
+      else it->values.emplace_back(name, value);
+    }
+  }
+  for (const HostStateLine& h : parts->host_states) {
+    auto it = std::find_if(config.host_states.begin(), config.host_states.end(), [&](const auto& p) { return p.first == h.host; });
+    if (it != config.host_states.end()) it->second = h.down;
+    else config.host_states.emplace_back(h.host, h.down);
+  }
+  std::erase_if(config.host_states, [](const auto& p) { return !p.second; });
+  config.usage = parts->usage;
+  for (UsageLine& u : config.usage) u.line = 0;
+  parts->job_chunks.clear();
+  {
+    std::unique_lock<std::shared_mutex> lock(config_mutex_);
+    config_ = std::move(config);
+    base_ = std::move(parts.value());
+    jobs_ = std::move(jobs);
+    std::lock_guard<std::mutex> checked(checked_mutex_);
+    request_checked_.clear();
+  }
+  Changed();
+  return std::nullopt;
+}
+
+SessionStatus SessionState::PutObject(const std::string& kind, const std::string& name, std::string_view body) {
+  auto block = ReadObjectBlock(kind, name, body, kSessionSource);
+  if (!block.ok()) {
+    return Refuse(block.status().line() ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue, block.status().message(), {},
+                  block.status().line());
+  }
+  std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  Config config = config_;
+  auto it = std::find_if(config.blocks.begin(), config.blocks.end(),
+                         [&](const ObjectBlock& b) { return b.kind == kind && b.name == name; });
+  if (it != config.blocks.end()) *it = std::move(block.value());
+  else config.blocks.push_back(std::move(block.value()));
+  return Rebuild(std::move(config), kind + (name.empty() ? "" : " " + name));
+}
+
+SessionStatus SessionState::DeleteObject(const std::string& kind, const std::string& name) {
+  std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  Config config = config_;
+  auto it = std::find_if(config.blocks.begin(), config.blocks.end(),
+                         [&](const ObjectBlock& b) { return b.kind == kind && b.name == name; });
+  const std::string object = kind + ":" + name;
+  if (it == config.blocks.end()) return Refuse(ErrorCode::kNoSuchObject, "no " + kind + " " + name, object);
+  config.blocks.erase(it);
+  auto refused = Rebuild(std::move(config), "deleting " + kind + (name.empty() ? "" : " " + name));
+  if (refused && refused->object.empty()) refused->object = object;
+  return refused;
+}
+
+SessionStatus SessionState::SetLoad(const std::string& host, std::string_view values) {
+  std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  Snapshot& base = base_.snapshot;
+  ComplexValueList* target = nullptr;
+  if (host == "global") {
+    target = &base.cluster.global.load_values;
+  } else if (auto h = base.names.hosts.Find(host)) {
+    target = &base.cluster.hosts[*h].load_values;
+  } else {
+    return Refuse(ErrorCode::kNoSuchObject, "no host " + host, "exechost:" + host);
+  }
+  std::vector<std::pair<std::string, std::string>> items;
+  for (std::string_view item : SplitList(values)) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return Refuse(ErrorCode::kBadSyntax, "load " + host + ": expected name=value, not '" + std::string(item) + "'");
+    }
+    items.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+  }
+  if (items.empty()) return Refuse(ErrorCode::kBadSyntax, "load " + host + ": expected name=value[,...]");
+  const ComplexValueList before = *target;
+  const std::size_t warnings = base.warnings.size();
+  Status st = ClusterBuilder(base).ApplyLoad({LoadLine{0, host, std::string(values)}});
+  base.warnings.resize(warnings);  // unknown names are ignored, as in a snapshot
+  if (!st.ok()) {
+    *target = before;
+    return Refuse(ErrorCode::kInvalidValue, st.message());
+  }
+  auto it = std::find_if(config_.loads.begin(), config_.loads.end(), [&](const LoadEntry& e) { return e.host == host; });
+  if (it == config_.loads.end()) it = config_.loads.insert(config_.loads.end(), LoadEntry{host, {}});
+  for (auto& [name, value] : items) {
+    auto v = std::find_if(it->values.begin(), it->values.end(), [&](const auto& p) { return p.first == name; });
+    if (v != it->values.end()) v->second = value;
+    else it->values.emplace_back(name, value);
+  }
+  Changed();
+  return std::nullopt;
+}
+
+SessionStatus SessionState::SetHostState(const std::string& host, bool down) {
+  std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  auto h = base_.snapshot.names.hosts.Find(host);
+  if (!h) return Refuse(ErrorCode::kNoSuchObject, "no host " + host, "exechost:" + host);
+  base_.snapshot.cluster.hosts[*h].down = down;
+  auto it = std::find_if(config_.host_states.begin(), config_.host_states.end(), [&](const auto& p) { return p.first == host; });
+  if (down && it == config_.host_states.end()) config_.host_states.emplace_back(host, true);
+  if (!down && it != config_.host_states.end()) config_.host_states.erase(it);
+  Changed();
+  return std::nullopt;
+}
+
+SessionStatus SessionState::SetClock(Time now) {
+  std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  config_.now = now;
+  base_.snapshot.cluster.now = now;
+  Changed();
+  return std::nullopt;
+}
+
+SessionStatus SessionState::Advance(Duration d) {
+  if (d < 0) return Refuse(ErrorCode::kInvalidValue, "advance: the clock does not go back (" + std::to_string(d) + ")");
+  std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  config_.now += d;
+  base_.snapshot.cluster.now = config_.now;
+  Changed();
+  return std::nullopt;
+}
+
+// --- jobs --------------------------------------------------------------------------------------------
+
+std::optional<std::string> SessionState::ParseRow(std::string_view record, ParsedJob& row) {
+  return jobs_->WithNames([&](JobNameSpace& names) {
+    std::vector<JobToken> tokens;
+    std::deque<std::string> storage;
+    return ParseJobLine(record, 0, names, tokens, storage, row);
+  });
+}
+
+bool SessionState::HasJob(JobNumber job) const {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return !jobs_->Rows(job).empty();
+}
+
+SessionStatus SessionState::AddJob(std::string_view record) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  ParsedJob row;
+  if (auto e = ParseRow(record, row)) {
+    return Refuse(IsSyntaxError(*e) ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue, *e);
+  }
+  if (!row.has_submit) {
+    row.has_submit = true;
+    row.submit = config_.now;
+  }
+  if (auto e = CheckRow(row)) return Refuse(ErrorCode::kInvalidValue, *e, JobObject(row.number));
+  auto refused = jobs_->Apply(row.number, [&](const std::vector<ParsedJob>& current, std::vector<ParsedJob>& next) {
+    if (!current.empty()) return std::optional<std::string>("job " + std::to_string(row.number) + " exists");
+    next = {row};
+    return std::optional<std::string>();
+  });
+  if (refused) return Refuse(ErrorCode::kStateConflict, *refused, JobObject(row.number));
+  Changed();
+  return std::nullopt;
+}
+
+SessionStatus SessionState::ChangeJob(const TaskSelector& id, const TaskChange& change) {
+  std::optional<SessionError> error;
+  auto refused = jobs_->Apply(id.job, [&](const std::vector<ParsedJob>& current, std::vector<ParsedJob>& next) {
+    if (current.empty()) {
+      error = Refuse(ErrorCode::kNoSuchObject, "no job " + std::to_string(id.job), JobObject(id.job));
+    } else {
+      next = current;
+      if (id.task && std::none_of(next.begin(), next.end(), [&](const ParsedJob& r) { return HoldsTask(r, *id.task); })) {
+        error = Refuse(ErrorCode::kNoSuchObject,
+                       "job " + std::to_string(id.job) + " has no task " + std::to_string(*id.task), JobObject(id.job));
+      } else {
+        error = change(next);
+      }
+    }
+    return error ? std::optional<std::string>(error->message) : std::nullopt;
+  });
+  if (refused) return error;
+  Changed();
+  return std::nullopt;
+}
+
+namespace {
+
+// The tasks of `id` in rows that satisfy `want`, each isolated in a row of its
+// own when a task is named; returns the row indices (after isolation).
+std::vector<std::size_t> Select(std::vector<ParsedJob>& rows, const TaskSelector& id,
+                                const std::function<bool(const ParsedJob&)>& want) {
+  std::vector<std::size_t> picked;
+  if (id.task) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (HoldsTask(rows[i], *id.task)) {
+        if (want(rows[i])) picked.push_back(IsolateTask(rows, i, *id.task));
+        break;
+      }
+    }
+    return picked;
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (want(rows[i])) picked.push_back(i);
+  }
+  return picked;
+}
+
+std::string Named(const TaskSelector& id) {
+  return "job " + std::to_string(id.job) + (id.task ? " task " + std::to_string(*id.task) : "");
+}
+
+SessionError Conflict(const TaskSelector& id, const std::string& what) {
+  return Refuse(ErrorCode::kStateConflict, Named(id) + ": " + what, JobObject(id.job));
+}
+
+}  // namespace
+
+SessionStatus SessionState::ModJob(const TaskSelector& id, const std::vector<KeyValue>& changes) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  if (id.task) return Refuse(ErrorCode::kInvalidValue, "mod job takes a job id, not a task", JobObject(id.job));
+  const std::vector<ParsedJob> current = jobs_->Rows(id.job);
+  if (current.empty()) return Refuse(ErrorCode::kNoSuchObject, "no job " + std::to_string(id.job), JobObject(id.job));
+  // The job's keys as written, the changes applied, read again.
+  std::string line;
+  jobs_->ReadNames([&](const JobNameSpace& names) {
+    ParsedJob model = current.front();
+    BackToPending(model);
+    model.first = model.last = model.step = 1;
+    model.task_range_given = false;
+    RenderJobLine(model, names, line);
+  });
+  std::vector<JobToken> tokens;
+  std::deque<std::string> storage;
+  if (auto e = TokenizeRecord(line, tokens, storage)) return Refuse(ErrorCode::kInternal, *e);
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (std::size_t t = 2; t < tokens.size(); ++t) keys.emplace_back(std::string(tokens[t].key), std::string(tokens[t].value));
+  for (const KeyValue& c : changes) {
+    for (const char* state_key : {"state", "start", "granted", "master", "assumed"}) {
+      if (c.key == state_key) {
+        return Refuse(ErrorCode::kInvalidValue,
+                      "mod job: '" + c.key + "' changes with hold, release, run, fail, suspend, resume or finish",
+                      JobObject(id.job));
+      }
+    }
+    auto it = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == c.key; });
+    if (c.value.empty()) {
+      if (it != keys.end()) keys.erase(it);
+    } else if (it != keys.end()) {
+      it->second = c.value;
+    } else {
+      keys.emplace_back(c.key, c.value);
+    }
+  }
+  std::string changed = "job " + std::to_string(id.job);
+  for (const auto& [key, value] : keys) AppendKeyValue(changed, key, value);
+  ParsedJob model;
+  if (auto e = ParseRow(changed, model)) {
+    return Refuse(IsSyntaxError(*e) ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue, *e, JobObject(id.job));
+  }
+  if (auto e = CheckRow(model)) return Refuse(ErrorCode::kInvalidValue, *e, JobObject(id.job));
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    for (ParsedJob& r : rows) CopyJobLevel(model, r);
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::DeleteJob(const TaskSelector& id) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    if (!id.task) {
+      rows.clear();
+      return std::nullopt;
+    }
+    const auto picked = Select(rows, id, [](const ParsedJob&) { return true; });
+    rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(picked.front()));
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::Hold(const TaskSelector& id) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kPending; });
+    if (picked.empty()) return Conflict(id, "nothing pending to hold");
+    for (std::size_t i : picked) rows[i].state = JobState::kHeld;
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::Release(const TaskSelector& id) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kHeld; });
+    if (picked.empty()) return Conflict(id, "nothing held to release");
+    for (std::size_t i : picked) rows[i].state = JobState::kPending;
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::Run(const TaskSelector& id, std::optional<Time> start, const std::string& granted) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  std::uint32_t granted_id = kNoName;
+  if (!granted.empty()) {
+    granted_id = jobs_->WithNames([&](JobNameSpace& names) { return names.texts.Intern(granted, 0); });
+  }
+  const Time now = config_.now;
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    auto assumed = [](const ParsedJob& r) { return r.state == JobState::kRunning && r.assumed; };
+    std::vector<std::size_t> picked = Select(rows, id, assumed);
+    if (picked.empty()) {
+      if (!id.task) {  // a job without assumed starts: its one pending task
+        std::vector<std::size_t> pending;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          if (rows[i].state == JobState::kPending) pending.push_back(i);
+        }
+        if (pending.size() != 1 || rows[pending[0]].first != rows[pending[0]].last) {
+          return Conflict(id, pending.empty() ? "nothing pending or assumed to run" : "name the task to run");
+        }
+        picked = pending;
+      } else {
+        picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kPending; });
+        if (picked.empty()) return Conflict(id, "not pending and not assumed");
+      }
+      if (granted_id == kNoName) {
+        return Refuse(ErrorCode::kInvalidValue, Named(id) + ": granted= is needed to run a task schedk did not start",
+                      JobObject(id.job));
+      }
+    }
+    if (granted_id != kNoName && picked.size() != 1) {
+      return Refuse(ErrorCode::kInvalidValue, Named(id) + ": granted= names one task's queue instances",
+                    JobObject(id.job));
+    }
+    for (std::size_t i : picked) {
+      ParsedJob& r = rows[i];
+      const bool was_pending = r.state == JobState::kPending;
+      r.state = JobState::kRunning;
+      r.assumed = false;
+      if (start) {
+        r.start = *start;
+      } else if (was_pending) {
+        r.start = now;
+      }
+      r.has_start = true;
+      if (granted_id != kNoName) {
+        r.granted = granted_id;
+        r.master = kNoName;
+      }
+      if (auto e = CheckRow(r)) return Refuse(ErrorCode::kInvalidValue, *e, JobObject(id.job));
+    }
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::Fail(const TaskSelector& id) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kRunning && r.assumed; });
+    if (picked.empty()) return Conflict(id, "no start of schedk's waits for confirmation");
+    for (std::size_t i : picked) BackToPending(rows[i]);
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::Suspend(const TaskSelector& id) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kRunning; });
+    if (picked.empty()) return Conflict(id, "nothing running to suspend");
+    for (std::size_t i : picked) rows[i].state = JobState::kSuspended;
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::Resume(const TaskSelector& id) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kSuspended; });
+    if (picked.empty()) return Conflict(id, "nothing suspended to resume");
+    for (std::size_t i : picked) rows[i].state = JobState::kRunning;
+    return std::nullopt;
+  });
+}
+
+SessionStatus SessionState::Finish(const TaskSelector& id, std::optional<Time> at, const std::string& usage) {
+  // Usage changes the configuration's records, so a finish with usage is exclusive.
+  std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  std::optional<std::vector<UsageValue>> added;
+  if (!usage.empty()) {
+    added = ParseUsageValues(usage);
+    if (!added) return Refuse(ErrorCode::kInvalidValue, "finish: usage: expected name=value,... with non-negative numbers");
+  }
+  const Time when = at.value_or(config_.now);
+  ParsedJob finished;
+  SessionStatus refused = ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.running(); });
+    if (picked.empty()) return Conflict(id, "nothing running or suspended to finish");
+    finished = rows[picked.front()];
+    for (auto it = picked.rbegin(); it != picked.rend(); ++it) rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(*it));
+    return std::nullopt;
+  });
+  if (refused || !added) return refused;
+  // Grid Engine adds a finished job's usage to its owner, the owner's usage in
+  // the job's project, and the project: each record decayed to `at` first.
+  std::string owner, project;
+  jobs_->ReadNames([&](const JobNameSpace& names) {
+    owner = std::string(names.owners.Name(finished.owner));
+    if (finished.project != kNoName) project = std::string(names.projects.Name(finished.project));
+  });
+  if (project.empty()) {  // the owner's default project, as a pass resolves it
+    if (auto u = base_.snapshot.names.users.Find(owner); u && *u < base_.snapshot.cluster.entities.users.size()) {
+      const ProjectId p = base_.snapshot.cluster.entities.users[*u].default_project;
+      if (p.valid()) project = base_.snapshot.names.projects.Name(p.index());
+    }
+  }
+  auto add_to = [&](bool is_project, const std::string& name, const std::string& in_project) {
+    auto it = std::find_if(config_.usage.begin(), config_.usage.end(), [&](const UsageLine& u) {
+      return u.is_project == is_project && u.name == name && u.project == in_project;
+    });
+    UsageRecord record;
+    if (it != config_.usage.end()) {
+      record.values = *ParseUsageValues(it->values);
+      record.time_stamp = it->at;
+      record.values = DecayedUsage(record, when, base_.snapshot.cluster.config);
+    }
+    for (const UsageValue& v : *added) {
+      auto existing = std::find_if(record.values.begin(), record.values.end(), [&](const UsageValue& r) { return r.name == v.name; });
+      if (existing != record.values.end()) existing->value += v.value;
+      else record.values.push_back(v);
+    }
+    if (it == config_.usage.end()) it = config_.usage.insert(config_.usage.end(), UsageLine{0, is_project, name, "", in_project, 0});
+    it->values = UsageText(record.values);
+    it->at = when;
+  };
+  add_to(false, owner, "");
+  if (!project.empty()) {
+    add_to(false, owner, project);
+    add_to(true, project, "");
+  }
+  return std::nullopt;
+}
+
+SessionStatus SessionState::Assume(const Snapshot& view, const ScheduleResult& result, const QueueInstanceTable& instances) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  const Time now = config_.now;
+  for (const Decision& d : result.decisions) {
+    if (d.kind != DecisionKind::kStart) continue;
+    std::string granted;
+    for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) {
+      const Grant& grant = result.grants[g];
+      if (!granted.empty()) granted += ',';
+      granted += view.names.queues.Name(instances.queue[grant.instance].index()) + "@" +
+                 view.names.hosts.Name(instances.host[grant.instance].index()) + ":" + std::to_string(grant.slots);
+    }
+    const std::uint32_t granted_id = jobs_->WithNames([&](JobNameSpace& names) { return names.texts.Intern(granted, 0); });
+    const TaskSelector id{d.job, d.task};
+    SessionStatus refused = ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+      const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kPending; });
+      if (picked.empty()) return Conflict(id, "no longer pending");
+      ParsedJob& r = rows[picked.front()];
+      r.state = JobState::kRunning;
+      r.has_start = true;
+      r.start = now;
+      r.granted = granted_id;
+      r.master = kNoName;
+      r.assumed = true;
+      return std::nullopt;
+    });
+    if (refused) return refused;
+  }
+  return std::nullopt;
+}
+
+// --- reading -----------------------------------------------------------------------------------------
+
+Result<Snapshot> SessionState::View() const {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  Snapshot view = base_.snapshot;
+  const LiveJobs::View shards = jobs_->Snapshot();
+  const std::vector<UsageLine> usage = config_.usage;
+  Status st;
+  jobs_->ReadNames([&](const JobNameSpace& names) {
+    std::vector<JobSource> sources;
+    for (const auto& shard : shards) sources.push_back({&names, shard->rows});
+    st = CompleteSnapshot(view, sources, usage, false);
+  });
+  if (!st.ok()) return st;
+  return view;
+}
+
+namespace {
+
+// Each shard's job lines in (job, task) order.
+std::vector<std::string> ShardTexts(const LiveJobs& jobs, const LiveJobs::View& shards) {
+  std::vector<std::string> texts(shards.size());
+  jobs.ReadNames([&](const JobNameSpace& names) {
+    tbb::parallel_for(std::size_t{0}, shards.size(), [&](std::size_t s) {
+      for (const ParsedJob& r : shards[s]->rows) {
+        RenderJobLine(r, names, texts[s]);
+        texts[s] += '\n';
+      }
+    });
+  });
+  return texts;
+}
+
+}  // namespace
+
+SessionStatus SessionState::Dump(const std::string& kind, const std::string& name, std::vector<std::string>& lines) const {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  lines.clear();
+  auto add_jobs = [&](std::optional<JobNumber> only) {
+    const LiveJobs::View shards = jobs_->Snapshot();
+    std::vector<std::pair<JobNumber, std::string>> jobs;
+    jobs_->ReadNames([&](const JobNameSpace& names) {
+      for (const auto& shard : shards) {
+        for (const ParsedJob& r : shard->rows) {
+          if (only && r.number != *only) continue;
+          std::string line;
+          RenderJobLine(r, names, line);
+          jobs.emplace_back(r.number, std::move(line));
+        }
+      }
+    });
+    std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [number, line] : jobs) lines.push_back(std::move(line));
+  };
+  const std::vector<std::string> config = SplitLines(ConfigText(config_));
+  if (kind.empty()) {
+    lines = config;
+    add_jobs(std::nullopt);
+    return std::nullopt;
+  }
+  if (kind == "job") {
+    if (name.empty()) {
+      add_jobs(std::nullopt);
+      return std::nullopt;
+    }
+    auto id = ParseTaskSelector(name);
+    if (!id || id->task) return Refuse(ErrorCode::kInvalidValue, "dump job: expected a job number, not '" + name + "'");
+    add_jobs(id->job);
+    if (lines.empty()) return Refuse(ErrorCode::kNoSuchObject, "no job " + name, "job:" + name);
+    return std::nullopt;
+  }
+  if (kind == "now" || kind == "load" || kind == "hoststate" || kind == "usage") {
+    for (const std::string& line : config) {
+      if (line.rfind(kind + " ", 0) == 0 && (name.empty() || line.rfind(kind + " " + name + " ", 0) == 0)) {
+        lines.push_back(line);
+      }
+    }
+    return std::nullopt;
+  }
+  bool known = false;
+  for (const ObjectBlock& b : config_.blocks) {
+    if (b.kind != kind || (!name.empty() && b.name != name)) continue;
+    known = true;
+    lines.push_back("begin " + b.kind + (b.name.empty() ? "" : " " + b.name));
+    for (const Attribute& a : b.attributes) lines.push_back(a.key + (a.value.empty() ? "" : " " + a.value));
+    lines.push_back("end " + b.kind);
+  }
+  if (!known && !name.empty()) return Refuse(ErrorCode::kNoSuchObject, "no " + kind + " " + name, kind + ":" + name);
+  return std::nullopt;
+}
+
+StateDigest SessionState::Digest() const {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  StateDigest d;
+  d.generation = generation_.load();
+  d.objects = config_.blocks.size();
+  const LiveJobs::View shards = jobs_->Snapshot();
+  std::uint64_t h = Fnv1a(kFnvOffset, ConfigText(config_));
+  for (const std::string& text : ShardTexts(*jobs_, shards)) h = Fnv1a(h, text);
+  d.hash = h;
+  for (const auto& shard : shards) {
+    for (std::size_t i = 0; i < shard->rows.size(); ++i) {
+      d.jobs += i == 0 || shard->rows[i].number != shard->rows[i - 1].number;
+      d.tasks += shard->rows[i].task_count();
+    }
+  }
+  return d;
+}
+
+}  // namespace schedk::io

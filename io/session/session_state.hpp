@@ -1,0 +1,142 @@
+// session_state.hpp
+// The whole state of a `schedk serve` session: the configuration (object
+// blocks in definition order, the clock, load values, host states, usage
+// records), the cluster built from it, and the live jobs (live_jobs.hpp). Every
+// operation validates first and applies only if everything is valid: a refused
+// one changes nothing. View() assembles a complete Snapshot for a pass without
+// re-reading any text; Dump() writes the state as a snapshot that loads back to
+// the same state and digest.
+// Thread safety: job operations may run from several threads at once (each
+// locks the shard of its job); configuration changes, loads and the clock are
+// exclusive; View() blocks updates only while it copies the configuration and
+// takes the shards, never for a pass.
+// Invariants: `base_` is the cluster of `config_`, and every job row resolves
+// against it (a configuration change that would strand a job is refused);
+// generation() counts the changes applied.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "io/session/live_jobs.hpp"
+#include "io/session/session_error.hpp"
+#include "io/snapshot_reader.hpp"
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/schedule_result.hpp"
+
+namespace schedk::io {
+
+// A job id in a request: a job, or one task of it.
+struct TaskSelector {
+  JobNumber job = 0;
+  std::optional<TaskNumber> task;
+};
+std::optional<TaskSelector> ParseTaskSelector(std::string_view text);
+
+// A `key=value` argument of a request.
+struct KeyValue {
+  std::string key;
+  std::string value;
+};
+
+// Counts and the canonical hash for `digest`.
+struct StateDigest {
+  std::uint64_t generation = 0;
+  std::size_t jobs = 0, tasks = 0, objects = 0;
+  std::uint64_t hash = 0;
+};
+
+class SessionState {
+ public:
+  SessionState();
+
+  std::uint64_t generation() const { return generation_.load(); }
+
+  // --- the whole state ---
+  // Replaces everything with a snapshot text; `source` names it in messages.
+  SessionStatus Load(std::string_view text, const std::string& source);
+
+  // --- objects ---
+  // Adds or replaces one object block (body: its attribute lines).
+  SessionStatus PutObject(const std::string& kind, const std::string& name, std::string_view body);
+  SessionStatus DeleteObject(const std::string& kind, const std::string& name);
+
+  // --- hosts and clock ---
+  SessionStatus SetLoad(const std::string& host, std::string_view values);
+  SessionStatus SetHostState(const std::string& host, bool down);
+  SessionStatus SetClock(Time now);
+  SessionStatus Advance(Duration d);
+  Time now() const;
+
+  // --- jobs ---
+  // `record`: "job <id> key=value ..." as in a snapshot.
+  SessionStatus AddJob(std::string_view record);
+  SessionStatus ModJob(const TaskSelector& id, const std::vector<KeyValue>& changes);
+  SessionStatus DeleteJob(const TaskSelector& id);
+  SessionStatus Hold(const TaskSelector& id);
+  SessionStatus Release(const TaskSelector& id);
+  SessionStatus Run(const TaskSelector& id, std::optional<Time> start, const std::string& granted);
+  SessionStatus Fail(const TaskSelector& id);
+  SessionStatus Suspend(const TaskSelector& id);
+  SessionStatus Resume(const TaskSelector& id);
+  SessionStatus Finish(const TaskSelector& id, std::optional<Time> at, const std::string& usage);
+  bool HasJob(JobNumber job) const;
+
+  // Books a pass's starts as assumed: each started task runs from now on the
+  // granted queue instances until the master confirms (Run) or refuses (Fail).
+  // `view` is the snapshot the pass ran on.
+  SessionStatus Assume(const Snapshot& view, const ScheduleResult& result, const QueueInstanceTable& instances);
+
+  // --- reading ---
+  // A complete snapshot of the state now, for a pass.
+  Result<Snapshot> View() const;
+  // The state in snapshot syntax, one line per element; kind/name narrow it
+  // to one kind of object or record ("job" with a name: one job).
+  SessionStatus Dump(const std::string& kind, const std::string& name, std::vector<std::string>& lines) const;
+  StateDigest Digest() const;
+
+ private:
+  struct LoadEntry {
+    std::string host;
+    std::vector<std::pair<std::string, std::string>> values;  // name, value text, first-set order
+  };
+  struct Config {
+    Time now = 0;
+    std::vector<ObjectBlock> blocks;  // definition order
+    std::vector<LoadEntry> loads;     // first-report order
+    std::vector<std::pair<std::string, bool>> host_states;  // host, down; first-report order
+    std::vector<UsageLine> usage;
+  };
+  // The configuration as snapshot text (no jobs).
+  static std::string ConfigText(const Config& config);
+  // Builds the cluster of `config` and checks every job against it; on success
+  // `config` and its cluster replace the current ones.
+  SessionStatus Rebuild(Config config, const std::string& what);
+  // Checks a parsed row's references against the cluster (caller holds the config lock).
+  std::optional<std::string> CheckRow(const ParsedJob& row) const;
+  // Parses `record` into a row with the session's names.
+  std::optional<std::string> ParseRow(std::string_view record, ParsedJob& row);
+  // Applies a task-level change under the job's shard lock.
+  using TaskChange = std::function<std::optional<SessionError>(std::vector<ParsedJob>& rows)>;
+  SessionStatus ChangeJob(const TaskSelector& id, const TaskChange& change);
+  void Changed() { generation_.fetch_add(1); }
+
+  mutable std::shared_mutex config_mutex_;  // exclusive: configuration, clock, loads; shared: jobs, views
+  Config config_;
+  SnapshotParts base_;  // the cluster of config_ (no jobs)
+  std::shared_ptr<LiveJobs> jobs_ = std::make_shared<LiveJobs>();
+  mutable std::mutex checked_mutex_;
+  mutable std::vector<std::uint8_t> request_checked_;  // per request key id: checked against base_
+  std::atomic<std::uint64_t> generation_{0};
+};
+
+}  // namespace schedk::io
