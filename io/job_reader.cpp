@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -47,14 +48,51 @@ struct GlobalNames {
   std::vector<int> first_line;                  // [global]
 };
 
+// Which names of each name space some row uses: a session's name space also
+// holds names of refused requests and of jobs gone since, which must not
+// become users or be resolved.
+struct UsedNames {
+  std::vector<std::uint8_t> owners, groups, projects, departments, job_names, requests;
+};
+
+std::vector<UsedNames> MarkUsedNames(const std::vector<const JobNameSpace*>& spaces,
+                                     const std::vector<JobSource>& sources, const std::vector<std::size_t>& space_of) {
+  std::vector<UsedNames> used(spaces.size());
+  for (std::size_t c = 0; c < spaces.size(); ++c) {
+    const JobNameSpace& n = *spaces[c];
+    used[c] = {std::vector<std::uint8_t>(n.owners.size()),      std::vector<std::uint8_t>(n.groups.size()),
+               std::vector<std::uint8_t>(n.projects.size()),    std::vector<std::uint8_t>(n.departments.size()),
+               std::vector<std::uint8_t>(n.job_names.size()),   std::vector<std::uint8_t>(n.requests.size())};
+  }
+  tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t i) {
+    UsedNames& u = used[space_of[i]];
+    auto mark = [](std::vector<std::uint8_t>& v, std::uint32_t id) {
+      if (id != kNoName) std::atomic_ref<std::uint8_t>(v[id]).store(1, std::memory_order_relaxed);
+    };
+    for (const ParsedJob& j : sources[i].jobs) {
+      mark(u.owners, j.owner);
+      mark(u.groups, j.group);
+      mark(u.projects, j.project);
+      mark(u.departments, j.department);
+      mark(u.job_names, j.name);
+      mark(u.requests, j.requests);
+    }
+  });
+  return used;
+}
+
 template <class Intern>
-GlobalNames MergeNames(const std::vector<const JobNameSpace*>& spaces, JobNames JobNameSpace::*field, Intern intern) {
+GlobalNames MergeNames(const std::vector<const JobNameSpace*>& spaces, JobNames JobNameSpace::*field,
+                       const std::vector<UsedNames>& used, std::vector<std::uint8_t> UsedNames::*used_field,
+                       Intern intern) {
   GlobalNames out;
   out.map.resize(spaces.size());
   for (std::size_t c = 0; c < spaces.size(); ++c) {
     const JobNames& local = spaces[c]->*field;
-    out.map[c].resize(local.size());
+    const std::vector<std::uint8_t>& in_use = used[c].*used_field;
+    out.map[c].assign(local.size(), kNoName);
     for (std::uint32_t i = 0; i < local.size(); ++i) {
+      if (!in_use[i]) continue;
       const std::uint32_t g = intern(local.Name(i));
       out.map[c][i] = g;
       if (out.first_line.size() <= g) out.first_line.resize(g + 1, std::numeric_limits<int>::max());
@@ -333,16 +371,22 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
     if (it == spaces.end()) spaces.push_back(sources[i].names);
   }
 
-  auto owners = MergeNames(spaces, &JobNameSpace::owners, [&](std::string_view n) { return names.users.Intern(n); });
-  auto groups = MergeNames(spaces, &JobNameSpace::groups, [&](std::string_view n) { return names.groups.Intern(n); });
+  const std::vector<UsedNames> used = MarkUsedNames(spaces, sources, space_of);
+  auto merge = [&](JobNames JobNameSpace::*field, std::vector<std::uint8_t> UsedNames::*used_field, auto intern) {
+    return MergeNames(spaces, field, used, used_field, intern);
+  };
+  auto owners = merge(&JobNameSpace::owners, &UsedNames::owners, [&](std::string_view n) { return names.users.Intern(n); });
+  auto groups = merge(&JobNameSpace::groups, &UsedNames::groups, [&](std::string_view n) { return names.groups.Intern(n); });
   auto job_names =
-      MergeNames(spaces, &JobNameSpace::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
+      merge(&JobNameSpace::job_names, &UsedNames::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
   NameTable project_names, department_names;
-  auto projects = MergeNames(spaces, &JobNameSpace::projects, [&](std::string_view n) { return project_names.Intern(n); });
-  auto departments =
-      MergeNames(spaces, &JobNameSpace::departments, [&](std::string_view n) { return department_names.Intern(n); });
+  auto projects =
+      merge(&JobNameSpace::projects, &UsedNames::projects, [&](std::string_view n) { return project_names.Intern(n); });
+  auto departments = merge(&JobNameSpace::departments, &UsedNames::departments,
+                           [&](std::string_view n) { return department_names.Intern(n); });
   NameTable request_keys;
-  auto requests = MergeNames(spaces, &JobNameSpace::requests, [&](std::string_view n) { return request_keys.Intern(n); });
+  auto requests =
+      merge(&JobNameSpace::requests, &UsedNames::requests, [&](std::string_view n) { return request_keys.Intern(n); });
 
   // References to objects that must exist.
   std::vector<ProjectId> project_of(project_names.size());

@@ -213,7 +213,7 @@ std::optional<std::string> SessionState::CheckRow(const ParsedJob& row) const {
 SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
   // Called with the exclusive lock held.
   auto parts = ReadSnapshotParts(ConfigText(config), kSessionSource);
-  if (!parts.ok()) return Refuse(ErrorCode::kInvalidValue, what + ": " + parts.status().message());
+  if (!parts.ok()) return Refuse(ErrorCode::kInvalidValue, parts.status().message());  // names the object
   const Snapshot& base = parts->snapshot;
   // Every job must still resolve: each request combination once, then each row.
   const LiveJobs::View view = jobs_->Snapshot();
@@ -361,8 +361,7 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
 SessionStatus SessionState::PutObject(const std::string& kind, const std::string& name, std::string_view body) {
   auto block = ReadObjectBlock(kind, name, body, kSessionSource);
   if (!block.ok()) {
-    return Refuse(block.status().line() ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue, block.status().message(), {},
-                  block.status().line());
+    return Refuse(ErrorCode::kBadSyntax, block.status().message(), {}, block.status().line());
   }
   std::unique_lock<std::shared_mutex> lock(config_mutex_);
   Config config = config_;
@@ -683,7 +682,7 @@ SessionStatus SessionState::Fail(const TaskSelector& id) {
   std::shared_lock<std::shared_mutex> lock(config_mutex_);
   return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
     const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kRunning && r.assumed; });
-    if (picked.empty()) return Conflict(id, "no start of schedk's waits for confirmation");
+    if (picked.empty()) return Conflict(id, "no assumed start to refuse");
     for (std::size_t i : picked) BackToPending(rows[i]);
     return std::nullopt;
   });

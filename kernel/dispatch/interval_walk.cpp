@@ -521,6 +521,9 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       skipped.emplace_back(low, high);
       continue;
     }
+    // A stretch without candidate times has nothing to walk (halving it would
+    // visit every empty piece of it, which is slow when the plan reaches far).
+    if (!earliest_candidate_in(low, high)) continue;
     if (high - low > kSweptExactly) {
       const Time mid = low + (high - low) / 2;
       stretches.push_back({low, mid});

@@ -1,0 +1,307 @@
+// The session protocol (io/session): golden transcripts for every verb and
+// every error code, canonical job rows, state digests that depend only on the
+// state, dumps that load back to the same state, refused requests that change
+// nothing, and a session's decisions against `schedk schedule` on the same
+// snapshot.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/priority_writer.hpp"
+#include "io/schedule_writer.hpp"
+#include "io/session/live_jobs.hpp"
+#include "io/session/session.hpp"
+#include "io/snapshot_generator.hpp"
+#include "io/snapshot_reader.hpp"
+#include "kernel/dispatch/schedule.hpp"
+#include "kernel/priority/priority.hpp"
+#include "tests/test_support.hpp"
+
+namespace schedk::io {
+namespace {
+
+constexpr std::size_t kGoldenLineLimit = 256;
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Feeds `input` line by line, cutting lines as the serve command does.
+void Feed(Session& session, std::string_view input, std::size_t limit) {
+  std::size_t start = 0;
+  while (start < input.size() && !session.ended()) {
+    std::size_t end = input.find('\n', start);
+    if (end == std::string_view::npos) end = input.size();
+    const std::string_view line = input.substr(start, end - start);
+    session.HandleLine(line.substr(0, limit), line.size() > limit);
+    start = end + 1;
+  }
+  if (!session.ended()) session.EndOfInput();
+}
+
+struct Transcript {
+  std::string out;
+  std::unique_ptr<Session> session;
+};
+
+Transcript Converse(std::string_view input, std::size_t limit = kGoldenLineLimit) {
+  Transcript t;
+  SessionOptions options;
+  options.version = "test";
+  options.max_line_bytes = limit;
+  t.session = std::make_unique<Session>(options, [&t](std::string_view s) {
+    t.out.append(s);
+    return true;
+  }, Session::Sink());
+  Feed(*t.session, input, limit);
+  return t;
+}
+
+// The elapsed time is the only field that depends on the run.
+std::string WithoutTimes(const std::string& text) { return std::regex_replace(text, std::regex(" ms=[0-9]+"), " ms=_"); }
+
+void ExpectGolden(const std::string& name) {
+  const std::string dir = testing::SourceDir() + "/tests/io/serve/";
+  const std::string out = WithoutTimes(Converse(ReadText(dir + name + ".in")).out);
+  if (std::getenv("SCHEDK_UPDATE_GOLDEN") != nullptr) std::ofstream(dir + name + ".out", std::ios::binary) << out;
+  EXPECT_EQ(out, ReadText(dir + name + ".out")) << "transcript " << name;
+}
+
+TEST(SessionGoldenTest, Handshake) { ExpectGolden("handshake"); }
+TEST(SessionGoldenTest, Jobs) { ExpectGolden("jobs"); }
+TEST(SessionGoldenTest, Objects) { ExpectGolden("objects"); }
+
+// --- canonical rows ------------------------------------------------------------------------------
+
+ParsedJob Row(TaskNumber first, TaskNumber last, TaskNumber step, JobState state = JobState::kPending) {
+  ParsedJob r;
+  r.number = 7;
+  r.task_range_given = true;
+  r.first = first;
+  r.last = last;
+  r.step = step;
+  r.state = state;
+  return r;
+}
+
+std::string Ranges(const std::vector<ParsedJob>& rows) {
+  std::string s;
+  for (const ParsedJob& r : rows) {
+    s += (s.empty() ? "" : " ") + JobIdText(r);
+    if (r.state == JobState::kHeld) s += "h";
+  }
+  return s;
+}
+
+TEST(LiveJobsTest, CanonicalRowsAreTheGreedyRunsOfEachStatesTasks) {
+  // {1, 3, 4}: 1 then 3 fixes the step 2, 4 breaks it.
+  std::vector<ParsedJob> rows = {Row(4, 4, 1), Row(1, 1, 1), Row(3, 3, 1)};
+  CanonicalRows(rows);
+  EXPECT_EQ(Ranges(rows), "7.1-3:2 7.4");
+  // The same set written as 1 and 3-4 is the same rows.
+  rows = {Row(1, 1, 1), Row(3, 4, 1)};
+  CanonicalRows(rows);
+  EXPECT_EQ(Ranges(rows), "7.1-3:2 7.4");
+  // A task split off and put back merges again; a held task stays apart.
+  rows = {Row(1, 3, 1), Row(4, 4, 1), Row(5, 10, 1)};
+  CanonicalRows(rows);
+  EXPECT_EQ(Ranges(rows), "7.1-10");
+  rows = {Row(1, 3, 1), Row(4, 4, 1, JobState::kHeld), Row(5, 10, 1)};
+  CanonicalRows(rows);
+  EXPECT_EQ(Ranges(rows), "7.1-3 7.4h 7.5-10");
+  // A run with a different step after a single task: 2, 4 (step 2), then 5-9:2 continues from 5? No: 4 + 2 = 6.
+  rows = {Row(2, 2, 1), Row(4, 4, 1), Row(5, 9, 2)};
+  CanonicalRows(rows);
+  EXPECT_EQ(Ranges(rows), "7.2-4:2 7.5-9:2");
+  rows = {Row(1, 1, 1), Row(2, 8, 3)};  // {1, 2, 5, 8}: 1-2, then 5-8:3
+  CanonicalRows(rows);
+  EXPECT_EQ(Ranges(rows), "7.1-2 7.5-8:3");
+}
+
+// --- digests, dumps and refused requests ---------------------------------------------------------
+
+const char* kSmallCluster = R"(schedk-snapshot 1
+now 1000
+begin sconf
+max_reservation 10
+weight_tickets_functional 10000
+end sconf
+begin exechost n1
+complex_values slots=4
+end exechost
+begin exechost n2
+complex_values slots=4
+end exechost
+begin pe mpi
+slots 8
+allocation_rule $fill_up
+end pe
+begin queue all.q
+hostlist n1 n2
+slots 4
+pe_list mpi
+end queue
+)";
+
+std::string Requests(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const std::string& l : lines) s += l + "\n";
+  return s;
+}
+
+// The value of `key=` in a reply line.
+std::string Field(const std::string& text, const std::string& key) {
+  const std::size_t at = text.find(" " + key + "=");
+  if (at == std::string::npos) return {};
+  const std::size_t start = at + key.size() + 2;
+  return text.substr(start, text.find_first_of(" \n", start) - start);
+}
+
+std::string LastLine(const std::string& text) {
+  const std::size_t end = text.size() - 1;
+  return text.substr(text.rfind('\n', end - 1) + 1);
+}
+
+TEST(SessionStateTest, DigestDependsOnTheStateNotOnThePath) {
+  // Path A: add a job array, hold a task, release it, start and finish another.
+  Transcript a = Converse(Requests({"h hello proto=1", "s snapshot"}) + kSmallCluster +
+                     Requests({"end snapshot", "1 add job 10.1-6 owner=u1 submit=900", "2 hold 10.3", "3 release 10.3",
+                               "4 run 10.6 granted=all.q@n1:1", "5 finish 10.6", "6 add job 11 owner=u2 p=-5",
+                               "7 mod job 11 p=", "d digest"}));
+  // Path B: the same state written directly.
+  Transcript b = Converse(Requests({"h hello proto=1", "s snapshot"}) + kSmallCluster +
+                     Requests({"job 11 owner=u2 submit=1000", "job 10.1-5 owner=u1 submit=900", "end snapshot",
+                               "d digest"}));
+  const std::string da = LastLine(a.out), db = LastLine(b.out);
+  ASSERT_EQ(da.rfind("ok d ", 0), 0u) << a.out;
+  EXPECT_EQ(Field(da, "hash"), Field(db, "hash")) << a.out << "\n" << b.out;
+  EXPECT_EQ(Field(da, "jobs"), "2");
+  EXPECT_EQ(Field(da, "tasks"), "6");
+  EXPECT_NE(Field(da, "gen"), Field(db, "gen"));  // the generation counts changes, the hash does not
+  // One more change gives another hash.
+  Transcript c = Converse(Requests({"h hello proto=1", "s snapshot"}) + kSmallCluster +
+                     Requests({"job 11 owner=u2 submit=1000", "job 10.1-5 owner=u1 submit=900 p=1", "end snapshot",
+                               "d digest"}));
+  EXPECT_NE(Field(LastLine(c.out), "hash"), Field(da, "hash"));
+}
+
+TEST(SessionStateTest, DumpLoadsBackToTheSameState) {
+  const std::string setup = Requests({"h hello proto=1", "s snapshot"}) + kSmallCluster +
+                            Requests({"end snapshot", "1 add job 1 owner=u1 name=\"two words\" p=1024 l_hard=h_rt=100",
+                                      "2 add job 2.1-9:2 owner=u2 pe_name=mpi pe_min=2 pe_max=6 R=y",
+                                      "3 add job 3 owner=u3 hold_jid=1", "4 schedule commit=assume",
+                                      "5 load n1 np_load_avg=0.25", "6 hoststate n2 down",
+                                      "7 finish 1 usage=cpu=10,mem=2,io=1", "8 advance 60", "d digest", "x dump"});
+  Transcript first = Converse(setup);
+  std::string digest, dump;
+  std::istringstream lines(first.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("ok d ", 0) == 0) digest = line;
+    if (line.rfind("data x ", 0) == 0) dump += line.substr(7) + "\n";
+  }
+  ASSERT_FALSE(dump.empty()) << first.out;
+  EXPECT_NE(dump.find("assumed=y"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("hoststate n2 down"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("usage user u1 cpu=10,mem=2,io=1 at=1000"), std::string::npos) << dump;
+  Transcript second = Converse(Requests({"h hello proto=1", "s snapshot"}) + dump + Requests({"end snapshot", "d digest"}));
+  EXPECT_EQ(Field(LastLine(second.out), "hash"), Field(digest, "hash")) << dump;
+  EXPECT_EQ(Field(LastLine(second.out), "tasks"), Field(digest, "tasks"));
+}
+
+TEST(SessionStateTest, RefusedRequestsChangeNothing) {
+  const std::string setup = Requests({"h hello proto=1", "s snapshot"}) + kSmallCluster +
+                            Requests({"end snapshot", "1 add job 1 owner=u1 l_hard=h_rt=100",
+                                      "2 add job 2 owner=u2 pe_name=mpi pe_min=2", "d1 digest"});
+  const std::vector<std::string> refused = {
+      "r1 del pe mpi",                              // job 2 needs it
+      "r2 snapshot\nschedk-snapshot 1\nnow 5\njob 9 owner=x state=bad\nend snapshot",
+      "r3 begin queue all.q\nhostlist n1 n2 n3\nslots many\nend",
+      "r4 add job 1 owner=u1",                      // exists
+      "r5 run 1 granted=nosuch.q@n1:1",
+      "r6 load n1 slots=abc",
+      "r7 mod job 2 pe_name=nosuch",
+      "r8 finish 1 usage=cpu=-1",
+  };
+  std::string input = setup;
+  for (const std::string& r : refused) input += r + "\n";
+  input += "d2 digest\n";
+  Transcript t = Converse(input);
+  std::string d1, d2;
+  std::size_t errors = 0;
+  std::istringstream lines(t.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("ok d1 ", 0) == 0) d1 = line;
+    if (line.rfind("ok d2 ", 0) == 0) d2 = line;
+    errors += line.rfind("err r", 0) == 0;
+  }
+  EXPECT_EQ(errors, refused.size()) << t.out;
+  EXPECT_EQ(Field(d1, "hash"), Field(d2, "hash")) << t.out;
+  EXPECT_EQ(Field(d1, "gen"), Field(d2, "gen")) << t.out;
+}
+
+// --- decisions against the batch command ---------------------------------------------------------
+
+// The batch records of one snapshot text (what `schedk schedule` prints), times blanked.
+std::string BatchSchedule(const std::string& text) {
+  auto snapshot = ReadSnapshot(text, "batch");
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  const PriorityResult priorities = ComputePriorities(snapshot->cluster, snapshot->jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(snapshot->cluster);
+  const ScheduleResult result = ScheduleInterval(snapshot->cluster, snapshot->jobs, priorities, instances);
+  std::string out;
+  WriteSchedule(snapshot.value(), instances, result, ScheduleFormat::kText, 0, [&](std::string_view s) {
+    out.append(s);
+    return true;
+  });
+  return WithoutTimes(out);
+}
+
+// A session's schedule replies with the id taken out again.
+std::string SessionRecords(const std::string& out, const std::string& id) {
+  std::string records;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t space = line.find(' ');
+    if (line.compare(space + 1, id.size() + 1, id + " ") != 0) continue;
+    records += line.substr(0, space) + line.substr(space + 1 + id.size()) + "\n";
+  }
+  return WithoutTimes(records);
+}
+
+TEST(SessionStateTest, DecisionsEqualTheBatchScheduleOfTheDump) {
+  GeneratorSpec spec;
+  spec.jobs = 3000;
+  spec.hosts = 20;
+  spec.seed = 11;
+  spec.max_reservation = 20;
+  std::string snapshot;
+  ASSERT_TRUE(GenerateSnapshot(spec, [&](std::string_view s) {
+    snapshot.append(s);
+    return true;
+  }));
+  // Load, change things the way a master does, then schedule.
+  Transcript t = Converse(Requests({"h hello proto=1", "s snapshot"}) + snapshot +
+                     Requests({"end snapshot", "1 schedule commit=assume", "2 advance 120",
+                               "3 add job 900001 owner=user1 l_hard=h_rt=600 R=y", "4 hold 5", "5 del job 7",
+                               "6 schedule", "x dump"}));
+  std::string dump;
+  std::istringstream lines(t.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("data x ", 0) == 0) dump += line.substr(7) + "\n";
+  }
+  ASSERT_FALSE(dump.empty());
+  const std::string session = SessionRecords(t.out, "6");
+  ASSERT_NE(session.find("done starts="), std::string::npos) << t.out.substr(0, 2000);
+  EXPECT_EQ(session, BatchSchedule(dump));
+}
+
+}  // namespace
+}  // namespace schedk::io
