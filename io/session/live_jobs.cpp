@@ -88,6 +88,7 @@ void CanonicalShard(std::vector<ParsedJob>& rows) {
 }  // namespace
 
 void CanonicalRows(std::vector<ParsedJob>& rows) {
+  if (rows.size() <= 1) return;  // one progression is its own greedy run (ParseJobId normalises it)
   std::sort(rows.begin(), rows.end(), RowBefore);
   std::vector<ParsedJob> out;
   for (JobState state : {JobState::kPending, JobState::kHeld, JobState::kError}) {
@@ -114,14 +115,14 @@ void CanonicalRows(std::vector<ParsedJob>& rows) {
 
 LiveJobs::LiveJobs(std::vector<ParsedJob> rows, JobNameSpace names) : LiveJobs() {
   names_ = std::move(names);
-  std::vector<std::shared_ptr<LiveShard>> shards(shards_.size());
+  std::vector<LiveShard> shards(shards_.size());
   std::vector<std::vector<ParsedJob>> parts(shards_.size());
   for (const ParsedJob& r : rows) parts[ShardOf(r.number)].push_back(r);
   rows.clear();
   rows.shrink_to_fit();
   tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t i) {
     CanonicalShard(parts[i]);
-    shards[i] = std::make_shared<LiveShard>(LiveShard{std::move(parts[i])});
+    shards[i].rows = std::move(parts[i]);
   });
   shards_.ReplaceAll(std::move(shards));
 }

@@ -1,0 +1,137 @@
+// serve_stress: a session (io/session) driven through its protocol path, as
+// `schedk serve` drives it, on a generated cluster:
+//   serve_stress JOBS [HOSTS [MAX_RESERVATION [CHANGES]]]
+// 1. ingest: the configuration as an inline snapshot, then JOBS `add job`
+//    lines one request at a time (replies discarded): lines per second;
+// 2. memory: resident set after the ingest minus before, per job;
+// 3. schedule latency: CHANGES rounds (default 5) of a 1% change (half the
+//    changed jobs deleted, as many new ones added) followed by `schedule`,
+//    each timed from the request to its terminal line; the view build alone too.
+// One size per process, so no other size's memory is counted.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "io/session/session.hpp"
+#include "io/snapshot_generator.hpp"
+
+namespace {
+
+long StatusKb(const char* key) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(key, 0) == 0) return std::strtol(line.c_str() + std::string(key).size(), nullptr, 10);
+  }
+  return -1;
+}
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: serve_stress JOBS [HOSTS [MAX_RESERVATION [CHANGES]]]\n");
+    return 1;
+  }
+  schedk::io::GeneratorSpec spec;
+  spec.jobs = std::strtoull(argv[1], nullptr, 10);
+  spec.hosts = argc > 2 ? static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)) : 1000;
+  spec.max_reservation = argc > 3 ? static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 0;
+  const int rounds = argc > 4 ? std::atoi(argv[4]) : 5;
+  spec.seed = 7;
+  // Generated text: the configuration and the job lines apart.
+  std::string config, jobs_text;
+  {
+    std::string text;
+    if (!schedk::io::GenerateSnapshot(spec, [&](std::string_view s) {
+          text.append(s);
+          return true;
+        })) {
+      return 1;
+    }
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = text.find('\n', start);
+      const std::string_view line(text.data() + start, end - start);
+      (line.rfind("job ", 0) == 0 ? jobs_text : config).append(line).push_back('\n');
+      start = end + 1;
+    }
+  }
+  std::vector<std::string> requests;
+  std::vector<std::uint32_t> numbers;
+  {
+    std::size_t start = 0, k = 0;
+    while (start < jobs_text.size()) {
+      const std::size_t end = jobs_text.find('\n', start);
+      const std::string_view line(jobs_text.data() + start, end - start);
+      requests.push_back("a" + std::to_string(k++) + " add " + std::string(line));
+      numbers.push_back(static_cast<std::uint32_t>(std::strtoul(line.data() + 4, nullptr, 10)));
+      start = end + 1;
+    }
+    jobs_text.clear();
+    jobs_text.shrink_to_fit();
+  }
+  std::size_t replies = 0, errors = 0;
+  std::string last;
+  auto sink = [&](std::string_view s) {
+    ++replies;
+    if (s.rfind("err ", 0) == 0) ++errors;
+    last.assign(s.substr(s.size() > 200 ? s.size() - 200 : 0));
+    return true;
+  };
+  const long before = StatusKb("VmRSS:");
+  schedk::io::Session session({}, sink, {});
+  session.HandleLine("h hello proto=1");
+  session.HandleLine("s snapshot");
+  {
+    std::size_t start = 0;
+    while (start < config.size()) {
+      const std::size_t end = config.find('\n', start);
+      session.HandleLine(std::string_view(config.data() + start, end - start));
+      start = end + 1;
+    }
+  }
+  session.HandleLine("end snapshot");
+  auto t0 = std::chrono::steady_clock::now();
+  for (const std::string& r : requests) session.HandleLine(r);
+  const double ingest = Since(t0);
+  const long after = StatusKb("VmRSS:");
+  std::printf("ingest: %zu add job lines in %.3f s = %.2f M lines/s (%zu errors)\n", requests.size(), ingest,
+              static_cast<double>(requests.size()) / ingest / 1e6, errors);
+  std::printf("memory: %.1f bytes per job resident (the request texts held by this program excluded)\n",
+              (static_cast<double>(after - before) * 1024.0 -
+               static_cast<double>(config.size())) / static_cast<double>(requests.size()));
+  requests.clear();
+  requests.shrink_to_fit();
+
+  std::mt19937_64 random(11);
+  std::uint32_t next_number = 0;
+  for (std::uint32_t n : numbers) next_number = std::max(next_number, n + 1);
+  const std::size_t change = std::max<std::size_t>(2, numbers.size() / 100);
+  for (int round = 0; round < rounds; ++round) {
+    for (std::size_t i = 0; i < change / 2; ++i) {
+      const std::size_t pick = random() % numbers.size();
+      session.HandleLine("d del job " + std::to_string(numbers[pick]));
+      numbers[pick] = next_number;
+      session.HandleLine("n add job " + std::to_string(next_number++) + " owner=user" + std::to_string(random() % 100) +
+                         " project=proj" + std::to_string(random() % 10) + " l_hard=h_rt=1:0:0");
+    }
+    t0 = std::chrono::steady_clock::now();
+    auto view = session.state().View();
+    const double view_s = Since(t0);
+    t0 = std::chrono::steady_clock::now();
+    session.HandleLine("s schedule");
+    const double schedule_s = Since(t0);
+    std::printf("round %d: %zu changes, view %.1f ms, schedule request %.1f ms (%s)\n", round, change, view_s * 1e3,
+                schedule_s * 1e3, last.substr(last.rfind("done")).c_str());
+  }
+  return errors == 0 ? 0 : 1;
+}
