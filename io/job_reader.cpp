@@ -66,8 +66,12 @@ std::vector<UsedNames> MarkUsedNames(const std::vector<const JobNameSpace*>& spa
   }
   tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t i) {
     UsedNames& u = used[space_of[i]];
+    // Read before writing: most rows name the same few owners and request
+    // sets, and stores from both cores to one line would pass it back and forth.
     auto mark = [](std::vector<std::uint8_t>& v, std::uint32_t id) {
-      if (id != kNoName) std::atomic_ref<std::uint8_t>(v[id]).store(1, std::memory_order_relaxed);
+      if (id == kNoName) return;
+      std::atomic_ref<std::uint8_t> flag(v[id]);
+      if (flag.load(std::memory_order_relaxed) == 0) flag.store(1, std::memory_order_relaxed);
     };
     for (const ParsedJob& j : sources[i].jobs) {
       mark(u.owners, j.owner);

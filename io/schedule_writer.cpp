@@ -1,6 +1,10 @@
 #include "io/schedule_writer.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
+
+#include <tbb/parallel_for.h>
 
 #include "io/json_text.hpp"
 
@@ -55,9 +59,29 @@ std::string MonitorLine(const Snapshot& s, const QueueInstanceTable& instances, 
          ObjectName(s, instances, m.container) + ":" + ComplexName(s, m.resource.value) + ":" + amount;
 }
 
+// The record's type, then the session's request id when there is one.
+void AppendType(std::string& out, const char* type, std::string_view tag, bool text) {
+  if (text) {
+    out += type;
+    if (!tag.empty()) {
+      out += ' ';
+      out += tag;
+    }
+    return;
+  }
+  out += "{\"type\":\"";
+  out += type;
+  out += '"';
+  if (!tag.empty()) {
+    out += ",\"id\":";
+    AppendJsonString(out, tag);
+  }
+}
+
 void AppendMonitorJson(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
-                       const MonitorRecord& m) {
-  out += "{\"type\":\"sched\",\"job\":" + std::to_string(m.job) + ",\"task\":" + std::to_string(m.task) +
+                       const MonitorRecord& m, std::string_view tag) {
+  AppendType(out, "sched", tag, false);
+  out += ",\"job\":" + std::to_string(m.job) + ",\"task\":" + std::to_string(m.task) +
          ",\"state\":\"" + StateName(m.state) + "\",\"start\":" + std::to_string(m.start) +
          ",\"duration\":" + std::to_string(DiagramEnd(m.start, m.duration) - m.start) + ",\"level\":\"" +
          LevelLetter(m.container.level) + "\",\"object\":";
@@ -70,21 +94,22 @@ void AppendMonitorJson(std::string& out, const Snapshot& s, const QueueInstanceT
 }
 
 void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
-                    const ScheduleResult& r, const Decision& d, ScheduleFormat format) {
+                    const ScheduleResult& r, const Decision& d, ScheduleFormat format, std::string_view tag) {
   const bool text = format == ScheduleFormat::kText;
   const std::string id = std::to_string(d.job) + "." + std::to_string(d.task);
   if (d.kind == DecisionKind::kPending) {
     const std::string code = ReasonCode(s, instances, d);
     const std::string why = ReasonText(s, instances, d);
+    AppendType(out, "pending", tag, text);
     if (text) {
-      out += "pending " + id + " reason=" + code + " \"";
+      out += " " + id + " reason=" + code + " \"";
       for (char c : why) {
         if (c == '"' || c == '\\') out += '\\';
         out += c;
       }
       out += "\"\n";
     } else {
-      out += "{\"type\":\"pending\",\"job\":" + std::to_string(d.job) + ",\"task\":" + std::to_string(d.task) +
+      out += ",\"job\":" + std::to_string(d.job) + ",\"task\":" + std::to_string(d.task) +
              ",\"reason\":";
       AppendJsonString(out, code);
       out += ",\"text\":";
@@ -95,8 +120,9 @@ void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTabl
   }
   const char* kind = d.kind == DecisionKind::kStart ? "start" : "reserve";
   const Duration dur = d.duration;  // the assumed duration; kInfiniteDuration for an unlimited job
+  AppendType(out, kind, tag, text);
   if (text) {
-    out += std::string(kind) + " " + id + " at=" + std::to_string(d.at) + " dur=" + std::to_string(dur) +
+    out += " " + id + " at=" + std::to_string(d.at) + " dur=" + std::to_string(dur) +
            " slots=" + std::to_string(d.slots);
     if (d.pe.valid()) out += " pe=" + s.names.pes.Name(d.pe.value);
     out += " granted=";
@@ -106,7 +132,7 @@ void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTabl
     }
     out += '\n';
   } else {
-    out += std::string("{\"type\":\"") + kind + "\",\"job\":" + std::to_string(d.job) +
+    out += ",\"job\":" + std::to_string(d.job) +
            ",\"task\":" + std::to_string(d.task) + ",\"at\":" + std::to_string(d.at) +
            ",\"dur\":" + std::to_string(dur) + ",\"slots\":" + std::to_string(d.slots);
     if (d.pe.valid()) {
@@ -125,15 +151,19 @@ void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTabl
 }
 
 void AppendMonitor(std::string& out, const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
-                   std::uint32_t begin, std::uint32_t end, ScheduleFormat format) {
+                   std::uint32_t begin, std::uint32_t end, ScheduleFormat format, std::string_view tag) {
   for (std::uint32_t m = begin; m < end; ++m) {
     if (format == ScheduleFormat::kText) {
-      out += "sched " + MonitorLine(s, instances, r.monitor[m]) + "\n";
+      AppendType(out, "sched", tag, true);
+      out += " " + MonitorLine(s, instances, r.monitor[m]) + "\n";
     } else {
-      AppendMonitorJson(out, s, instances, r.monitor[m]);
+      AppendMonitorJson(out, s, instances, r.monitor[m], tag);
     }
   }
 }
+
+constexpr std::size_t kItemsPerBlock = 2048;
+constexpr std::size_t kBlocksPerBatch = 64;
 
 }  // namespace
 
@@ -194,26 +224,48 @@ std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, c
 }
 
 bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
-                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink) {
-  std::string out;
-  AppendMonitor(out, snapshot, instances, result, 0, result.running_monitor, format);
-  for (const Decision& d : result.decisions) {
-    AppendDecision(out, snapshot, instances, result, d, format);
-    AppendMonitor(out, snapshot, instances, result, d.monitor_begin, d.monitor_end, format);
-    if (out.size() > (1u << 20)) {
-      if (!sink(out)) return false;
-      out.clear();
+                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink,
+                   std::string_view tag) {
+  // Blocks of the running tasks' monitor lines, then blocks of decisions (each
+  // with its own lines), formatted in parallel a batch at a time and handed
+  // over in order, so the text held at once stays bounded.
+  const std::size_t running_blocks = (result.running_monitor + kItemsPerBlock - 1) / kItemsPerBlock;
+  const std::size_t decision_blocks = (result.decisions.size() + kItemsPerBlock - 1) / kItemsPerBlock;
+  const std::size_t blocks = running_blocks + decision_blocks;
+  std::vector<std::string> text(std::min(blocks, kBlocksPerBatch));
+  auto format_block = [&](std::size_t b, std::string& out) {
+    out.clear();
+    if (b < running_blocks) {
+      const auto begin = static_cast<std::uint32_t>(b * kItemsPerBlock);
+      const auto end = static_cast<std::uint32_t>(std::min<std::size_t>(result.running_monitor, (b + 1) * kItemsPerBlock));
+      AppendMonitor(out, snapshot, instances, result, begin, end, format, tag);
+      return;
+    }
+    const std::size_t first = (b - running_blocks) * kItemsPerBlock;
+    const std::size_t last = std::min(result.decisions.size(), first + kItemsPerBlock);
+    for (std::size_t i = first; i < last; ++i) {
+      const Decision& d = result.decisions[i];
+      AppendDecision(out, snapshot, instances, result, d, format, tag);
+      AppendMonitor(out, snapshot, instances, result, d.monitor_begin, d.monitor_end, format, tag);
+    }
+  };
+  for (std::size_t first = 0; first < blocks; first += kBlocksPerBatch) {
+    const std::size_t count = std::min(kBlocksPerBatch, blocks - first);
+    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) { format_block(first + k, text[k]); });
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!text[k].empty() && !sink(text[k])) return false;
     }
   }
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.0f", elapsed_ms);
+  std::string out;
+  AppendType(out, "done", tag, format == ScheduleFormat::kText);
   if (format == ScheduleFormat::kText) {
-    out += "done starts=" + std::to_string(result.starts) + " reserves=" + std::to_string(result.reserves) +
+    out += " starts=" + std::to_string(result.starts) + " reserves=" + std::to_string(result.reserves) +
            " pending=" + std::to_string(result.pending) + " ms=" + ms + "\n";
   } else {
-    out += "{\"type\":\"done\",\"starts\":" + std::to_string(result.starts) +
-           ",\"reserves\":" + std::to_string(result.reserves) + ",\"pending\":" + std::to_string(result.pending) +
-           ",\"ms\":" + ms + "}\n";
+    out += ",\"starts\":" + std::to_string(result.starts) + ",\"reserves\":" + std::to_string(result.reserves) +
+           ",\"pending\":" + std::to_string(result.pending) + ",\"ms\":" + ms + "}\n";
   }
   return sink(out);
 }

@@ -22,9 +22,12 @@ namespace schedk::io {
 
 enum class ScheduleFormat { kText, kJsonl };
 
-// Hands the records to `sink` in order; stops and returns false when `sink` does.
+// Hands the records to `sink` in order, formatted in parallel blocks; stops
+// and returns false when `sink` does. `tag` (a session's request id) follows
+// each record's type word (JSON Lines: an "id" key after "type").
 bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
-                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink);
+                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink,
+                   std::string_view tag = {});
 
 // The interval as Grid Engine appends it to the MONITOR file: "::::::::" and
 // then every line, running and suspended tasks first.

@@ -160,6 +160,20 @@ std::optional<std::string> LiveJobs::Apply(JobNumber number, const Update& updat
   });
 }
 
+bool LiveJobs::Insert(const ParsedJob& row) {
+  return shards_.Mutate(ShardOf(row.number), [&](LiveShard& shard) {
+    // Job numbers mostly come in increasing order: try the end first.
+    auto at = shard.rows.end();
+    if (!shard.rows.empty() && shard.rows.back().number >= row.number) {
+      at = std::lower_bound(shard.rows.begin(), shard.rows.end(), row.number,
+                            [](const ParsedJob& r, JobNumber n) { return r.number < n; });
+      if (at != shard.rows.end() && at->number == row.number) return false;
+    }
+    shard.rows.insert(at, row);
+    return true;
+  });
+}
+
 std::size_t LiveJobs::job_count() const {
   const View view = Snapshot();
   std::size_t n = 0;

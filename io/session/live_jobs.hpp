@@ -72,6 +72,8 @@ class LiveJobs {
   using Update = std::function<std::optional<std::string>(const std::vector<ParsedJob>& current,
                                                           std::vector<ParsedJob>& next)>;
   std::optional<std::string> Apply(JobNumber number, const Update& update);
+  // Adds a job of one row that must not exist yet; false (and nothing done) if it does.
+  bool Insert(const ParsedJob& row);
 
   // Every shard at one instant, for a pass.
   View Snapshot() const { return shards_.Snapshot(); }

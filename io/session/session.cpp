@@ -110,16 +110,6 @@ bool IsRecordKind(std::string_view kind) {
   return false;
 }
 
-// The line with " <id>" after its first word: the batch records as session replies.
-void AppendWithId(std::string& out, std::string_view line, const std::string& id) {
-  const std::size_t space = line.find(' ');
-  out.append(line.substr(0, space));
-  out += ' ';
-  out += id;
-  if (space != std::string_view::npos) out.append(line.substr(space));
-  out += '\n';
-}
-
 // Calls f(line) for each line of `text`.
 template <class F>
 void ForEachLine(std::string_view text, F f) {
@@ -530,15 +520,12 @@ void Session::Schedule(const std::string& id, std::string_view args_text) {
       return;
     }
   }
-  std::string text;
   WriteSchedule(pass->snapshot, pass->instances, pass->result, ScheduleFormat::kText, pass->ms,
                 [&](std::string_view piece) {
-                  text.append(piece);
-                  return true;
-                });
-  reply_.clear();
-  ForEachLine(text, [&](std::string_view line) { AppendWithId(reply_, line, id); });
-  Reply(reply_);
+                  Reply(piece);
+                  return !ended_;
+                },
+                id);
   Log(id, "schedule", "done starts=" + std::to_string(pass->result.starts) + (assume ? " assumed" : ""));
 }
 
@@ -594,12 +581,14 @@ void Session::Explain(const std::string& id, std::string_view args_text) {
                 [&](std::string_view piece) {
                   text.append(piece);
                   return true;
-                });
+                },
+                id);
   ForEachLine(text, [&](std::string_view line) {
-    const auto [type, rest] = FirstWord(line);
+    const auto [type, after_type] = FirstWord(line);
+    const auto [tag, rest] = FirstWord(after_type);
     const bool mine = type == "sched" ? rest.rfind(number + ":", 0) == 0
                                       : type != "done" && rest.rfind(number + ".", 0) == 0;
-    if (mine) AppendWithId(reply_, line, id);
+    if (mine) reply_.append(line).push_back('\n');
   });
   reply_ += "done " + id + " job=" + number + "\n";
   Reply(reply_);

@@ -187,27 +187,35 @@ std::string SessionState::ConfigText(const Config& config) {
 }
 
 std::optional<std::string> SessionState::CheckRow(const ParsedJob& row) const {
+  auto known = [](const std::vector<std::uint8_t>& checked, std::uint32_t id) {
+    return id < checked.size() && checked[id] != 0;
+  };
+  {
+    // The usual row: a request set and a project already checked against this
+    // cluster, nothing else that refers to it.
+    std::lock_guard<std::mutex> lock(checked_mutex_);
+    if (known(request_checked_, row.requests) && (row.project == kNoName || known(project_checked_, row.project)) &&
+        row.department == kNoName && row.granted == kNoName && row.master == kNoName && row.hold_jid == kNoName) {
+      return std::nullopt;
+    }
+  }
   const Snapshot& base = base_.snapshot;
   std::optional<std::string> error;
   jobs_->ReadNames([&](const JobNameSpace& names) {
-    {
-      std::lock_guard<std::mutex> lock(checked_mutex_);
-      if (row.requests < request_checked_.size() && request_checked_[row.requests]) {
-        error = CheckJobReferences(row, names, base);
-        return;
-      }
-    }
     // ClusterBuilder only reads here (FindComplex), but takes the snapshot by reference.
     ClusterBuilder builder(const_cast<Snapshot&>(base));
     if ((error = CheckRequestKey(names.requests.Name(row.requests), builder, base))) return;
-    {
-      std::lock_guard<std::mutex> lock(checked_mutex_);
-      if (request_checked_.size() <= row.requests) request_checked_.resize(row.requests + 1, 0);
-      request_checked_[row.requests] = 1;
-    }
     error = CheckJobReferences(row, names, base);
   });
-  return error;
+  if (error) return error;
+  std::lock_guard<std::mutex> lock(checked_mutex_);
+  auto mark = [](std::vector<std::uint8_t>& checked, std::uint32_t id) {
+    if (checked.size() <= id) checked.resize(id + 1, 0);
+    checked[id] = 1;
+  };
+  mark(request_checked_, row.requests);
+  if (row.project != kNoName) mark(project_checked_, row.project);
+  return std::nullopt;
 }
 
 SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
@@ -258,6 +266,7 @@ SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
   {
     std::lock_guard<std::mutex> lock(checked_mutex_);
     request_checked_.clear();
+    project_checked_.clear();
   }
   Changed();
   return std::nullopt;
@@ -353,6 +362,7 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
     jobs_ = std::move(jobs);
     std::lock_guard<std::mutex> checked(checked_mutex_);
     request_checked_.clear();
+    project_checked_.clear();
   }
   Changed();
   return std::nullopt;
@@ -479,12 +489,9 @@ SessionStatus SessionState::AddJob(std::string_view record) {
     row.submit = config_.now;
   }
   if (auto e = CheckRow(row)) return Refuse(ErrorCode::kInvalidValue, *e, JobObject(row.number));
-  auto refused = jobs_->Apply(row.number, [&](const std::vector<ParsedJob>& current, std::vector<ParsedJob>& next) {
-    if (!current.empty()) return std::optional<std::string>("job " + std::to_string(row.number) + " exists");
-    next = {row};
-    return std::optional<std::string>();
-  });
-  if (refused) return Refuse(ErrorCode::kStateConflict, *refused, JobObject(row.number));
+  if (!jobs_->Insert(row)) {
+    return Refuse(ErrorCode::kStateConflict, "job " + std::to_string(row.number) + " exists", JobObject(row.number));
+  }
   Changed();
   return std::nullopt;
 }

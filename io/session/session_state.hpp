@@ -136,6 +136,7 @@ class SessionState {
   std::shared_ptr<LiveJobs> jobs_ = std::make_shared<LiveJobs>();
   mutable std::mutex checked_mutex_;
   mutable std::vector<std::uint8_t> request_checked_;  // per request key id: checked against base_
+  mutable std::vector<std::uint8_t> project_checked_;  // per project name id: exists in base_
   std::atomic<std::uint64_t> generation_{0};
 };
 
