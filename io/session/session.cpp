@@ -156,6 +156,7 @@ void Session::Reply(std::string_view line) {
 
 void Session::Ok(const std::string& id, const std::string& extra) {
   Reply("ok " + id + (extra.empty() ? "" : " " + extra) + "\n");
+  Log(id, verb_, extra.empty() ? "ok" : "ok " + extra);
 }
 
 void Session::Error(const std::string& id, const SessionError& e) {
@@ -164,6 +165,7 @@ void Session::Error(const std::string& id, const SessionError& e) {
   if (e.line > 0) line += " line=" + std::to_string(e.line);
   if (!e.object.empty()) line += " obj=" + e.object;
   Reply(line + "\n");
+  Log(id, verb_, std::to_string(static_cast<int>(e.code)) + " " + e.message);
 }
 
 void Session::Log(const std::string& id, std::string_view verb, std::string_view outcome) {
@@ -197,18 +199,18 @@ bool Session::HandleLine(std::string_view line, bool too_long) {
   if (trimmed.empty() || trimmed.front() == '#') return true;
   const auto [id_text, rest] = FirstWord(trimmed);
   const std::string id = ValidId(id_text) ? std::string(id_text) : "-";
+  verb_ = "?";
   if (too_long) {
     Error(id, Refuse(ErrorCode::kLineTooLong,
                      "request line longer than " + std::to_string(options_.max_line_bytes) + " bytes"));
-    Log(id, "?", "413");
     return !ended_;
   }
   if (id == "-") {
     Error(id, Syntax("expected '<id> <verb> [args]' with an id of letters, digits, '_', '.' or '-'"));
-    Log(id, "?", "400");
     return !ended_;
   }
   const auto [verb, args] = FirstWord(rest);
+  verb_ = verb.empty() ? "?" : std::string(verb);
   if (verb.empty()) {
     Error(id, Syntax("expected a verb after the id"));
     return !ended_;
@@ -221,6 +223,7 @@ void Session::EndOfInput() {
   if (body_) {
     const std::string id = body_->id;
     const std::string what = body_->snapshot ? "snapshot" : "begin " + body_->kind;
+    verb_ = body_->snapshot ? "snapshot" : "begin";
     body_.reset();
     Error(id, Syntax("end of input inside the " + what + " request"));
   }
@@ -229,33 +232,28 @@ void Session::EndOfInput() {
 void Session::FinishBody() {
   Body body = std::move(*body_);
   body_.reset();
-  const char* verb = body.snapshot ? "snapshot" : "begin";
+  verb_ = body.snapshot ? "snapshot" : "begin";
   if (body.refusal) {
     Error(body.id, *body.refusal);
-    Log(body.id, verb, "400");
     return;
   }
   if (body.too_long) {
     Error(body.id, Refuse(ErrorCode::kLineTooLong,
                           "a line of the body is longer than " + std::to_string(options_.max_line_bytes) + " bytes"));
-    Log(body.id, verb, "413");
     return;
   }
   SessionStatus refused = body.snapshot ? state_.Load(body.text, "<snapshot>")
                                         : state_.PutObject(body.kind, body.name, body.text);
   if (refused) {
     Error(body.id, *refused);
-    Log(body.id, verb, std::to_string(static_cast<int>(refused->code)));
     return;
   }
   Ok(body.id);
-  Log(body.id, verb, "ok");
 }
 
 void Session::Handle(const std::string& id, std::string_view verb, std::string_view args_text) {
   if (!greeted_ && verb != "hello") {
     Error(id, Refuse(ErrorCode::kProtoUnsupported, "send 'hello proto=1' first"));
-    Log(id, verb, "426");
     return;
   }
   // Requests with a body, and those whose arguments are records.
@@ -476,7 +474,6 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
       std::snprintf(hash, sizeof hash, "%016" PRIx64, d.hash);
       Ok(id, "gen=" + std::to_string(d.generation) + " jobs=" + std::to_string(d.jobs) + " tasks=" +
                  std::to_string(d.tasks) + " objects=" + std::to_string(d.objects) + " hash=" + hash);
-      Log(id, verb, "ok");
       return;
     }
   } else {
@@ -484,11 +481,9 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
   }
   if (refused) {
     Error(id, *refused);
-    Log(id, verb, std::to_string(static_cast<int>(refused->code)) + " " + refused->message);
     return;
   }
   Ok(id);
-  Log(id, verb, extra.empty() ? "ok" : "ok " + extra);
 }
 
 void Session::Schedule(const std::string& id, std::string_view args_text) {

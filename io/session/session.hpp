@@ -74,6 +74,7 @@ class Session {
   bool ended_ = false;
   std::optional<Body> body_;
   std::string reply_;  // scratch
+  std::string verb_;   // of the request being answered, for the log
 };
 
 }  // namespace schedk::io

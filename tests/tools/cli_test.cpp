@@ -328,5 +328,52 @@ TEST(CliTest, HelpVersionAndUsage) {
   EXPECT_EQ(Schedk("").exit_code, 2);
 }
 
+// --- schedk serve through its real file descriptors --------------------------------------------
+
+TEST(CliServeTest, ReplyPerRequestAndALogLinePerRequest) {
+  const std::string log = ::testing::TempDir() + "schedk_serve_" + std::to_string(::getpid()) + ".log";
+  const CliRun r = Schedk("serve --log-file " + log, "a ping\nb hello proto=1\nc ping\nd quit\ne ping\n");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out.substr(0, 4), "err ");
+  EXPECT_NE(r.out.find("\nok c\nbye d\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" e"), std::string::npos) << r.out;  // nothing after quit
+  EXPECT_EQ(ReadFile(log), "a ping 426 send 'hello proto=1' first\nb hello hello\nc ping ok\nd quit bye\n");
+  std::remove(log.c_str());
+}
+
+TEST(CliServeTest, EndOfInputInsideABodyIsRefusedAndTheSessionEnds) {
+  const CliRun r = Schedk("serve", "h hello proto=1\ns snapshot\nschedk-snapshot 1\nnow 5\n");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("err s 400 bad-syntax \"end of input inside the snapshot request\"\n"), std::string::npos) << r.out;
+}
+
+TEST(CliServeTest, ALineWithoutNewlineAtTheEndIsARequest) {
+  const CliRun r = Schedk("serve", "h hello proto=1\np ping");
+  EXPECT_NE(r.out.find("ok p\n"), std::string::npos) << r.out;
+}
+
+TEST(CliServeTest, OverLongLinesAreRefusedAndDropped) {
+  const std::string input = "h hello proto=1\nx add job 1 owner=" + std::string(5000, 'u') + "\np ping\n";
+  const CliRun r = Schedk("serve --max-line-bytes 100", input);
+  EXPECT_NE(r.out.find("err x 413 line-too-long"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nok p\n"), std::string::npos) << r.out;
+}
+
+TEST(CliServeTest, AClosedStandardOutputEndsTheSessionWithoutACrash) {
+  std::string input = "h hello proto=1\n";
+  for (int i = 0; i < 200000; ++i) input += "p" + std::to_string(i) + " ping\n";
+  const std::string base = ::testing::TempDir() + "schedk_serve_pipe_" + std::to_string(::getpid());
+  std::ofstream(base + ".in") << input;
+  const std::string command = "bash -c '" + testing::SchedkBinary() + " serve < " + base +
+                              ".in 2> " + base + ".err | head -c 100 > /dev/null; exit ${PIPESTATUS[0]}'";
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(ReadFile(base + ".err"), "");
+  std::remove((base + ".in").c_str());
+  std::remove((base + ".err").c_str());
+}
+
 }  // namespace
 }  // namespace schedk
