@@ -195,8 +195,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   std::vector<std::uint32_t> fits(demands.size(), kUnlimited);
   auto fits_at = [&](std::uint32_t g, Time t, Duration window, bool monotone) -> std::uint32_t {
     const DemandSlot& demand = demands[g];
-    const double used =
-        monotone ? ledger_.diagram(demand.entry).AmountAt(t) : ledger_.Used(demand.entry, t, window);
+    const double used = monotone && t < kDiagramForever ? ledger_.diagram(demand.entry).AmountAt(t)
+                                                        : ledger_.Used(demand.entry, t, window);
     const double left = ledger_.entry(demand.entry).total - used;
     if (demand.kind != DemandKind::kPerSlot) return demand.amount > left ? 0 : kUnlimited;
     const double n = std::floor(left / demand.amount);

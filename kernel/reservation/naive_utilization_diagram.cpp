@@ -31,6 +31,7 @@ void NaiveUtilizationDiagram::Add(Time start, Duration duration, double amount) 
 }
 
 double NaiveUtilizationDiagram::Max(Time start, Duration duration) const {
+  if (start >= kDiagramForever) return QueueEnd();  // utilization_max's QUEUE_END case
   const Time end = DiagramEnd(start, duration);
   double peak = 0;
   for (const Breakpoint& p : points_) {

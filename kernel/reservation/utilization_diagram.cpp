@@ -310,6 +310,7 @@ void UtilizationDiagram::UpdateLeaf(std::uint32_t block) {
 
 double UtilizationDiagram::Max(Time start, Duration duration) const {
   if (empty()) return 0;
+  if (start >= kDiagramForever) return QueueEnd();  // utilization_max's QUEUE_END case
   const Time end = DiagramEnd(start, duration);
   if (blocks() == 1) {
     // One block (most diagrams of hosts and queue instances): a search for the

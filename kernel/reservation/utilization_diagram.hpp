@@ -58,8 +58,9 @@ class UtilizationDiagram {
   // Contract: 0 <= start < kDiagramForever and duration > 0.
   void Add(Time start, Duration duration, double amount);
 
-  // utilization_max for a real start time: the peak over [start, end), i.e. the
-  // amount in effect at `start` and that of every breakpoint inside the window.
+  // utilization_max: the peak over [start, end), i.e. the amount in effect at
+  // `start` and that of every breakpoint inside the window; for start =
+  // kDiagramForever (QUEUE_END) the queue-end utilization, as Grid Engine's.
   double Max(Time start, Duration duration) const;
 
   // The amount in effect at t (0 before the first breakpoint). From the last

@@ -358,3 +358,35 @@ TEST(ScheduleTest, ParallelAndSerialQueueEndIterationAgree) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// §5.1/§5.2: a job that runs forever holds its slots to the queue end. The
+// QETI's first candidate is U32MAX, where max() is the queue-end utilization,
+// so a parallel job needing those slots gets no reservation at "forever" (it
+// can never run); one that fits beside them is reserved when the finite job
+// ends. Serial walk and parallel sweep agree.
+TEST(ScheduleTest, NoParallelReservationAtTheEndOfTime) {
+  const std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 10\nend sconf\n"
+      "begin exechost n1\ncomplex_values slots=4\nend exechost\n"
+      "begin exechost n2\ncomplex_values slots=4\nend exechost\n"
+      "begin pe mpi\nslots 8\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist n1 n2\nslots 4\npe_list mpi\nend queue\n"
+      "job 1 owner=u1 p=1024 l_hard=h_rt=100\n"
+      "job 2.1-5:2 owner=u2 pe_name=mpi pe_min=2 pe_max=6 R=y\n";
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const std::string out = Records(snapshot, mode);
+    // The default duration is INFINITY: 2.1 takes 6 slots forever, 2.3 the 2
+    // that job 1 (100 s + DURATION_OFFSET 60) gives back at 1160.
+    EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=4294967295 slots=6 pe=mpi granted=all.q@n1:3,all.q@n2:3")) << out;
+    EXPECT_TRUE(Has(out, "reserve 2.3 at=1160 dur=4294967295 slots=2 pe=mpi granted=all.q@n1:1,all.q@n2:1")) << out;
+    EXPECT_NE(out.find("pending 2.5 reason=never:"), std::string::npos) << out;
+    EXPECT_EQ(out.find("at=4294967295"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace schedk

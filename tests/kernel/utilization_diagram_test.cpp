@@ -65,6 +65,10 @@ TYPED_TEST(DiagramVectorsTest, T5_2_NormalisationWithInfinity) {
   EXPECT_EQ(d.Max(1000, 1000), 4);  // 2000 is not < 2000
   EXPECT_EQ(d.QueueEnd(), 8);
   EXPECT_EQ(IteratorTimes(d), (std::vector<Time>{kDiagramForever, 2000, 1000, 800}));
+  // §5.1: max at s = U32MAX is the queue-end utilization, not the 0 after the
+  // infinite jobs' end entry, so the QETI's first candidate fails for a job
+  // that needs what they hold forever.
+  EXPECT_EQ(d.Max(kDiagramForever, 60), 8);
 }
 
 TYPED_TEST(DiagramVectorsTest, T5_3_Below) {
