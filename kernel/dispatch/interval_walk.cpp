@@ -486,6 +486,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // the previous walk's failure, a likely place for this one to fail, is
   // settled apart (in the same order, so the first failure found is the same).
   constexpr Duration kSweptExactly = 128;  // seconds
+  constexpr std::size_t kHalvingsBeforeEmptyCheck = 64;
+  std::size_t halvings = 0;
   std::vector<std::pair<Time, Time>> skipped;  // skipped stretches since last_feasible, latest last
   auto earliest_candidate_in = [&](Time low, Time high) -> std::optional<Time> {
     std::optional<Time> earliest;
@@ -521,10 +523,14 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       skipped.emplace_back(low, high);
       continue;
     }
-    // A stretch without candidate times has nothing to walk (halving it would
-    // visit every empty piece of it, which is slow when the plan reaches far).
-    if (!earliest_candidate_in(low, high)) continue;
+    // A stretch without candidate times has nothing to walk. Where the lower
+    // bounds fail everywhere (a window reaching to the end of a far plan),
+    // halving would visit every empty piece; past a budget of halvings (a
+    // usual walk needs a few dozen) empty stretches are dropped, for the price
+    // of one look at every candidate diagram each.
+    if (halvings > kHalvingsBeforeEmptyCheck && !earliest_candidate_in(low, high)) continue;
     if (high - low > kSweptExactly) {
+      ++halvings;
       const Time mid = low + (high - low) / 2;
       stretches.push_back({low, mid});
       stretches.push_back({mid, high});
