@@ -363,7 +363,26 @@ std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameS
   return std::nullopt;
 }
 
-Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& s, bool check_rows) {
+bool RequestCache::Find(const std::string& key, RequestSet& out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sets_.find(key);
+  if (it == sets_.end()) return false;
+  out = it->second;
+  return true;
+}
+
+void RequestCache::Put(const std::string& key, const RequestSet& set) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sets_.emplace(key, set);
+}
+
+void RequestCache::Clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sets_.clear();
+}
+
+Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& s, bool check_rows,
+               RequestCache* cache) {
   Names& names = s.names;
   EntityTables& entities = s.cluster.entities;
   // The distinct name spaces, and each source's.
@@ -420,20 +439,27 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
     for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
     std::sort(order.begin(), order.end(), [&](auto a, auto b) { return requests.first_line[a] < requests.first_line[b]; });
     for (std::uint32_t r : order) {
-      if (auto e = parser.Parse(request_keys.Name(r), sets[r])) return Status::InvalidInput(s.source, requests.first_line[r], *e);
+      const std::string& key = request_keys.Name(r);
+      if (cache != nullptr && cache->Find(key, sets[r])) continue;
+      if (auto e = parser.Parse(key, sets[r])) return Status::InvalidInput(s.source, requests.first_line[r], *e);
+      if (cache != nullptr) cache->Put(key, sets[r]);
     }
   }
   // Users known so far (declared, ACL entries, job owners) get objects now.
   entities.users.resize(names.users.size());
 
   // Department of each user: the first department (in definition order) listing the user or the user's group.
-  std::unordered_map<std::uint32_t, UsersetId> user_department;
-  std::unordered_map<std::uint32_t, UsersetId> group_department;
+  std::vector<UsersetId> user_department(names.users.size());
+  std::vector<UsersetId> group_department(names.groups.size());
   for (std::uint32_t d = 0; d < entities.usersets.size(); ++d) {
     const Userset& u = entities.usersets[d];
     if (!u.is_department) continue;
-    for (UserId user : u.users) user_department.try_emplace(user.value, UsersetId(d));
-    for (GroupId group : u.groups) group_department.try_emplace(group.value, UsersetId(d));
+    for (UserId user : u.users) {
+      if (!user_department[user.index()].valid()) user_department[user.index()] = UsersetId(d);
+    }
+    for (GroupId group : u.groups) {
+      if (!group_department[group.index()].valid()) group_department[group.index()] = UsersetId(d);
+    }
   }
 
   // Scatter rows into shards: count per (source, shard), then fill in parallel.
@@ -486,11 +512,10 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       UsersetId department = entities.default_department;
       if (j.department != kNoName) {
         department = department_of[departments.map[space][j.department]];
-      } else if (auto u = user_department.find(owner.value); u != user_department.end()) {
-        department = u->second;
-      } else if (auto g = j.group == kNoName ? group_department.end() : group_department.find(shard.group[r].value);
-                 g != group_department.end()) {
-        department = g->second;
+      } else if (user_department[owner.index()].valid()) {
+        department = user_department[owner.index()];
+      } else if (j.group != kNoName && group_department[shard.group[r].index()].valid()) {
+        department = group_department[shard.group[r].index()];
       }
       shard.department[r] = department;
       shard.name[r] = j.name == kNoName ? JobNameId::None() : JobNameId(job_names.map[space][j.name]);
@@ -512,6 +537,8 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
   });
   std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name;  // built on first name reference
   bool jobs_by_name_built = false;
+  // Running rows mostly share their granted lists (one slot of a queue instance).
+  std::unordered_map<std::string_view, std::vector<GrantedSlots>> granted_seen;
   for (const PendingExtras& pe : with_extras) {
     const ParsedJob& j = *pe.job;
     auto text = [&](std::uint32_t id) { return id == kNoName ? std::string_view() : pe.names->texts.Name(id); };
@@ -521,7 +548,13 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
     e.start = j.start;
     e.runtime = j.runtime;
     if (j.granted != kNoName) {
-      if (auto err = ParseGranted(text(j.granted), s, e.granted)) return Status::InvalidInput(s.source, j.line, *err);
+      auto seen = granted_seen.find(text(j.granted));
+      if (seen != granted_seen.end()) {
+        e.granted = seen->second;
+      } else {
+        if (auto err = ParseGranted(text(j.granted), s, e.granted)) return Status::InvalidInput(s.source, j.line, *err);
+        granted_seen.emplace(text(j.granted), e.granted);
+      }
       if (j.master != kNoName) {
         std::vector<GrantedSlots> master;
         if (auto err = ParseGranted(std::string(text(j.master)) + ":1", s, master)) {

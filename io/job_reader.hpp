@@ -11,10 +11,12 @@
 // snapshot unless every job line is valid.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "io/cluster_builder.hpp"
@@ -54,11 +56,26 @@ std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBu
 // instances and master, numeric hold_jid ids) as AddJobs resolves them.
 std::optional<std::string> CheckJobReferences(const ParsedJob& job, const JobNameSpace& names, const Snapshot& snapshot);
 
+// Request sets already resolved against one cluster, by request key: a
+// session keeps one per configuration, so a pass parses each combination
+// once. Safe to share between passes running at once.
+class RequestCache {
+ public:
+  bool Find(const std::string& key, RequestSet& out) const;
+  void Put(const std::string& key, const RequestSet& set);
+  void Clear();
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, RequestSet> sets_;
+};
+
 // Resolves the rows against the snapshot's cluster (projects, departments,
 // requests, granted queue instances, hold_jid) and fills its JobTable, which
 // must be empty. `check_rows`: also check that the rows of one job agree and
-// do not share a task (a caller that keeps them so may skip it).
+// do not share a task (a caller that keeps them so may skip it). `cache`, if
+// given, must belong to this cluster's configuration.
 Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& snapshot,
-               bool check_rows);
+               bool check_rows, RequestCache* cache = nullptr);
 
 }  // namespace schedk::io

@@ -246,9 +246,9 @@ Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string
 }
 
 Status CompleteSnapshot(Snapshot& s, const std::vector<JobSource>& jobs, const std::vector<UsageLine>& usage,
-                        bool check_rows) {
+                        bool check_rows, RequestCache* cache) {
   ClusterBuilder builder(s);
-  if (Status st = AddJobs(jobs, builder, s, check_rows); !st.ok()) return st;
+  if (Status st = AddJobs(jobs, builder, s, check_rows, cache); !st.ok()) return st;
   if (Status st = builder.FinishUsers(usage); !st.ok()) return st;
   return builder.BuildShareTree();
 }

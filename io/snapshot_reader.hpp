@@ -36,7 +36,7 @@ Result<ObjectBlock> ReadObjectBlock(const std::string& kind, const std::string& 
 // Adds parsed job rows to a snapshot built by ReadSnapshotParts (or a copy of
 // one), then the users they name, the usage records and the share tree.
 Status CompleteSnapshot(Snapshot& snapshot, const std::vector<JobSource>& jobs, const std::vector<UsageLine>& usage,
-                        bool check_rows);
+                        bool check_rows, RequestCache* cache = nullptr);
 
 // Parses snapshot text; `source` names it in messages ("-" reads as "<stdin>").
 // ReadSnapshotParts, ParseJobChunks, then CompleteSnapshot with every check.

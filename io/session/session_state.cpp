@@ -268,6 +268,7 @@ SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
     request_checked_.clear();
     project_checked_.clear();
   }
+  request_cache_.Clear();
   Changed();
   return std::nullopt;
 }
@@ -363,6 +364,7 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
     std::lock_guard<std::mutex> checked(checked_mutex_);
     request_checked_.clear();
     project_checked_.clear();
+    request_cache_.Clear();
   }
   Changed();
   return std::nullopt;
@@ -815,7 +817,7 @@ Result<Snapshot> SessionState::View() const {
   jobs_->ReadNames([&](const JobNameSpace& names) {
     std::vector<JobSource> sources;
     for (const auto& shard : shards) sources.push_back({&names, shard->rows});
-    st = CompleteSnapshot(view, sources, usage, false);
+    st = CompleteSnapshot(view, sources, usage, false, &request_cache_);
   });
   if (!st.ok()) return st;
   return view;

@@ -137,6 +137,7 @@ class SessionState {
   mutable std::mutex checked_mutex_;
   mutable std::vector<std::uint8_t> request_checked_;  // per request key id: checked against base_
   mutable std::vector<std::uint8_t> project_checked_;  // per project name id: exists in base_
+  mutable RequestCache request_cache_;                 // request sets resolved against base_
   std::atomic<std::uint64_t> generation_{0};
 };
 
