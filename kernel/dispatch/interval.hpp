@@ -14,10 +14,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "kernel/dispatch/host_load.hpp"
@@ -107,7 +107,14 @@ struct CategoryKey {
   std::uint32_t requests;
   std::uint32_t owner, group, project;
   bool immediate;
-  friend auto operator<=>(const CategoryKey&, const CategoryKey&) = default;
+  friend bool operator==(const CategoryKey&, const CategoryKey&) = default;
+};
+struct CategoryKeyHash {
+  std::size_t operator()(const CategoryKey& k) const {
+    std::uint64_t h = (std::uint64_t{k.requests} << 1 | (k.immediate ? 1u : 0u)) * 0x9E3779B97F4A7C15ull;
+    for (std::uint32_t v : {k.owner, k.group, k.project}) h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
 };
 
 struct CategoryState {
@@ -297,7 +304,10 @@ class Interval {
   // the work, never the result).
   mutable std::optional<Time> walk_failure_hint_;
   std::vector<std::uint32_t> running_per_user_;
-  std::map<CategoryKey, CategoryState> categories_;
+  std::unordered_map<CategoryKey, CategoryState, CategoryKeyHash> categories_;
+  // Per request set: its hard h_rt and s_rt and the assumed duration they give.
+  std::vector<std::optional<Duration>> request_h_rt_, request_s_rt_;
+  std::vector<Duration> request_duration_;
   ScheduleResult result_;
   bool ignore_plan_ = false;        // Fit weighs the amounts in use now only, not the diagrams
   bool access_lists_ = false;       // some host, queue, PE or the global host restricts users or projects

@@ -1,7 +1,6 @@
 #include "kernel/dispatch/interval.hpp"
 
 #include "kernel/complex/complex_compare.hpp"
-#include "kernel/dispatch/job_duration.hpp"
 
 namespace schedk::dispatch_detail {
 
@@ -18,11 +17,9 @@ JobView Interval::ViewOf(const DispatchEntry& entry) const {
   job.project = shard.project[r];
   job.request_id = shard.requests[r];
   job.requests = &jobs_.requests(job.request_id);
-  for (const ComplexValue& v : job.requests->hard) {
-    if (v.complex == complexes_.h_rt) job.h_rt = static_cast<Duration>(v.number);
-    if (v.complex == complexes_.s_rt) job.s_rt = static_cast<Duration>(v.number);
-  }
-  job.duration = PendingJobDuration(job.h_rt, job.s_rt, config_.default_duration, config_.duration_offset);
+  job.h_rt = request_h_rt_[job.request_id.index()];
+  job.s_rt = request_s_rt_[job.request_id.index()];
+  job.duration = request_duration_[job.request_id.index()];
   job.reserve = (shard.flags[r] & kJobReserve) != 0;
   job.immediate = (shard.flags[r] & kJobImmediate) != 0;
   return job;

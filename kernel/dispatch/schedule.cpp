@@ -1,6 +1,7 @@
 #include "kernel/dispatch/schedule.hpp"
 
 #include "kernel/dispatch/interval.hpp"
+#include "kernel/dispatch/job_duration.hpp"
 
 namespace schedk {
 namespace dispatch_detail {
@@ -145,6 +146,19 @@ ScheduleResult Interval::Run() {
                                *instances_.xprojects[i]);
   }
   for (const ParallelEnvironment& pe : cluster_.pes) access_lists_ |= !pe.user_lists.empty() || !pe.xuser_lists.empty();
+  const std::vector<RequestSet>& sets = jobs_.request_sets();
+  request_h_rt_.assign(sets.size(), std::nullopt);
+  request_s_rt_.assign(sets.size(), std::nullopt);
+  request_duration_.assign(sets.size(), 0);
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    for (const ComplexValue& v : sets[k].hard) {
+      if (v.complex == complexes_.h_rt) request_h_rt_[k] = static_cast<Duration>(v.number);
+      if (v.complex == complexes_.s_rt) request_s_rt_[k] = static_cast<Duration>(v.number);
+    }
+    request_duration_[k] =
+        PendingJobDuration(request_h_rt_[k], request_s_rt_[k], config_.default_duration, config_.duration_offset);
+  }
+  result_.decisions.reserve(priorities_.order.size());
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
   BookRunningJobs();
