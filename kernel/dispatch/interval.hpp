@@ -165,7 +165,19 @@ class Interval {
   void RefreshFree(std::uint32_t instance);
 
   // Matching.
-  JobView ViewOf(const DispatchEntry& entry) const;
+  // The dispatchable tasks' rows, gathered in dispatch order before the loop
+  // (in parallel: the loop then reads them in sequence, not across the shards).
+  struct TaskRow {
+    JobNumber job = 0;
+    TaskNumber task = 0;
+    UserId owner;
+    GroupId group;
+    ProjectId project;
+    RequestSetId requests;
+    std::uint8_t flags = 0;
+  };
+  std::vector<TaskRow> GatherTaskRows(std::size_t count) const;
+  JobView ViewOf(const TaskRow& row) const;
   bool GlobalStatic(const JobView& job) const;
   bool HostStatic(const JobView& job, HostId host) const;
   bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
@@ -252,7 +264,7 @@ class Interval {
 
   void RejectForNow(CategoryState& category, const Decision& why);
   // One task of the dispatch loop (§5.6).
-  void Dispatch(const DispatchEntry& entry, std::uint32_t& reservations);
+  void Dispatch(const JobView& job, std::uint32_t& reservations);
   // Whether the job would start now if the diagrams held nothing but what is in use now.
   bool FitsIgnoringPlan(const JobView& job);
 

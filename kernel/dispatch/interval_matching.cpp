@@ -6,23 +6,37 @@ namespace schedk::dispatch_detail {
 
 // --- matching ------------------------------------------------------------------------------------
 
-JobView Interval::ViewOf(const DispatchEntry& entry) const {
-  const JobShard& shard = jobs_.shards()[index_.shard(entry.row)];
-  const std::uint32_t r = index_.row(entry.row);
+JobView Interval::ViewOf(const TaskRow& row) const {
   JobView job;
-  job.job = shard.number[r];
-  job.task = entry.task;
-  job.owner = shard.owner[r];
-  job.group = shard.group[r];
-  job.project = shard.project[r];
-  job.request_id = shard.requests[r];
-  job.requests = &jobs_.requests(job.request_id);
-  job.h_rt = request_h_rt_[job.request_id.index()];
-  job.s_rt = request_s_rt_[job.request_id.index()];
-  job.duration = request_duration_[job.request_id.index()];
-  job.reserve = (shard.flags[r] & kJobReserve) != 0;
-  job.immediate = (shard.flags[r] & kJobImmediate) != 0;
+  job.job = row.job;
+  job.task = row.task;
+  job.owner = row.owner;
+  job.group = row.group;
+  job.project = row.project;
+  job.request_id = row.requests;
+  job.requests = &jobs_.requests(row.requests);
+  job.h_rt = request_h_rt_[row.requests.index()];
+  job.s_rt = request_s_rt_[row.requests.index()];
+  job.duration = request_duration_[row.requests.index()];
+  job.reserve = (row.flags & kJobReserve) != 0;
+  job.immediate = (row.flags & kJobImmediate) != 0;
   return job;
+}
+
+std::vector<Interval::TaskRow> Interval::GatherTaskRows(std::size_t count) const {
+  std::vector<TaskRow> rows(count);
+  constexpr std::size_t kChunk = 4096;
+  ForEachIndex(mode_, (count + kChunk - 1) / kChunk, [&](std::size_t c) {
+    const std::size_t end = std::min(count, (c + 1) * kChunk);
+    for (std::size_t k = c * kChunk; k < end; ++k) {
+      const DispatchEntry& entry = priorities_.order[k];
+      const JobShard& shard = jobs_.shards()[index_.shard(entry.row)];
+      const std::uint32_t r = index_.row(entry.row);
+      rows[k] = {shard.number[r], entry.task, shard.owner[r], shard.group[r], shard.project[r],
+                 shard.requests[r], shard.flags[r]};
+    }
+  });
+  return rows;
 }
 
 bool Interval::GlobalStatic(const JobView& job) const {

@@ -19,9 +19,8 @@ void Interval::RejectForNow(CategoryState& category, const Decision& why) {
 }
 
 // select_assign_debit for one task in dispatch order.
-void Interval::Dispatch(const DispatchEntry& entry, std::uint32_t& reservations) {
+void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
   const bool reservation = config_.max_reservation > 0;
-  const JobView job = ViewOf(entry);
   Decision decision;
   decision.job = job.job;
   decision.task = job.task;
@@ -171,13 +170,14 @@ ScheduleResult Interval::Run() {
   const std::size_t dispatchable = priorities_.dispatchable_tasks;
   // Nothing can be placed without a free slot, unless full queues can take reservations.
   bool go_on = free_instances_ > 0 || (reservation && instances_.size() > 0);
+  const std::vector<TaskRow> rows = GatherTaskRows(dispatchable);
   for (; next < dispatchable && go_on; ++next) {
-    Dispatch(priorities_.order[next], reservations);
+    Dispatch(ViewOf(rows[next]), reservations);
     go_on = free_instances_ > 0;  // the loop ends once no queue instance has a free slot
   }
   // The loop ended: the rest were not looked at.
   for (; next < dispatchable; ++next) {
-    const JobView job = ViewOf(priorities_.order[next]);
+    const JobView job = ViewOf(rows[next]);
     Decision decision;
     decision.job = job.job;
     decision.task = job.task;
