@@ -1,6 +1,7 @@
 #include "io/schedule_writer.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <vector>
 
@@ -93,22 +94,57 @@ void AppendMonitorJson(std::string& out, const Snapshot& s, const QueueInstanceT
   out += "}\n";
 }
 
+// The text after `pending <job>.<task>`: ` reason=<code> "<text>"` and the
+// newline. Most pending tasks share a few reasons, so a block keeps the ones
+// it has written.
+class PendingTails {
+ public:
+  const std::string& Of(const Snapshot& s, const QueueInstanceTable& instances, const Decision& d) {
+    const std::uint64_t key = (std::uint64_t{static_cast<std::uint8_t>(d.reason)} << 40) |
+                              (std::uint64_t{static_cast<std::uint8_t>(d.never)} << 32) | d.object;
+    for (const auto& [k, tail] : tails_) {
+      if (k == key) return tail;
+    }
+    std::string tail = " reason=" + ReasonCode(s, instances, d) + " \"";
+    for (char c : ReasonText(s, instances, d)) {
+      if (c == '"' || c == '\\') tail += '\\';
+      tail += c;
+    }
+    tail += "\"\n";
+    if (tails_.size() == kKept) tails_.erase(tails_.begin());
+    tails_.emplace_back(key, std::move(tail));
+    return tails_.back().second;
+  }
+
+ private:
+  static constexpr std::size_t kKept = 16;
+  std::vector<std::pair<std::uint64_t, std::string>> tails_;
+};
+
+void AppendTaskId(std::string& out, JobNumber job, TaskNumber task) {
+  char digits[16];  // a 32-bit number has at most 10
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, job).ptr);
+  out += '.';
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, task).ptr);
+}
+
 void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
-                    const ScheduleResult& r, const Decision& d, ScheduleFormat format, std::string_view tag) {
+                    const ScheduleResult& r, const Decision& d, ScheduleFormat format, std::string_view tag,
+                    PendingTails& tails) {
   const bool text = format == ScheduleFormat::kText;
+  if (d.kind == DecisionKind::kPending && text) {
+    AppendType(out, "pending", tag, true);
+    out += ' ';
+    AppendTaskId(out, d.job, d.task);
+    out += tails.Of(s, instances, d);
+    return;
+  }
   const std::string id = std::to_string(d.job) + "." + std::to_string(d.task);
   if (d.kind == DecisionKind::kPending) {
     const std::string code = ReasonCode(s, instances, d);
     const std::string why = ReasonText(s, instances, d);
-    AppendType(out, "pending", tag, text);
-    if (text) {
-      out += " " + id + " reason=" + code + " \"";
-      for (char c : why) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-      }
-      out += "\"\n";
-    } else {
+    AppendType(out, "pending", tag, false);
+    {
       out += ",\"job\":" + std::to_string(d.job) + ",\"task\":" + std::to_string(d.task) +
              ",\"reason\":";
       AppendJsonString(out, code);
@@ -243,9 +279,10 @@ bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances
     }
     const std::size_t first = (b - running_blocks) * kItemsPerBlock;
     const std::size_t last = std::min(result.decisions.size(), first + kItemsPerBlock);
+    PendingTails tails;
     for (std::size_t i = first; i < last; ++i) {
       const Decision& d = result.decisions[i];
-      AppendDecision(out, snapshot, instances, result, d, format, tag);
+      AppendDecision(out, snapshot, instances, result, d, format, tag, tails);
       AppendMonitor(out, snapshot, instances, result, d.monitor_begin, d.monitor_end, format, tag);
     }
   };
