@@ -9,28 +9,16 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include <tbb/task_arena.h>
 
+#include "bench/proc_status.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/synth/population.hpp"
 
-namespace {
-
-long StatusKb(const char* key) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(key, 0) == 0) return std::strtol(line.c_str() + std::string(key).size(), nullptr, 10);
-  }
-  return -1;
-}
-
-void ResetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-}  // namespace
+using schedk::bench::ResetPeak;
+using schedk::bench::StatusKb;
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -16,19 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/proc_status.hpp"
 #include "io/session/session.hpp"
 #include "io/snapshot_generator.hpp"
 
 namespace {
 
-long StatusKb(const char* key) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(key, 0) == 0) return std::strtol(line.c_str() + std::string(key).size(), nullptr, 10);
-  }
-  return -1;
-}
+using schedk::bench::StatusKb;
 
 double Since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -310,6 +310,17 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
     }
     return nullptr;
   };
+  // The time given as `key=`, if any; a malformed one refuses the request.
+  auto time_arg = [&](std::string_view key) -> std::optional<Time> {
+    const Arg* a = find(key);
+    if (a == nullptr) return std::nullopt;
+    auto t = ParseTime(a->value);
+    if (!t) {
+      refused = Refuse(ErrorCode::kInvalidValue, std::string(verb) + ": " + std::string(key) +
+                                                     ": expected a time, not '" + a->value + "'");
+    }
+    return t;
+  };
   std::string extra;
   if (verb == "hello") {
     if (!want_args(0, 8) || !only_keys(0, {"proto", "client"})) {
@@ -399,11 +410,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
   } else if (verb == "run") {
     if (want_args(1, 3) && only_keys(1, {"start", "granted"})) {
       if (auto s = selector(args[0])) {
-        std::optional<Time> start;
-        if (const Arg* a = find("start")) {
-          start = ParseTime(a->value);
-          if (!start) refused = Refuse(ErrorCode::kInvalidValue, "run: start: expected a time, not '" + a->value + "'");
-        }
+        const std::optional<Time> start = time_arg("start");
         const Arg* granted = find("granted");
         if (!refused) refused = state_.Run(*s, start, granted ? granted->value : "");
       }
@@ -420,11 +427,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
   } else if (verb == "finish") {
     if (want_args(1, 3) && only_keys(1, {"at", "usage"})) {
       if (auto s = selector(args[0])) {
-        std::optional<Time> at;
-        if (const Arg* a = find("at")) {
-          at = ParseTime(a->value);
-          if (!at) refused = Refuse(ErrorCode::kInvalidValue, "finish: at: expected a time, not '" + a->value + "'");
-        }
+        const std::optional<Time> at = time_arg("at");
         const Arg* usage = find("usage");
         if (!refused) refused = state_.Finish(*s, at, usage ? usage->value : "");
       }

@@ -613,24 +613,22 @@ SessionStatus SessionState::DeleteJob(const TaskSelector& id) {
   });
 }
 
-SessionStatus SessionState::Hold(const TaskSelector& id) {
+SessionStatus SessionState::Transition(const TaskSelector& id, JobState from, JobState to, const char* nothing) {
   std::shared_lock<std::shared_mutex> lock(config_mutex_);
   return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
-    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kPending; });
-    if (picked.empty()) return Conflict(id, "nothing pending to hold");
-    for (std::size_t i : picked) rows[i].state = JobState::kHeld;
+    const auto picked = Select(rows, id, [&](const ParsedJob& r) { return r.state == from; });
+    if (picked.empty()) return Conflict(id, nothing);
+    for (std::size_t i : picked) rows[i].state = to;
     return std::nullopt;
   });
 }
 
+SessionStatus SessionState::Hold(const TaskSelector& id) {
+  return Transition(id, JobState::kPending, JobState::kHeld, "nothing pending to hold");
+}
+
 SessionStatus SessionState::Release(const TaskSelector& id) {
-  std::shared_lock<std::shared_mutex> lock(config_mutex_);
-  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
-    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kHeld; });
-    if (picked.empty()) return Conflict(id, "nothing held to release");
-    for (std::size_t i : picked) rows[i].state = JobState::kPending;
-    return std::nullopt;
-  });
+  return Transition(id, JobState::kHeld, JobState::kPending, "nothing held to release");
 }
 
 SessionStatus SessionState::Run(const TaskSelector& id, std::optional<Time> start, const std::string& granted) {
@@ -698,23 +696,11 @@ SessionStatus SessionState::Fail(const TaskSelector& id) {
 }
 
 SessionStatus SessionState::Suspend(const TaskSelector& id) {
-  std::shared_lock<std::shared_mutex> lock(config_mutex_);
-  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
-    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kRunning; });
-    if (picked.empty()) return Conflict(id, "nothing running to suspend");
-    for (std::size_t i : picked) rows[i].state = JobState::kSuspended;
-    return std::nullopt;
-  });
+  return Transition(id, JobState::kRunning, JobState::kSuspended, "nothing running to suspend");
 }
 
 SessionStatus SessionState::Resume(const TaskSelector& id) {
-  std::shared_lock<std::shared_mutex> lock(config_mutex_);
-  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
-    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kSuspended; });
-    if (picked.empty()) return Conflict(id, "nothing suspended to resume");
-    for (std::size_t i : picked) rows[i].state = JobState::kRunning;
-    return std::nullopt;
-  });
+  return Transition(id, JobState::kSuspended, JobState::kRunning, "nothing suspended to resume");
 }
 
 SessionStatus SessionState::Finish(const TaskSelector& id, std::optional<Time> at, const std::string& usage) {

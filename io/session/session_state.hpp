@@ -128,6 +128,8 @@ class SessionState {
   // Applies a task-level change under the job's shard lock.
   using TaskChange = std::function<std::optional<SessionError>(std::vector<ParsedJob>& rows)>;
   SessionStatus ChangeJob(const TaskSelector& id, const TaskChange& change);
+  // Moves the selected tasks in state `from` to `to`; `nothing`: the 409 message when there are none.
+  SessionStatus Transition(const TaskSelector& id, JobState from, JobState to, const char* nothing);
   void Changed() { generation_.fetch_add(1); }
 
   mutable std::shared_mutex config_mutex_;  // exclusive: configuration, clock, loads; shared: jobs, views
