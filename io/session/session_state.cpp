@@ -1,10 +1,8 @@
 #include "io/session/session_state.hpp"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
+#include <array>
 #include <functional>
-#include <set>
 
 #include <tbb/parallel_for.h>
 
@@ -392,6 +390,10 @@ SessionStatus SessionState::DeleteObject(const std::string& kind, const std::str
   const std::string object = kind + ":" + name;
   if (it == config.blocks.end()) return Refuse(ErrorCode::kNoSuchObject, "no " + kind + " " + name, object);
   config.blocks.erase(it);
+  if (kind == "exechost") {  // its reported load and state go with it
+    std::erase_if(config.loads, [&](const LoadEntry& l) { return l.host == name; });
+    std::erase_if(config.host_states, [&](const auto& h) { return h.first == name; });
+  }
   auto refused = Rebuild(std::move(config), "deleting " + kind + (name.empty() ? "" : " " + name));
   if (refused && refused->object.empty()) refused->object = object;
   return refused;

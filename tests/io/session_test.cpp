@@ -247,6 +247,15 @@ TEST(SessionStateTest, RefusedRequestsChangeNothing) {
   EXPECT_EQ(Field(d1, "gen"), Field(d2, "gen")) << t.out;
 }
 
+TEST(SessionStateTest, DeletingAHostDropsItsLoadAndState) {
+  Transcript t = Converse(Requests({"h hello proto=1", "s snapshot"}) + kSmallCluster +
+                          Requests({"end snapshot", "1 load n2 np_load_avg=0.5", "2 hoststate n2 down", "3 del exechost n2",
+                                    "4 dump load", "5 dump hoststate", "6 dump exechost n2", "7 hoststate n2 up"}));
+  // n2 stays a host (all.q's hostlist names it) without its block, load or state.
+  EXPECT_NE(t.out.find("ok 3\ndone 4 lines=0\ndone 5 lines=0\nerr 6 404"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("ok 7\n"), std::string::npos) << t.out;
+}
+
 // --- decisions against the batch command ---------------------------------------------------------
 
 // The batch records of one snapshot text (what `schedk schedule` prints), times blanked.
