@@ -252,11 +252,13 @@ void Session::FinishBody() {
 }
 
 void Session::Handle(const std::string& id, std::string_view verb, std::string_view args_text) {
-  if (!greeted_ && verb != "hello") {
-    Error(id, Refuse(ErrorCode::kProtoUnsupported, "send 'hello proto=1' first"));
+  const SessionError not_greeted = Refuse(ErrorCode::kProtoUnsupported, "send 'hello proto=1' first");
+  if (!greeted_ && verb != "hello" && verb != "snapshot" && verb != "begin") {
+    Error(id, not_greeted);
     return;
   }
-  // Requests with a body, and those whose arguments are records.
+  // Requests with a body: the body is collected even when the request is
+  // refused, so its lines are never taken for requests.
   if (verb == "snapshot" || verb == "begin") {
     Body body;
     body.id = id;
@@ -271,6 +273,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
     } else if (!args_text.empty()) {
       body.refusal = Syntax("snapshot takes no arguments (its lines follow, up to 'end snapshot')");
     }
+    if (!greeted_) body.refusal = not_greeted;
     body_ = std::move(body);
     return;
   }
