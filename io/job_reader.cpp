@@ -363,21 +363,32 @@ std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameS
   return std::nullopt;
 }
 
-bool RequestCache::Find(const std::string& key, RequestSet& out) const {
+std::optional<std::pair<std::uint32_t, std::string>> RequestCache::Fill(const JobNameSpace& space,
+                                                                        const std::vector<std::uint8_t>& used,
+                                                                        const Parse& parse, std::vector<RequestSet>& sets) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = sets_.find(key);
-  if (it == sets_.end()) return false;
-  out = it->second;
-  return true;
-}
-
-void RequestCache::Put(const std::string& key, const RequestSet& set) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  sets_.emplace(key, set);
+  if (space_ != &space) {
+    space_ = &space;
+    sets_.clear();
+  }
+  const std::size_t n = space.requests.size();
+  if (sets_.size() < n) sets_.resize(n);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    if (!used[r] || sets_[r]) continue;
+    RequestSet set;
+    if (auto e = parse(space.requests.Name(r), set)) return std::make_pair(r, *e);
+    sets_[r] = std::move(set);
+  }
+  sets.assign(n, RequestSet{});
+  for (std::uint32_t r = 0; r < n; ++r) {
+    if (used[r]) sets[r] = *sets_[r];
+  }
+  return std::nullopt;
 }
 
 void RequestCache::Clear() {
   std::lock_guard<std::mutex> lock(mutex_);
+  space_ = nullptr;
   sets_.clear();
 }
 
@@ -407,9 +418,23 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       merge(&JobNameSpace::projects, &UsedNames::projects, [&](std::string_view n) { return project_names.Intern(n); });
   auto departments = merge(&JobNameSpace::departments, &UsedNames::departments,
                            [&](std::string_view n) { return department_names.Intern(n); });
+  // Request combinations. With a cache (one name space: a session's), the
+  // name space's ids are the snapshot's, and a combination no row uses stays
+  // an empty set; otherwise the used ones are numbered in order of first use.
+  const bool by_id = cache != nullptr && spaces.size() == 1;
   NameTable request_keys;
-  auto requests =
-      merge(&JobNameSpace::requests, &UsedNames::requests, [&](std::string_view n) { return request_keys.Intern(n); });
+  GlobalNames requests;
+  if (!by_id) {
+    requests = merge(&JobNameSpace::requests, &UsedNames::requests, [&](std::string_view n) { return request_keys.Intern(n); });
+  } else {
+    const JobNames& keys = spaces[0]->requests;
+    requests.map.assign(1, std::vector<std::uint32_t>(keys.size()));
+    requests.first_line.resize(keys.size());
+    for (std::uint32_t r = 0; r < keys.size(); ++r) {
+      requests.map[0][r] = r;
+      requests.first_line[r] = keys.Line(r);
+    }
+  }
 
   // References to objects that must exist.
   std::vector<ProjectId> project_of(project_names.size());
@@ -433,16 +458,21 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
   // Request combinations: parsed once each; an error names the first line using it.
   RequestParser parser(builder, s);
   std::vector<RequestSet>& sets = s.jobs.request_sets();
-  sets.assign(request_keys.size(), RequestSet{});
-  {
+  if (by_id) {
+    const JobNameSpace& space = *spaces[0];
+    if (auto e = cache->Fill(space, used[0].requests, [&](std::string_view key, RequestSet& set) { return parser.Parse(key, set); },
+                             sets)) {
+      return Status::InvalidInput(s.source, space.requests.Line(e->first), e->second);
+    }
+  } else {
+    sets.assign(request_keys.size(), RequestSet{});
     std::vector<std::uint32_t> order(request_keys.size());
     for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
     std::sort(order.begin(), order.end(), [&](auto a, auto b) { return requests.first_line[a] < requests.first_line[b]; });
     for (std::uint32_t r : order) {
-      const std::string& key = request_keys.Name(r);
-      if (cache != nullptr && cache->Find(key, sets[r])) continue;
-      if (auto e = parser.Parse(key, sets[r])) return Status::InvalidInput(s.source, requests.first_line[r], *e);
-      if (cache != nullptr) cache->Put(key, sets[r]);
+      if (auto e = parser.Parse(request_keys.Name(r), sets[r])) {
+        return Status::InvalidInput(s.source, requests.first_line[r], *e);
+      }
     }
   }
   // Users known so far (declared, ACL entries, job owners) get objects now.
@@ -531,65 +561,84 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
     std::lock_guard<std::mutex> lock(extras_mutex);
     with_extras.insert(with_extras.end(), local_extras.begin(), local_extras.end());
   });
-  // Extras (rare): resolved sequentially in line order, so the first error is the earliest.
-  std::sort(with_extras.begin(), with_extras.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.job->line, a.job->number, a.job->first) < std::tie(b.job->line, b.job->number, b.job->first);
-  });
-  std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name;  // built on first name reference
-  bool jobs_by_name_built = false;
-  // Running rows mostly share their granted lists (one slot of a queue instance).
-  std::unordered_map<std::string_view, std::vector<GrantedSlots>> granted_seen;
+  // Extras (deadlines, placements of running rows, dependencies): resolved per
+  // shard in parallel, each shard's in line order; the error reported is the
+  // one on the earliest line, as a sequential pass in line order would find.
+  auto line_order = [](const PendingExtras* a, const PendingExtras* b) {
+    return std::tie(a->job->line, a->job->number, a->job->first) < std::tie(b->job->line, b->job->number, b->job->first);
+  };
+  std::vector<std::vector<const PendingExtras*>> extras_of_shard(n_shards);
+  bool any_hold_jid = false;
   for (const PendingExtras& pe : with_extras) {
-    const ParsedJob& j = *pe.job;
-    auto text = [&](std::uint32_t id) { return id == kNoName ? std::string_view() : pe.names->texts.Name(id); };
-    JobShard& shard = table.shards()[pe.shard];
-    JobExtras e;
-    e.deadline = j.deadline;
-    e.start = j.start;
-    e.runtime = j.runtime;
-    if (j.granted != kNoName) {
-      auto seen = granted_seen.find(text(j.granted));
-      if (seen != granted_seen.end()) {
-        e.granted = seen->second;
-      } else {
-        if (auto err = ParseGranted(text(j.granted), s, e.granted)) return Status::InvalidInput(s.source, j.line, *err);
-        granted_seen.emplace(text(j.granted), e.granted);
+    extras_of_shard[pe.shard].push_back(&pe);
+    any_hold_jid |= pe.job->hold_jid != kNoName;
+  }
+  std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name;  // for hold_jid given by job name
+  if (any_hold_jid) {
+    for (const JobShard& sh : table.shards()) {
+      for (std::size_t r = 0; r < sh.size(); ++r) {
+        if (sh.name[r].valid()) jobs_by_name[sh.name[r].value].push_back(sh.number[r]);
       }
-      if (j.master != kNoName) {
-        std::vector<GrantedSlots> master;
-        if (auto err = ParseGranted(std::string(text(j.master)) + ":1", s, master)) {
-          return Status::InvalidInput(s.source, j.line, "master: " + *err);
-        }
-        auto it = std::find_if(e.granted.begin(), e.granted.end(), [&](const GrantedSlots& g) {
-          return g.queue == master[0].queue && g.host == master[0].host;
-        });
-        if (it == e.granted.end()) return Status::InvalidInput(s.source, j.line, "master: not one of the granted queue instances");
-        std::rotate(e.granted.begin(), it, it + 1);
-      }
-      const RequestSet& rs = table.requests(shard.requests[pe.row]);
-      if (rs.has_pe) e.granted_pe = rs.pe.matching.front();
     }
-    for (std::string_view item : SplitList(text(j.hold_jid))) {
-      if (auto number = ParseUnsigned(item)) {
-        if (*number == 0 || *number > UINT32_MAX) return Status::InvalidInput(s.source, j.line, "hold_jid: malformed job id '" + std::string(item) + "'");
-        e.hold_jid.push_back(static_cast<JobNumber>(*number));
-        continue;
+  }
+  std::vector<std::optional<std::pair<const PendingExtras*, Status>>> extras_error(n_shards);
+  tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
+    std::vector<const PendingExtras*>& mine = extras_of_shard[sh];
+    std::sort(mine.begin(), mine.end(), line_order);
+    JobShard& shard = table.shards()[sh];
+    // Running rows mostly share their granted lists (one slot of a queue instance).
+    std::unordered_map<std::string_view, std::vector<GrantedSlots>> granted_seen;
+    for (const PendingExtras* pe : mine) {
+      const ParsedJob& j = *pe->job;
+      auto text = [&](std::uint32_t id) { return id == kNoName ? std::string_view() : pe->names->texts.Name(id); };
+      auto fail = [&](std::string message) {
+        extras_error[sh].emplace(pe, Status::InvalidInput(s.source, j.line, std::move(message)));
+      };
+      JobExtras e;
+      e.deadline = j.deadline;
+      e.start = j.start;
+      e.runtime = j.runtime;
+      if (j.granted != kNoName) {
+        auto seen = granted_seen.find(text(j.granted));
+        if (seen != granted_seen.end()) {
+          e.granted = seen->second;
+        } else {
+          if (auto err = ParseGranted(text(j.granted), s, e.granted)) return fail(*err);
+          granted_seen.emplace(text(j.granted), e.granted);
+        }
+        if (j.master != kNoName) {
+          std::vector<GrantedSlots> master;
+          if (auto err = ParseGranted(std::string(text(j.master)) + ":1", s, master)) return fail("master: " + *err);
+          auto it = std::find_if(e.granted.begin(), e.granted.end(), [&](const GrantedSlots& g) {
+            return g.queue == master[0].queue && g.host == master[0].host;
+          });
+          if (it == e.granted.end()) return fail("master: not one of the granted queue instances");
+          std::rotate(e.granted.begin(), it, it + 1);
+        }
+        const RequestSet& rs = table.requests(shard.requests[pe->row]);
+        if (rs.has_pe) e.granted_pe = rs.pe.matching.front();
       }
-      if (!jobs_by_name_built) {
-        for (const JobShard& sh : table.shards()) {
-          for (std::size_t r = 0; r < sh.size(); ++r) {
-            if (sh.name[r].valid()) jobs_by_name[sh.name[r].value].push_back(sh.number[r]);
+      for (std::string_view item : SplitList(text(j.hold_jid))) {
+        if (auto number = ParseUnsigned(item)) {
+          if (*number == 0 || *number > UINT32_MAX) return fail("hold_jid: malformed job id '" + std::string(item) + "'");
+          e.hold_jid.push_back(static_cast<JobNumber>(*number));
+          continue;
+        }
+        if (auto id = names.job_names.Find(item)) {
+          if (auto named = jobs_by_name.find(*id); named != jobs_by_name.end()) {
+            e.hold_jid.insert(e.hold_jid.end(), named->second.begin(), named->second.end());
           }
         }
-        jobs_by_name_built = true;
       }
-      if (auto id = names.job_names.Find(item)) {
-        for (JobNumber n : jobs_by_name[*id]) e.hold_jid.push_back(n);
-      }
+      shard.extras_index[pe->row] = static_cast<std::uint32_t>(shard.extras.size());
+      shard.extras.push_back(std::move(e));
     }
-    shard.extras_index[pe.row] = static_cast<std::uint32_t>(shard.extras.size());
-    shard.extras.push_back(std::move(e));
+  });
+  const std::pair<const PendingExtras*, Status>* first_error = nullptr;
+  for (const auto& e : extras_error) {
+    if (e && (first_error == nullptr || line_order(e->first, first_error->first))) first_error = &*e;
   }
+  if (first_error != nullptr) return first_error->second;
   if (!check_rows) return Status::Ok();
   std::vector<std::optional<Status>> shard_errors(n_shards);
   tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {

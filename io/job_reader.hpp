@@ -11,12 +11,13 @@
 // snapshot unless every job line is valid.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "io/cluster_builder.hpp"
@@ -56,25 +57,32 @@ std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBu
 // instances and master, numeric hold_jid ids) as AddJobs resolves them.
 std::optional<std::string> CheckJobReferences(const ParsedJob& job, const JobNameSpace& names, const Snapshot& snapshot);
 
-// Request sets already resolved against one cluster, by request key: a
-// session keeps one per configuration, so a pass parses each combination
-// once. Safe to share between passes running at once.
+// Request sets already resolved against one cluster, by the request key ids
+// of one name space: a session keeps one per configuration, so a pass parses
+// each combination once. Safe to share between passes running at once.
 class RequestCache {
  public:
-  bool Find(const std::string& key, RequestSet& out) const;
-  void Put(const std::string& key, const RequestSet& set);
+  using Parse = std::function<std::optional<std::string>(std::string_view key, RequestSet& set)>;
+  // `sets` becomes one set per key id of `space`: parsed (once) for the ids
+  // marked in `used`, empty for the others. On a parse error returns the id
+  // and the message.
+  std::optional<std::pair<std::uint32_t, std::string>> Fill(const JobNameSpace& space,
+                                                            const std::vector<std::uint8_t>& used, const Parse& parse,
+                                                            std::vector<RequestSet>& sets);
   void Clear();
 
  private:
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, RequestSet> sets_;
+  std::mutex mutex_;
+  const JobNameSpace* space_ = nullptr;
+  std::vector<std::optional<RequestSet>> sets_;
 };
 
 // Resolves the rows against the snapshot's cluster (projects, departments,
 // requests, granted queue instances, hold_jid) and fills its JobTable, which
 // must be empty. `check_rows`: also check that the rows of one job agree and
 // do not share a task (a caller that keeps them so may skip it). `cache`, if
-// given, must belong to this cluster's configuration.
+// given, must belong to this cluster's configuration; the sources must then
+// share one name space, whose request key ids become the request set ids.
 Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& snapshot,
                bool check_rows, RequestCache* cache = nullptr);
 
