@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -254,6 +255,62 @@ TEST(SessionStateTest, DeletingAHostDropsItsLoadAndState) {
   // n2 stays a host (all.q's hostlist names it) without its block, load or state.
   EXPECT_NE(t.out.find("ok 3\ndone 4 lines=0\ndone 5 lines=0\nerr 6 404"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("ok 7\n"), std::string::npos) << t.out;
+}
+
+// Random request streams, well-formed and broken, over a small cluster: every
+// request gets exactly one terminal line, in order, only protocol records come
+// before it, and the session survives to answer a final ping.
+TEST(SessionStateTest, RandomRequestStreamsGetOneTerminalLineEach) {
+  std::mt19937_64 random(20261122);
+  const std::vector<std::string> verbs = {
+      "add job {n} owner=u{u} l_hard=h_rt={t}", "add job {n}.1-{u}:2 owner=u{u} pe_name=mpi pe_min=2 pe_max={u} R=y",
+      "add job {n} owner=u{u} state=r start=900 granted=all.q@n{h}:1", "add job {n} owner= p=x",
+      "mod job {n} p={p}", "mod job {n} l_hard=nosuch=1", "mod job {n} state=r", "del job {n}", "del job {n}.{u}",
+      "hold {n}", "release {n}", "run {n} granted=all.q@n{h}:1", "run {n}", "fail {n} \"gone\"",
+      "suspend {n}", "resume {n}", "finish {n} usage=cpu={t}", "finish {n}.{u}", "load n{h} np_load_avg=0.{u}",
+      "load n9 x=1", "hoststate n{h} down", "hoststate n{h} up", "clock {t}", "advance {u}", "advance -1",
+      "schedule", "schedule commit=assume", "schedule commit=maybe", "priorities", "explain {n}", "dump job {n}",
+      "dump queue all.q", "dump frob", "digest", "ping", "frobnicate", "del queue all.q", "del pe mpi", "del exechost n{h}",
+      "hold", "run", "add job", "mod job x", "explain"};
+  for (int round = 0; round < 100; ++round) {
+    std::string input = Requests({"h hello proto=1", "s snapshot"}) + kSmallCluster + "end snapshot\n";
+    std::vector<std::string> ids;
+    for (int k = 0; k < 60; ++k) {
+      std::string request = verbs[random() % verbs.size()];
+      auto fill = [&](const std::string& key, const std::string& value) {
+        for (std::size_t at; (at = request.find(key)) != std::string::npos;) request.replace(at, key.size(), value);
+      };
+      fill("{n}", std::to_string(1 + random() % 12));
+      fill("{u}", std::to_string(1 + random() % 9));
+      fill("{h}", std::to_string(1 + random() % 2));
+      fill("{t}", std::to_string(60 + random() % 5000));
+      fill("{p}", std::to_string(static_cast<int>(random() % 2000) - 1000));
+      const std::string id = "q" + std::to_string(k);
+      ids.push_back(id);
+      input += id + " " + request + "\n";
+      if (random() % 10 == 0) input += "\n# between requests\n";
+    }
+    input += "last ping\n";
+    Transcript t = Converse(input);
+    std::vector<std::string> terminal;
+    std::istringstream lines(t.out);
+    for (std::string line; std::getline(lines, line);) {
+      const std::string type = line.substr(0, line.find(' '));
+      if (type == "ok" || type == "done" || type == "err" || type == "bye" || type == "hello") {
+        const std::size_t start = line.find(' ') + 1;
+        terminal.push_back(line.substr(start, line.find(' ', start) - start));
+      } else {
+        ASSERT_TRUE(type == "start" || type == "reserve" || type == "pending" || type == "sched" || type == "prio" ||
+                    type == "data")
+            << line;
+      }
+    }
+    std::vector<std::string> expected = {"h", "s"};
+    expected.insert(expected.end(), ids.begin(), ids.end());
+    expected.push_back("last");
+    EXPECT_EQ(terminal, expected) << input;
+    EXPECT_NE(t.out.find("ok last\n"), std::string::npos);
+  }
 }
 
 // --- decisions against the batch command ---------------------------------------------------------
