@@ -191,7 +191,6 @@ bool Session::HandleLine(std::string_view line, bool too_long) {
     } else {
       if (too_long) body_->too_long = true;
       else body_->text.append(line).push_back('\n');
-      ++body_->lines;
     }
     return !ended_;
   }

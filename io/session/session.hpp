@@ -30,8 +30,9 @@ struct SessionOptions {
 
 class Session {
  public:
-  // `out` receives whole reply lines (with their newline) and returns false
-  // when the reader is gone; `log` (may be empty) receives one line per request.
+  // `out` receives the replies in whole lines (one or many at a time, each with
+  // its newline) and returns false when the reader is gone; `log` (may be
+  // empty) receives one line per request.
   using Sink = std::function<bool(std::string_view)>;
   Session(SessionOptions options, Sink out, Sink log);
 
@@ -51,7 +52,6 @@ class Session {
     bool snapshot = false;
     std::string kind, name;
     std::string text;
-    std::size_t lines = 0;
     bool too_long = false;
     std::optional<SessionError> refusal;  // a malformed request line, reported at the end
   };
