@@ -316,7 +316,8 @@ class Interval {
   // the work, never the result).
   mutable std::optional<Time> walk_failure_hint_;
   std::vector<std::uint32_t> running_per_user_;
-  std::unordered_map<CategoryKey, CategoryState, CategoryKeyHash> categories_;
+  std::unordered_map<CategoryKey, CategoryState, CategoryKeyHash> categories_;  // with access lists
+  std::vector<CategoryState> request_categories_;  // without: by request set and -now flag
   // Per request set: its hard h_rt and s_rt and the assumed duration they give.
   std::vector<std::optional<Duration>> request_h_rt_, request_s_rt_;
   std::vector<Duration> request_duration_;

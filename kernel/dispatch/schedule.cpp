@@ -30,10 +30,12 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
     Record(decision, {});
     return;
   }
-  // Owner and project belong to the category only where access lists can tell them apart.
-  const CategoryKey key{job.request_id.value, access_lists_ ? job.owner.value : 0, access_lists_ ? job.group.value : 0,
-                        access_lists_ ? job.project.value : 0, job.immediate};
-  CategoryState& category = categories_[key];
+  // Owner and project belong to the category only where access lists can tell
+  // them apart; without any, a category is its request set and -now flag.
+  CategoryState& category =
+      access_lists_ ? categories_[CategoryKey{job.request_id.value, job.owner.value, job.group.value, job.project.value,
+                                              job.immediate}]
+                    : request_categories_[job.request_id.index() * 2 + (job.immediate ? 1 : 0)];
   const bool is_reserve = reservation && reservations < config_.max_reservation && job.reserve &&
                           !job.immediate && !category.rejected_reserve;
   const bool is_start = !category.rejected_now;
@@ -158,6 +160,7 @@ ScheduleResult Interval::Run() {
         PendingJobDuration(request_h_rt_[k], request_s_rt_[k], config_.default_duration, config_.duration_offset);
   }
   result_.decisions.reserve(priorities_.order.size());
+  request_categories_.assign(access_lists_ ? 0 : sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
   BookRunningJobs();
