@@ -45,6 +45,9 @@ inline Row Find(const io::Snapshot& s, const PriorityResult& r, JobNumber job, T
 }
 
 inline std::string SourceDir() { return SCHEDK_SOURCE_DIR; }
+// The team's shared material (seeds, specification, datasets) beside the
+// checkout; tests that need it skip with a message where it is absent.
+inline std::string SharedDir() { return SourceDir() + "/../shared"; }
 inline std::string SchedkBinary() { return SCHEDK_BINARY; }
 
 }  // namespace schedk::testing

@@ -1,0 +1,137 @@
+#include "io/swf_reader.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+
+#include "io/ge_value.hpp"
+#include "io/line_cursor.hpp"
+#include "io/snapshot_reader.hpp"
+
+namespace schedk::io {
+namespace {
+
+// "Key: value" header lines with a number.
+std::optional<long long> HeaderNumber(std::string_view line, std::string_view key) {
+  line = Trim(line);
+  if (line.substr(0, key.size()) != key) return std::nullopt;
+  std::string_view rest = Trim(line.substr(key.size()));
+  if (rest.empty() || rest.front() != ':') return std::nullopt;
+  rest = Trim(rest.substr(1));
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+  if (ec != std::errc() || end == rest.data()) return std::nullopt;
+  return v;
+}
+
+// The 18 fields of a job line; what is wrong otherwise.
+std::optional<std::string> ParseJobLine(std::string_view line, SwfJob& job) {
+  int n = 0;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) break;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (n == kSwfFields) return "more than " + std::to_string(kSwfFields) + " fields";
+    const std::string token(line.substr(start, i - start));
+    char* end = nullptr;
+    const double v = std::strtod(token.c_str(), &end);
+    if (end != token.c_str() + token.size()) return "field " + std::to_string(n + 1) + " is not a number: '" + token + "'";
+    job.field[static_cast<std::size_t>(n++)] = v;
+  }
+  if (n != kSwfFields) return "expected " + std::to_string(kSwfFields) + " fields, not " + std::to_string(n);
+  if (job.field[kSwfJob] < 1) return "field 1 (job number) must be positive";
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<SwfTrace> ReadSwf(std::string_view text, const std::string& source, const SwfReadOptions& options) {
+  SwfTrace trace;
+  trace.source = source == "-" ? "<stdin>" : source;
+  LineCursor cursor(text, 0);
+  std::string_view line;
+  while (cursor.NextPhysical(line)) {
+    const std::string_view trimmed = Trim(line);
+    if (trimmed.empty()) continue;
+    if (trimmed.front() == ';') {
+      const std::string_view h = trimmed.substr(1);
+      trace.header.emplace_back(h);
+      if (auto v = HeaderNumber(h, "MaxProcs")) trace.max_procs = *v;
+      if (auto v = HeaderNumber(h, "MaxNodes")) trace.max_nodes = *v;
+      if (auto v = HeaderNumber(h, "UnixStartTime")) trace.unix_start_time = *v;
+      continue;
+    }
+    SwfJob job;
+    job.line = cursor.line();
+    if (auto e = ParseJobLine(trimmed, job)) {
+      if (!options.lenient) return Status::InvalidInput(trace.source, cursor.line(), *e);
+      ++trace.skipped;
+      continue;
+    }
+    trace.jobs.push_back(job);
+  }
+  return trace;
+}
+
+Result<std::string> Gunzip(std::string_view data, const std::string& source) {
+  std::string out;
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 32) != Z_OK) return Status::IoError(source, "cannot start gzip decompression");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  char buffer[1 << 16];
+  int rc = Z_OK;
+  while (true) {
+    z.next_out = reinterpret_cast<Bytef*>(buffer);
+    z.avail_out = sizeof buffer;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buffer, sizeof buffer - z.avail_out);
+    if (rc == Z_STREAM_END) {
+      if (z.avail_in == 0) break;
+      inflateReset(&z);  // another gzip member follows
+      continue;
+    }
+    if (rc != Z_OK) break;
+    if (z.avail_in == 0 && z.avail_out != 0) break;
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) return Status::IoError(source, "corrupt or truncated gzip data");
+  return out;
+}
+
+Result<SwfTrace> ReadSwfFile(const std::string& path, const SwfReadOptions& options) {
+  auto data = ReadWholeFile(path);
+  if (!data.ok()) return data.status();
+  const std::string& bytes = data.value();
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
+    auto text = Gunzip(bytes, path);
+    if (!text.ok()) return text.status();
+    return ReadSwf(text.value(), path, options);
+  }
+  return ReadSwf(bytes, path, options);
+}
+
+std::size_t PwaFilter(SwfTrace& trace) {
+  const std::size_t before = trace.jobs.size();
+  std::erase_if(trace.jobs, [&](SwfJob& j) {
+    double& allocated = j.field[kSwfAllocatedProcs];
+    double& requested = j.field[kSwfRequestedProcs];
+    if (trace.max_procs && (allocated > static_cast<double>(*trace.max_procs) ||
+                            requested > static_cast<double>(*trace.max_procs))) {
+      return true;
+    }
+    if (allocated <= 0 && requested <= 0) return true;
+    if (allocated <= 0) allocated = requested;
+    if (requested <= 0) requested = allocated;
+    if (j.field[kSwfRunTime] <= 0 || j.field[kSwfRequestedTime] <= 0) return true;
+    j.field[kSwfRunTime] = std::min(j.field[kSwfRunTime], j.field[kSwfRequestedTime]);
+    return j.field[kSwfSubmit] < 0;
+  });
+  return before - trace.jobs.size();
+}
+
+}  // namespace schedk::io

@@ -1,0 +1,112 @@
+// The SWF reader: header numbers, fields, errors with their line, lenient
+// reading, gzip input, and the archive filter of workloads.md §4.1 (on crafted
+// jobs, and on the stored CTC-SP2 trace: 77,199 jobs, as the SC'15 runs used).
+#include <gtest/gtest.h>
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "io/swf_reader.hpp"
+#include "tests/test_support.hpp"
+
+namespace schedk::io {
+namespace {
+
+constexpr const char* kSmall =
+    "; Version: 2.2\n"
+    ";  MaxProcs: 100\n"
+    "; MaxNodes: 100\n"
+    "; UnixStartTime: 843469200\n"
+    "1 0 5 97225 56 -1 -1 56 210000 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+    "\n"
+    "  2   327952 0 9382 80 12.5 -1 80 14400 -1 1 2 3 -1 1 -1 -1 -1\n";
+
+std::string Gzip(const std::string& text) {
+  z_stream z{};
+  deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: gzip framing
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST(SwfReaderTest, HeaderAndFields) {
+  auto t = ReadSwf(kSmall, "small.swf");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->max_procs, 100);
+  EXPECT_EQ(t->max_nodes, 100);
+  EXPECT_EQ(t->unix_start_time, 843469200);
+  ASSERT_EQ(t->jobs.size(), 2u);
+  EXPECT_EQ(t->jobs[0].get(kSwfRunTime), 97225);
+  EXPECT_EQ(t->jobs[0].get(kSwfRequestedTime), 210000);
+  EXPECT_EQ(t->jobs[1].get(kSwfSubmit), 327952);
+  EXPECT_DOUBLE_EQ(t->jobs[1].field[kSwfAverageCpu], 12.5);
+  EXPECT_EQ(t->jobs[1].get(kSwfGroup), 3);
+  EXPECT_EQ(t->jobs[1].line, 7);
+}
+
+TEST(SwfReaderTest, MalformedLinesNameTheirLineOrAreCountedWhenLenient) {
+  const std::string text = std::string(kSmall) + "3 1 2 3\n4 0 0 10 1 -1 -1 1 60 -1 1 x -1 -1 -1 -1 -1 -1\n";
+  auto strict = ReadSwf(text, "bad.swf");
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().ToString(), "bad.swf:8: expected 18 fields, not 4");
+  SwfReadOptions lenient;
+  lenient.lenient = true;
+  auto t = ReadSwf(text, "bad.swf", lenient);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->jobs.size(), 2u);
+  EXPECT_EQ(t->skipped, 2u);
+}
+
+TEST(SwfReaderTest, GzipInputIsDetectedFromItsContent) {
+  const std::string path = ::testing::TempDir() + "schedk_swf_" + std::to_string(::getpid()) + ".txt";
+  std::ofstream(path, std::ios::binary) << Gzip(kSmall);
+  auto t = ReadSwfFile(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->jobs.size(), 2u);
+  EXPECT_EQ(t->max_procs, 100);
+  EXPECT_FALSE(Gunzip(Gzip(kSmall).substr(0, 20), "cut.gz").ok());
+}
+
+TEST(SwfReaderTest, PwaFilterFollowsTheSc15Preprocessing) {
+  const std::string text =
+      "; MaxProcs: 64\n"
+      "1 10 0 100 8 -1 -1 8 50 -1 1 1 -1 -1 -1 -1 -1 -1\n"    // runtime capped at 50
+      "2 10 0 100 -1 -1 -1 4 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"   // allocated copied from requested
+      "3 10 0 100 6 -1 -1 -1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"   // requested copied from allocated
+      "4 10 0 100 -1 -1 -1 -1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"  // no processors: dropped
+      "5 10 0 100 65 -1 -1 8 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"   // allocated above MaxProcs: dropped
+      "6 10 0 0 8 -1 -1 8 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"      // runtime 0: dropped
+      "7 10 0 100 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"     // no requested time: dropped
+      "8 -5 0 100 8 -1 -1 8 200 -1 1 1 -1 -1 -1 -1 -1 -1\n";   // negative submit: dropped
+  auto t = ReadSwf(text, "f.swf");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(PwaFilter(t.value()), 5u);
+  ASSERT_EQ(t->jobs.size(), 3u);
+  EXPECT_EQ(t->jobs[0].get(kSwfRunTime), 50);
+  EXPECT_EQ(t->jobs[1].get(kSwfAllocatedProcs), 4);
+  EXPECT_EQ(t->jobs[2].get(kSwfRequestedProcs), 6);
+}
+
+TEST(SwfDatasetTest, CtcSp2FilteredIsTheSc15Input) {
+  const std::string path = testing::SharedDir() + "/datasets/swf/CTC-SP2-1996-3.1-cln.swf.gz";
+  if (!std::ifstream(path)) GTEST_SKIP() << "../shared is absent: " << path;
+  auto t = ReadSwfFile(path);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->jobs.size(), 77222u);  // MaxRecords
+  EXPECT_EQ(t->max_procs, 338);
+  PwaFilter(t.value());
+  EXPECT_EQ(t->jobs.size(), 77199u);  // workloads.md §4.1
+}
+
+}  // namespace
+}  // namespace schedk::io
