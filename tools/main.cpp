@@ -18,6 +18,7 @@
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
 #include "tools/serve.hpp"
+#include "tools/simulate.hpp"
 
 namespace {
 
@@ -119,6 +120,35 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   sv->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
+  schedk::tools::SimulateOptions simulate;
+  CLI::App* si = app.add_subcommand("simulate", "Replay a workload trace (SWF, plain or gzip, or a snapshot with "
+                                                "runtime=) through the real scheduling code");
+  si->add_option("trace", simulate.trace, "Trace file, or - for standard input")->required();
+  si->add_option("--format", simulate.format, "Trace format (auto: from the content)")
+      ->check(CLI::IsMember({"auto", "swf", "snapshot"}))
+      ->capture_default_str();
+  si->add_option("--policy", simulate.policy, "Backfilling policy")
+      ->check(CLI::IsMember({"fcfs", "easy", "conservative"}))
+      ->capture_default_str();
+  si->add_option("--estimate", simulate.estimate, "Job duration estimate: requested time or actual runtime (SWF)")
+      ->check(CLI::IsMember({"requested", "runtime"}))
+      ->capture_default_str();
+  si->add_option("--semantics", simulate.semantics, "reference: workloads.md section 5; native: schedk's own")
+      ->check(CLI::IsMember({"reference", "native"}))
+      ->capture_default_str();
+  si->add_option("--interval", simulate.interval, "native: seconds between scheduling passes (0: one per event)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  si->add_option("--filter", simulate.filter, "pwa: the archive filter of workloads.md section 4.1")
+      ->check(CLI::IsMember({"none", "pwa"}))
+      ->capture_default_str();
+  si->add_option("--jobs-out", simulate.jobs_out, "Per-job results: SWF with the simulated wait in field 3, or CSV (.csv)");
+  si->add_option("--summary-format", simulate.summary_format, "Summary format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  si->add_flag("--lenient", simulate.lenient, "Skip and count malformed SWF lines instead of failing");
+  si->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+
   schedk::io::GeneratorSpec generate;
   CLI::App* g = app.add_subcommand("generate", "Write a reproducible synthetic snapshot to standard output");
   g->add_option("--jobs", generate.jobs, "Pending jobs")->required();
@@ -154,6 +184,7 @@ int main(int argc, char** argv) {
   if (*p) return RunPriorities(priorities);
   if (*sc) return RunSchedule(schedule);
   if (*sv) return schedk::tools::Serve(serve);
+  if (*si) return schedk::tools::Simulate(simulate);
   if (*g) {
     if (!schedk::io::GenerateSnapshot(generate, WriteOut) || std::fflush(stdout) != 0) {
       std::fprintf(stderr, "schedk: cannot write to standard output\n");

@@ -1,0 +1,114 @@
+#include "tools/simulate.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "io/simulation_writer.hpp"
+#include "io/snapshot_reader.hpp"
+#include "io/swf_reader.hpp"
+#include "io/swf_workload.hpp"
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/simulation/simulation_metrics.hpp"
+#include "kernel/simulation/simulator.hpp"
+
+namespace schedk::tools {
+namespace {
+
+int Fail(const io::Status& status) {
+  std::fprintf(stderr, "schedk: %s\n", status.ToString().c_str());
+  return status.code() == io::Status::Code::kInvalidInput ? 2 : 1;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+}  // namespace
+
+int Simulate(const SimulateOptions& options) {
+  auto bytes = io::ReadWholeFile(options.trace);
+  if (!bytes.ok()) return Fail(bytes.status());
+  std::string text = std::move(bytes.value());
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
+    auto plain = io::Gunzip(text, options.trace);
+    if (!plain.ok()) return Fail(plain.status());
+    text = std::move(plain.value());
+  }
+  std::string format = options.format;
+  if (format == "auto") {
+    const std::size_t start = text.find_first_not_of(" \t\r\n");
+    format = start != std::string::npos && text.compare(start, 15, "schedk-snapshot") == 0 ? "snapshot" : "swf";
+  }
+  // Snapshot text for the replay, and the SWF trace when there is one.
+  io::SwfTrace trace;
+  std::string snapshot_text;
+  if (format == "swf") {
+    io::SwfReadOptions read;
+    read.lenient = options.lenient;
+    auto t = io::ReadSwf(text, options.trace, read);
+    if (!t.ok()) return Fail(t.status());
+    trace = std::move(t.value());
+    if (trace.skipped > 0) std::fprintf(stderr, "schedk: %zu malformed lines skipped\n", trace.skipped);
+    if (options.filter == "pwa") {
+      const std::size_t dropped = io::PwaFilter(trace);
+      std::fprintf(stderr, "schedk: the archive filter dropped %zu of %zu jobs\n", dropped, dropped + trace.jobs.size());
+    }
+    io::SwfWorkloadOptions workload;
+    workload.runtime_estimate = options.estimate == "runtime";
+    auto s = io::SwfSnapshotText(trace, workload);
+    if (!s.ok()) return Fail(s.status());
+    snapshot_text = std::move(s.value());
+  } else {
+    if (options.estimate == "runtime") {
+      std::fprintf(stderr, "schedk: --estimate runtime needs an SWF trace; a snapshot's jobs keep their h_rt\n");
+      return 2;
+    }
+    snapshot_text = std::move(text);
+  }
+  auto snapshot = io::ReadSnapshot(snapshot_text, format == "swf" ? options.trace : options.trace);
+  if (!snapshot.ok()) return Fail(snapshot.status());
+
+  SimulationOptions sim;
+  sim.policy = options.policy == "fcfs" ? SimPolicy::kFcfs
+               : options.policy == "conservative" ? SimPolicy::kConservative
+                                                  : SimPolicy::kEasy;
+  sim.semantics = options.semantics == "native" ? SimSemantics::kNative : SimSemantics::kReference;
+  sim.interval = options.interval;
+  const bool bar = ::isatty(STDERR_FILENO) != 0;
+  auto progress = [&](double share) {
+    const int width = 40, filled = static_cast<int>(share * width);
+    std::fprintf(stderr, "\r[%.*s%*s] %3.0f%%", filled, "########################################", width - filled, "",
+                 share * 100);
+  };
+  const auto started = std::chrono::steady_clock::now();
+  const SimulationResult result =
+      schedk::Simulate(snapshot->cluster, snapshot->jobs, sim, bar ? std::function<void(double)>(progress) : nullptr);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (bar) std::fprintf(stderr, "\n");
+
+  double capacity = 0;
+  const QueueInstanceTable instances = QueueInstanceTable::Build(snapshot->cluster);
+  for (std::uint32_t i = 0; i < instances.size(); ++i) capacity += instances.slots[i];
+  if (format == "swf" && trace.max_procs) capacity = static_cast<double>(*trace.max_procs);
+  const SimulationSummary summary = Summarize(result, capacity);
+
+  if (!options.jobs_out.empty()) {
+    const bool csv = options.jobs_out.size() > 4 && options.jobs_out.compare(options.jobs_out.size() - 4, 4, ".csv") == 0;
+    const std::string jobs = csv || format != "swf" ? io::SimulatedCsv(result) : io::SimulatedSwf(trace, result);
+    if (!WriteFile(options.jobs_out, jobs)) {
+      std::fprintf(stderr, "schedk: cannot write %s\n", options.jobs_out.c_str());
+      return 1;
+    }
+  }
+  const std::string out =
+      options.summary_format == "json" ? io::SummaryJson(summary, seconds) : io::SummaryText(summary, seconds);
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) return 1;
+  return 0;
+}
+
+}  // namespace schedk::tools

@@ -1,0 +1,30 @@
+// simulate.hpp
+// `schedk simulate`: reads a trace (Standard Workload Format, plain or gzip,
+// or a snapshot whose jobs carry runtime=), replays it
+// (kernel/simulation/simulator.hpp), writes the per-job results (--jobs-out:
+// SWF with the simulated wait in field 3, or CSV for a .csv file) and prints
+// the summary (text or JSON); a progress bar goes to stderr when stderr is a
+// terminal.
+#pragma once
+
+#include <string>
+
+namespace schedk::tools {
+
+struct SimulateOptions {
+  std::string trace;
+  std::string format = "auto";  // swf | snapshot | auto (from the content)
+  std::string policy = "easy";
+  std::string estimate = "requested";
+  std::string semantics = "reference";
+  long long interval = 0;
+  std::string filter = "none";
+  std::string jobs_out;
+  std::string summary_format = "text";
+  bool lenient = false;
+};
+
+// Returns the exit status: 0 success, 2 bad input, 1 any other failure.
+int Simulate(const SimulateOptions& options);
+
+}  // namespace schedk::tools
