@@ -328,6 +328,55 @@ TEST(CliTest, HelpVersionAndUsage) {
   EXPECT_EQ(Schedk("").exit_code, 2);
 }
 
+// --- schedk simulate ------------------------------------------------------------------------------
+
+TEST(CliSimulateTest, BundledExampleSummaryAndJobsOut) {
+  const std::string out = ::testing::TempDir() + "schedk_sim_" + std::to_string(::getpid()) + ".swf";
+  const CliRun easy = Schedk("simulate " + Dataset("replay-small.swf") + " --summary-format json --jobs-out " + out);
+  ASSERT_EQ(easy.exit_code, 0) << easy.err;
+  for (const char* key : {"\"jobs\":300,", "\"mean_wait\":", "\"mean_bsld\":", "\"utilization\":", "\"makespan\":",
+                          "\"passes\":", "\"sched_seconds\":"}) {
+    EXPECT_NE(easy.out.find(key), std::string::npos) << key << " in " << easy.out;
+  }
+  // One line per job, every field as read but the wait (field 3).
+  const std::string jobs = ReadFile(out);
+  std::remove(out.c_str());
+  std::istringstream lines(jobs);
+  std::size_t count = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == ';') continue;
+    ++count;
+    std::istringstream fields(line);
+    std::string job, submit, wait, run;
+    fields >> job >> submit >> wait >> run;
+    EXPECT_NE(wait, "-1") << line;
+  }
+  EXPECT_EQ(count, 300u);
+  EXPECT_NE(jobs.find("\n1 2204 0 7251 2 "), std::string::npos) << "job 1 finds the machine empty: it waits 0";
+  const CliRun fcfs = Schedk("simulate " + Dataset("replay-small.swf") + " --policy fcfs --summary-format json");
+  ASSERT_EQ(fcfs.exit_code, 0) << fcfs.err;
+  auto bsld = [](const std::string& json) {
+    const std::size_t at = json.find("\"mean_bsld\":") + 12;
+    return std::stod(json.substr(at));
+  };
+  EXPECT_GT(bsld(fcfs.out), 2 * bsld(easy.out));
+}
+
+TEST(CliSimulateTest, MalformedTracesNameTheirLine) {
+  const std::string trace = "; MaxProcs: 8\n1 0 -1 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 10\n";
+  const CliRun strict = Schedk("simulate -", trace);
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_TRUE(strict.out.empty());
+  EXPECT_NE(strict.err.find("<stdin>:3: expected 18 fields, not 4"), std::string::npos) << strict.err;
+  const CliRun lenient = Schedk("simulate - --lenient", trace);
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+  EXPECT_NE(lenient.out.find("jobs 1\n"), std::string::npos) << lenient.out;
+  EXPECT_NE(lenient.err.find("1 malformed lines skipped"), std::string::npos) << lenient.err;
+  const CliRun no_size = Schedk("simulate -", "1 0 -1 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
+  EXPECT_EQ(no_size.exit_code, 2);
+  EXPECT_NE(no_size.err.find("MaxProcs"), std::string::npos) << no_size.err;
+}
+
 // --- schedk serve through its real file descriptors --------------------------------------------
 
 TEST(CliServeTest, ReplyPerRequestAndALogLinePerRequest) {
