@@ -9,9 +9,15 @@
 
 namespace schedk {
 
-// Sorts 64-bit keys ascending. Passes whose digit is the same in every key are skipped.
+// Sorts 64-bit keys ascending. Passes whose digit is the same in every key are
+// skipped. Below a few thousand keys, clearing the 64K counters would cost more
+// than the sort: std::sort does it.
 inline void RadixSort64(std::vector<std::uint64_t>& keys) {
   if (keys.size() < 2) return;
+  if (keys.size() < 4096) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
   std::vector<std::uint64_t> buffer(keys.size());
   std::vector<std::uint32_t> count(65536);
   for (int shift = 0; shift < 64; shift += 16) {

@@ -136,12 +136,24 @@ class Replay {
     std::vector<RequestSet>& sets = table.request_sets();
     std::vector<std::uint32_t> used_slots;  // request sets copied into this pass's table
     std::vector<std::uint32_t> row_job;
+    // The pass's rows: the running jobs that still hold processors, then the pending ones.
+    std::vector<std::uint32_t> members;
+    members.reserve(running_.size() + pending_.size());
+    for (std::uint32_t j : running_) {
+      const Job& job = jobs_[j];
+      // §5 point 3: an estimated end that has come frees the processors now.
+      if (options_.semantics == SimSemantics::kReference && job.out.start + job.out.estimate <= now) continue;
+      members.push_back(j);
+    }
+    members.insert(members.end(), pending_.begin(), pending_.end());
+    shard.Resize(members.size());
+    shard.extras.reserve(members.size());
+    row_job.reserve(members.size());
     auto add_row = [&](std::uint32_t j) {
       const Job& job = jobs_[j];
       const JobShard& from = workload_.shards()[job.row.shard];
       const std::uint32_t r = job.row.row;
-      const std::uint32_t k = static_cast<std::uint32_t>(shard.size());
-      shard.Resize(k + 1);
+      const auto k = static_cast<std::uint32_t>(row_job.size());
       shard.number[k] = from.number[r];
       shard.task_first[k] = from.task_first[r];
       shard.task_last[k] = from.task_last[r];
@@ -178,13 +190,7 @@ class Replay {
       shard.extras.push_back(std::move(extras));
       row_job.push_back(j);
     };
-    for (std::uint32_t j : running_) {
-      const Job& job = jobs_[j];
-      // §5 point 3: an estimated end that has come frees the processors now.
-      if (options_.semantics == SimSemantics::kReference && job.out.start + job.out.estimate <= now) continue;
-      add_row(j);
-    }
-    for (std::uint32_t j : pending_) add_row(j);
+    for (std::uint32_t j : members) add_row(j);
     for (std::uint32_t set : used_slots) request_slot_[set] = kNoSlot;
 
     const PriorityResult priorities = ComputePriorities(cluster_, table, options_.mode);
