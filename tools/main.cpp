@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "pwa"}))
       ->capture_default_str();
   si->add_option("--jobs-out", simulate.jobs_out, "Per-job results: SWF with the simulated wait in field 3, or CSV (.csv)");
+  si->add_option("--plot", simulate.plot, "Draw queue length, utilisation and the running mean of the wait (SVG)");
   si->add_option("--summary-format", simulate.summary_format, "Summary format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "io/simulation_plot.hpp"
 #include "io/simulation_writer.hpp"
 #include "io/snapshot_reader.hpp"
 #include "io/swf_reader.hpp"
@@ -102,6 +103,14 @@ int Simulate(const SimulateOptions& options) {
     const std::string jobs = csv || format != "swf" ? io::SimulatedCsv(result) : io::SimulatedSwf(trace, result);
     if (!WriteFile(options.jobs_out, jobs)) {
       std::fprintf(stderr, "schedk: cannot write %s\n", options.jobs_out.c_str());
+      return 1;
+    }
+  }
+  if (!options.plot.empty()) {
+    const std::string title = options.trace + ": " + options.policy + ", " + options.estimate + " estimates, " +
+                              options.semantics + " semantics";
+    if (!WriteFile(options.plot, io::PlotSvg(result, capacity, title))) {
+      std::fprintf(stderr, "schedk: cannot write %s\n", options.plot.c_str());
       return 1;
     }
   }

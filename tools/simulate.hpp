@@ -3,8 +3,8 @@
 // or a snapshot whose jobs carry runtime=), replays it
 // (kernel/simulation/simulator.hpp), writes the per-job results (--jobs-out:
 // SWF with the simulated wait in field 3, or CSV for a .csv file) and prints
-// the summary (text or JSON); a progress bar goes to stderr when stderr is a
-// terminal.
+// the summary (text or JSON), and draws it (--plot, SVG); a progress bar goes
+// to stderr when stderr is a terminal.
 #pragma once
 
 #include <string>
@@ -20,6 +20,7 @@ struct SimulateOptions {
   long long interval = 0;
   std::string filter = "none";
   std::string jobs_out;
+  std::string plot;  // an SVG file
   std::string summary_format = "text";
   bool lenient = false;
 };

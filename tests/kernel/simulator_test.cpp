@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "io/simulation_plot.hpp"
 #include "io/snapshot_reader.hpp"
 #include "io/swf_reader.hpp"
 #include "io/swf_workload.hpp"
@@ -83,6 +84,23 @@ TEST(SimulatorTest, SummaryArithmetic) {
   EXPECT_EQ(r.summary.makespan, 400);
   EXPECT_DOUBLE_EQ(r.summary.utilization, (100.0 * 70 + 100.0 * 80 + 100.0 * 90 + 250.0 * 20) / (100.0 * 400));
   EXPECT_EQ(r.summary.jobs, 4u);
+}
+
+TEST(SimulatorTest, PlotDrawsTheThreeSeries) {
+  const Replayed r = Replay(Parse(kConsBf0), SimPolicy::kEasy);
+  const std::string svg = io::PlotSvg(r.result, 100, "cons_bf_input.0 <easy>");
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+  EXPECT_NE(svg.find("cons_bf_input.0 &lt;easy&gt;"), std::string::npos);
+  std::size_t polylines = 0;
+  for (std::size_t at = 0; (at = svg.find("<polyline", at)) != std::string::npos; ++at) ++polylines;
+  EXPECT_EQ(polylines, 3u);
+  // Peaks: 2 jobs wait at once (jobs 2 and 3 from t = 2 to 100), all 100
+  // processors are busy from 100 to 300, and the running mean of the wait
+  // peaks when job 3 starts: (0 + 0 + 99 + 298) / 4 s = 0.0276 h.
+  EXPECT_NE(svg.find("text-anchor=\"end\">2</text>"), std::string::npos) << svg.substr(0, 800);
+  EXPECT_NE(svg.find("text-anchor=\"end\">1</text>"), std::string::npos);
+  EXPECT_NE(svg.find("text-anchor=\"end\">0.02757</text>"), std::string::npos);
+  EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
 }
 
 // --- the stored traces ---------------------------------------------------------------------------
