@@ -10,11 +10,11 @@
 namespace schedk {
 
 // Sorts 64-bit keys ascending. Passes whose digit is the same in every key are
-// skipped. Below a few thousand keys, clearing the 64K counters would cost more
+// skipped. Below a few hundred keys, clearing the 64K counters would cost more
 // than the sort: std::sort does it.
 inline void RadixSort64(std::vector<std::uint64_t>& keys) {
   if (keys.size() < 2) return;
-  if (keys.size() < 4096) {
+  if (keys.size() < 512) {
     std::sort(keys.begin(), keys.end());
     return;
   }
