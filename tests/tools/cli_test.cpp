@@ -362,6 +362,31 @@ TEST(CliSimulateTest, BundledExampleSummaryAndJobsOut) {
   EXPECT_GT(bsld(fcfs.out), 2 * bsld(easy.out));
 }
 
+TEST(CliSimulateTest, SnapshotTracesReplayOnTheirOwnCluster) {
+  // Two 4-slot hosts; job 1 takes a whole host for 100 s, job 2 needs 6 slots
+  // over both ($fill_up) for 50 s, job 3 one slot for 10 s. EASY: 1 and 3
+  // start at 1000, 2 waits for job 1 (its 6 slots exist only after 1100).
+  const std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nweight_priority 0\nweight_urgency 0\nweight_ticket 0\nparams DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost a\ncomplex_values slots=4\nend exechost\nbegin exechost b\ncomplex_values slots=4\nend exechost\n"
+      "begin pe mpi\nslots 8\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist a b\nslots 4\npe_list mpi\nend queue\n"
+      "job 1 owner=u submit=1000 l_hard=h_rt=100 pe_name=mpi pe_min=4 runtime=100\n"
+      "job 2 owner=u submit=1001 l_hard=h_rt=50 pe_name=mpi pe_min=6 runtime=50\n"
+      "job 3 owner=u submit=1002 l_hard=h_rt=10 runtime=10\n";
+  const std::string csv = ::testing::TempDir() + "schedk_sim_" + std::to_string(::getpid()) + ".csv";
+  const CliRun r = Schedk("simulate - --jobs-out " + csv, snapshot);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("jobs 3\n"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadFile(csv),
+            "job,submit,start,wait,runtime,estimate,slots\n"
+            "1,1000,1000,0,100,100,4\n"
+            "2,1001,1100,99,50,50,6\n"
+            "3,1002,1002,0,10,10,1\n");
+  std::remove(csv.c_str());
+}
+
 TEST(CliSimulateTest, MalformedTracesNameTheirLine) {
   const std::string trace = "; MaxProcs: 8\n1 0 -1 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 10\n";
   const CliRun strict = Schedk("simulate -", trace);
