@@ -1,8 +1,8 @@
 // Trace replay (kernel/simulation): the pyss micro-case of workloads.md §6
 // level 0 under FCFS, EASY and conservative; the summary's arithmetic; and, on
 // the stored traces (skipped where ../shared is absent), the published SC'15
-// schedules job by job (level 1), the CTC-SP2 smoke run (level 3) and the
-// relations between policies (level 4).
+// EASY schedules of all four traces job by job (level 1), the CTC-SP2 smoke
+// run (level 3) and the relations between policies (level 4).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -142,6 +142,10 @@ TEST(SimulationDatasetTest, KthSp2EasyRequestedTime) { ExpectPublishedSchedule("
 TEST(SimulationDatasetTest, KthSp2EasyActualRuntime) { ExpectPublishedSchedule("KTH-SP2", true, 71.72, 6327.7); }
 TEST(SimulationDatasetTest, CtcSp2EasyRequestedTime) { ExpectPublishedSchedule("CTC-SP2", false, 49.57, 14272.6); }
 TEST(SimulationDatasetTest, CtcSp2EasyActualRuntime) { ExpectPublishedSchedule("CTC-SP2", true, 37.17, 13581.7); }
+TEST(SimulationDatasetTest, SdscSp2EasyRequestedTime) { ExpectPublishedSchedule("SDSC-SP2", false, 87.87, 20497.8); }
+TEST(SimulationDatasetTest, SdscSp2EasyActualRuntime) { ExpectPublishedSchedule("SDSC-SP2", true, 70.48, 17337.1); }
+TEST(SimulationDatasetTest, SdscBlueEasyRequestedTime) { ExpectPublishedSchedule("SDSC-BLUE", false, 36.52, 7690.8); }
+TEST(SimulationDatasetTest, SdscBlueEasyActualRuntime) { ExpectPublishedSchedule("SDSC-BLUE", true, 30.62, 7336.3); }
 
 // Level 3: the first 10,000 filtered CTC-SP2 jobs of the archive file.
 TEST(SimulationDatasetTest, CtcSp2FirstTenThousand) {
