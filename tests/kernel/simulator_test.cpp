@@ -76,6 +76,71 @@ TEST(SimulatorTest, ConsBfInput0UnderEachPolicy) {
             (std::vector<Time>{100, 200, 400, 300}));
 }
 
+// More of pyss's hand-made cases (workloads.md §2), re-expressed: 100
+// processors; jobs as (submit, estimate, processors, runtime) with the finish
+// time each policy must give. All 50 (case, policy) pairs of the stored subset
+// of pyss's inputs were checked the same way while this was written.
+struct MicroJob {
+  Time submit;
+  Duration estimate;
+  std::uint32_t procs;
+  Duration runtime;
+  Time finish;
+};
+
+std::string MicroSwf(const std::vector<MicroJob>& jobs) {
+  std::string swf = "; MaxProcs: 100\n";
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const MicroJob& j = jobs[k];
+    swf += std::to_string(k + 1) + " " + std::to_string(j.submit) + " -1 " + std::to_string(j.runtime) + " " +
+           std::to_string(j.procs) + " -1 -1 " + std::to_string(j.procs) + " " + std::to_string(j.estimate) +
+           " -1 1 1 -1 -1 -1 -1 -1 -1\n";
+  }
+  return swf;
+}
+
+void ExpectFinishes(const std::vector<MicroJob>& jobs, SimPolicy policy, const char* what) {
+  std::vector<Time> expected;
+  for (const MicroJob& j : jobs) expected.push_back(j.finish);
+  EXPECT_EQ(Finishes(Replay(Parse(MicroSwf(jobs)), policy).result), expected) << what;
+}
+
+TEST(SimulatorTest, PyssMicroCases) {
+  // A full-machine job, four that start when it ends, then two short
+  // full-machine jobs in turn (the first ends early, so the second follows it).
+  const std::vector<MicroJob> after_the_first = {{0, 200, 100, 100, 100},   {10, 3000, 10, 900, 1000},
+                                                 {10, 3000, 10, 900, 1000}, {20, 1980, 10, 900, 1000},
+                                                 {20, 1980, 10, 900, 1000}, {30, 2, 100, 1, 1001},
+                                                 {31, 2, 100, 2, 1003}};
+  for (SimPolicy p : {SimPolicy::kFcfs, SimPolicy::kEasy, SimPolicy::kConservative}) {
+    ExpectFinishes(after_the_first, p, "jobs after a full-machine job");
+  }
+  // Short jobs backfill in front of two 95-processor jobs, but the last job
+  // (6 processors for 1,200 s) would delay a reservation and waits.
+  const std::vector<MicroJob> backfill_all_but_last = {
+      {0, 100, 50, 100, 100},   {1, 1000, 95, 100, 200}, {2, 1000, 95, 100, 300}, {5, 11, 1, 10, 15},
+      {6, 12, 1, 11, 17},       {6, 12, 1, 12, 18},      {6, 12, 2, 10, 16},      {6, 1000, 95, 100, 400},
+      {7, 100, 100, 100, 500},  {8, 20, 1, 2, 10},       {8, 21, 1, 2, 10},       {10, 1200, 6, 1000, 1500}};
+  ExpectFinishes(backfill_all_but_last, SimPolicy::kEasy, "backfilling all but the last, easy");
+  ExpectFinishes(backfill_all_but_last, SimPolicy::kConservative, "backfilling all but the last, conservative");
+  // The first job ends early; the backfilled third then keeps the second waiting.
+  const std::vector<MicroJob> early_end = {{100, 600, 50, 100, 200}, {101, 600, 60, 10, 214}, {104, 100, 50, 100, 204}};
+  ExpectFinishes(early_end, SimPolicy::kEasy, "an early end, easy");
+  ExpectFinishes(early_end, SimPolicy::kConservative, "an early end, conservative");
+  // EASY backfills the last two jobs beside the 100-processor head.
+  ExpectFinishes({{0, 600, 90, 600, 600}, {0, 10, 10, 10, 10}, {1, 10, 100, 10, 610}, {2, 10, 6, 10, 20},
+                  {3, 10, 4, 10, 20}},
+                 SimPolicy::kEasy, "two backfills beside the head");
+  // FCFS: the 10-processor job behind the 99-processor one waits for it.
+  ExpectFinishes({{0, 100, 15, 100, 100}, {0, 100, 15, 100, 100}, {0, 100, 15, 100, 100}, {0, 100, 15, 100, 100},
+                  {0, 100, 15, 100, 100}, {0, 100, 15, 100, 100}, {5, 100, 50, 100, 200}, {6, 100, 10, 100, 200},
+                  {7, 1000, 99, 100, 300}, {8, 2, 10, 2, 302}},
+                 SimPolicy::kFcfs, "no passing under fcfs");
+  ExpectFinishes({{0, 20, 50, 20, 20}, {1, 20, 60, 20, 40}, {2, 300, 20, 300, 320}, {3, 400, 10, 400, 420},
+                  {4, 500, 10, 500, 520}, {5, 20, 10, 20, 60}},
+                 SimPolicy::kFcfs, "fcfs fills the machine in order");
+}
+
 TEST(SimulatorTest, SummaryArithmetic) {
   const Replayed r = Replay(Parse(kConsBf0), SimPolicy::kEasy);
   // Starts 0, 100, 300, 50 for submits 0, 1, 2, 50: waits 0, 99, 298, 0; runs 100, 100, 100, 250.
