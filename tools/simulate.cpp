@@ -71,7 +71,7 @@ int Simulate(const SimulateOptions& options) {
     }
     snapshot_text = std::move(text);
   }
-  auto snapshot = io::ReadSnapshot(snapshot_text, format == "swf" ? options.trace : options.trace);
+  auto snapshot = io::ReadSnapshot(snapshot_text, options.trace);
   if (!snapshot.ok()) return Fail(snapshot.status());
 
   SimulationOptions sim;
