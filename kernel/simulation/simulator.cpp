@@ -80,21 +80,26 @@ class Replay {
 
   SimulationResult Run(const std::function<void(double)>& progress) {
     const bool per_event = options_.semantics == SimSemantics::kReference || options_.interval <= 0;
-    std::optional<Time> tick;
+    const Duration step = options_.interval;
+    std::optional<Time> tick;  // interval passes: the next one
     std::size_t done = 0, reported = 0;
-    while (!events_.empty()) {
-      const Event e = events_.top();
+    while (!events_.empty() || (!per_event && !pending_.empty())) {
       if (!per_event) {
-        // Passes at every `interval` seconds: the ones due before this event first.
-        if (!tick) tick = e.time;
-        if (e.time > *tick) {
-          if (!pending_.empty()) Pass(*tick);
-          const Duration step = options_.interval;
+        if (!tick) tick = events_.top().time;
+        if (events_.empty() || events_.top().time > *tick) {
+          // The pass due at this tick, after every event up to it.
+          if (!pending_.empty()) {
+            Pass(*tick);
+            if (events_.empty()) break;  // nothing started and nothing will end: no pass can change anything
+          }
           *tick += step;
-          if (e.time > *tick) *tick += (e.time - *tick + step - 1) / step * step;
+          if (pending_.empty() && events_.top().time > *tick) {  // idle: on to the first tick at the next event
+            *tick += (events_.top().time - *tick + step - 1) / step * step;
+          }
           continue;
         }
       }
+      const Event e = events_.top();
       events_.pop();
       Job& job = jobs_[e.job];
       if (e.kind == EventKind::kSubmission) {

@@ -27,7 +27,7 @@ struct Replayed {
 };
 
 Replayed Replay(io::SwfTrace trace, SimPolicy policy, bool runtime_estimate = false,
-                SimSemantics semantics = SimSemantics::kReference) {
+                SimSemantics semantics = SimSemantics::kReference, Duration interval = 0) {
   io::SwfWorkloadOptions workload;
   workload.runtime_estimate = runtime_estimate;
   auto text = io::SwfSnapshotText(trace, workload);
@@ -37,6 +37,7 @@ Replayed Replay(io::SwfTrace trace, SimPolicy policy, bool runtime_estimate = fa
   SimulationOptions options;
   options.policy = policy;
   options.semantics = semantics;
+  options.interval = interval;
   Replayed r;
   r.result = Simulate(snapshot->cluster, snapshot->jobs, options);
   r.summary = Summarize(r.result, static_cast<double>(*trace.max_procs));
@@ -74,6 +75,21 @@ TEST(SimulatorTest, ConsBfInput0UnderEachPolicy) {
   EXPECT_EQ(Finishes(Replay(Parse(kConsBf0), SimPolicy::kFcfs).result), (std::vector<Time>{100, 200, 300, 550}));
   EXPECT_EQ(Finishes(Replay(Parse(kConsBf0), SimPolicy::kEasy, false, SimSemantics::kNative).result),
             (std::vector<Time>{100, 200, 400, 300}));
+}
+
+TEST(SimulatorTest, PassesEveryIntervalInNativeSemantics) {
+  // Passes at 0, 30, 60, ...: job 1 starts at 0; job 4 (submitted at 50)
+  // backfills at 60 until 310; job 2 starts at the first pass after job 1's
+  // end at 100, i.e. 120; job 3 needs 90 processors, free once job 4 ends at
+  // 310, so it starts at 330.
+  EXPECT_EQ(Finishes(Replay(Parse(kConsBf0), SimPolicy::kEasy, false, SimSemantics::kNative, 30).result),
+            (std::vector<Time>{100, 220, 430, 310}));
+  // A job that can never start ends the replay instead of ticking forever.
+  const Replayed r = Replay(Parse("; MaxProcs: 100\n1 0 -1 10 100 -1 -1 100 10 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                                  "2 5 -1 10 200 -1 -1 200 10 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
+                            SimPolicy::kEasy, false, SimSemantics::kNative, 60);
+  EXPECT_EQ(r.result.jobs[0].start, 0);
+  EXPECT_EQ(r.result.jobs[1].start, -1);
 }
 
 // More of pyss's hand-made cases (workloads.md §2), re-expressed: 100
