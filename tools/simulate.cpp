@@ -73,6 +73,22 @@ int Simulate(const SimulateOptions& options) {
   }
   auto snapshot = io::ReadSnapshot(snapshot_text, options.trace);
   if (!snapshot.ok()) return Fail(snapshot.status());
+  // A replayed job is one pending task that knows how long it runs.
+  for (std::size_t s = 0; s < snapshot->jobs.shards().size(); ++s) {
+    const JobShard& shard = snapshot->jobs.shards()[s];
+    for (std::size_t r = 0; r < shard.size(); ++r) {
+      const JobExtras* e = shard.extras_of(r);
+      const char* wrong = shard.state[r] != JobState::kPending     ? "is not pending (state qw)"
+                          : shard.task_first[r] != shard.task_last[r] ? "names more than one task"
+                          : e == nullptr || e->runtime < 0           ? "has no runtime="
+                                                                     : nullptr;
+      if (wrong != nullptr) {
+        return Fail(io::Status::InvalidInput(snapshot->source, snapshot->job_lines[s][r],
+                                             "job " + std::to_string(shard.number[r]) + " " + wrong +
+                                                 ": a replayed job is one pending task with its runtime"));
+      }
+    }
+  }
 
   SimulationOptions sim;
   sim.policy = options.policy == "fcfs" ? SimPolicy::kFcfs

@@ -387,6 +387,12 @@ TEST(CliSimulateTest, SnapshotTracesReplayOnTheirOwnCluster) {
   std::remove(csv.c_str());
 }
 
+TEST(CliSimulateTest, SnapshotTraceJobsNeedARuntime) {
+  const CliRun r = Schedk("simulate -", "schedk-snapshot 1\nnow 0\njob 1 owner=u runtime=10\njob 2 owner=u\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("<stdin>:4: job 2 has no runtime="), std::string::npos) << r.err;
+}
+
 TEST(CliSimulateTest, MalformedTracesNameTheirLine) {
   const std::string trace = "; MaxProcs: 8\n1 0 -1 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 10\n";
   const CliRun strict = Schedk("simulate -", trace);
