@@ -353,6 +353,11 @@ TEST(CliSimulateTest, BundledExampleSummaryAndJobsOut) {
   }
   EXPECT_EQ(count, 300u);
   EXPECT_NE(jobs.find("\n1 2204 0 7251 2 "), std::string::npos) << "job 1 finds the machine empty: it waits 0";
+  // The same schedule with one worker thread.
+  const CliRun one = Schedk("--threads 1 simulate " + Dataset("replay-small.swf") + " --jobs-out " + out);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(ReadFile(out), jobs);
+  std::remove(out.c_str());
   const CliRun fcfs = Schedk("simulate " + Dataset("replay-small.swf") + " --policy fcfs --summary-format json");
   ASSERT_EQ(fcfs.exit_code, 0) << fcfs.err;
   auto bsld = [](const std::string& json) {
