@@ -361,6 +361,26 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
                return "PE_RANGE_ALG must be auto, least, bin or highest";
              }
              c.pe_range_alg = std::string(value);
+           } else if (key == "PRIORITY_POLICY") {
+             if (EqualsIgnoreCase(value, "ge")) c.priority_policy = PriorityPolicy::kGridEngine;
+             else if (EqualsIgnoreCase(value, "maui")) c.priority_policy = PriorityPolicy::kMaui;
+             else return std::string("PRIORITY_POLICY must be ge or maui");
+           } else if (key == "PRIORITY_NORMALIZATION") {
+             if (EqualsIgnoreCase(value, "ge")) c.normalization = PriorityNormalization::kGridEngine;
+             else if (EqualsIgnoreCase(value, "pending")) c.normalization = PriorityNormalization::kPendingOnly;
+             else if (EqualsIgnoreCase(value, "linear")) c.normalization = PriorityNormalization::kLinear;
+             else return std::string("PRIORITY_NORMALIZATION must be ge, pending or linear");
+           } else if (key == "FUNCTIONAL_SPLIT") {
+             if (EqualsIgnoreCase(value, "ge")) c.functional_split = FunctionalSplit::kGridEngine;
+             else if (EqualsIgnoreCase(value, "linear")) c.functional_split = FunctionalSplit::kLinear;
+             else return std::string("FUNCTIONAL_SPLIT must be ge or linear");
+           } else if (key == "LINEAR_URGENCY_SCALE" || key == "LINEAR_TICKET_SCALE") {
+             auto d = ParseGeNumber(value);
+             const bool urgency = key == "LINEAR_URGENCY_SCALE";
+             if (!d || !std::isfinite(*d) || *d <= 0 || *d == DBL_MAX) {
+               return std::string(key) + " must be a positive number";
+             }
+             (urgency ? c.linear_urgency_scale : c.linear_ticket_scale) = *d;
            } else {
              unknown_params_.push_back(std::string(key));
            }
@@ -897,6 +917,17 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
   return Status::Ok();
 }
 
+const char* UsageKindName(UsageKind kind) {
+  switch (kind) {
+    case UsageKind::kUser: return "user";
+    case UsageKind::kProject: return "project";
+    case UsageKind::kGroup: return "group";
+    case UsageKind::kQos: return "qos";
+    case UsageKind::kClass: return "class";
+  }
+  return "user";
+}
+
 // --- the whole build ----------------------------------------------------------------------------------
 
 Status ClusterBuilder::Build() {
@@ -1017,7 +1048,7 @@ Status ClusterBuilder::ParseUsage(int line, std::string_view text, UsageRecord& 
 
 Status ClusterBuilder::FinishUsers(const std::vector<UsageLine>& usage) {
   for (const UsageLine& u : usage) {
-    if (!u.is_project) s_.names.users.Intern(u.name);
+    if (u.kind == UsageKind::kUser) s_.names.users.Intern(u.name);
   }
   EntityTables& entities = s_.cluster.entities;
   const SchedulerConfig& c = s_.cluster.config;
@@ -1028,15 +1059,16 @@ Status ClusterBuilder::FinishUsers(const std::vector<UsageLine>& usage) {
     user.oticket = c.auto_user_oticket;
     user.default_project = c.auto_user_default_project;
   }
-  std::set<std::tuple<bool, std::string, std::string>> seen;
+  std::set<std::tuple<UsageKind, std::string, std::string>> seen;
   for (const UsageLine& u : usage) {
-    if (!seen.insert({u.is_project, u.name, u.project}).second) {
-      return Error(u.line, "usage: " + std::string(u.is_project ? "project " : "user ") + u.name + " is given twice");
+    if (!seen.insert({u.kind, u.name, u.project}).second) {
+      return Error(u.line, "usage: " + std::string(UsageKindName(u.kind)) + " " + u.name + " is given twice");
     }
     UsageRecord record;
     record.time_stamp = u.at;
     if (Status st = ParseUsage(u.line, u.values, record); !st.ok()) return st;
-    if (u.is_project) {
+    if (u.kind != UsageKind::kUser && u.kind != UsageKind::kProject) continue;  // Maui's alone
+    if (u.kind == UsageKind::kProject) {
       auto p = s_.names.projects.Find(u.name);
       if (!p) return Error(u.line, "usage: unknown project '" + u.name + "'");
       entities.projects[*p].usage = std::move(record);

@@ -22,9 +22,13 @@
 namespace schedk::io {
 
 // The records outside blocks that describe the cluster rather than jobs.
+// Usage of users and projects feeds the share tree and Maui's fair share;
+// usage of groups, QOS and classes (queues) only Maui's fair share.
+enum class UsageKind : std::uint8_t { kUser, kProject, kGroup, kQos, kClass };
+const char* UsageKindName(UsageKind kind);
 struct UsageLine {
   int line = 0;
-  bool is_project = false;
+  UsageKind kind = UsageKind::kUser;
   std::string name;
   std::string values;   // cpu=..,mem=..,io=..
   std::string project;  // for per-project user usage, else empty

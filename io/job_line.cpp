@@ -7,20 +7,23 @@ namespace {
 
 // The keys of a job record (protocol.md §1.2), in the order of kJobKeys; the
 // canonical record writes them in this order. `assumed` is schedk's own: a
-// session's start not yet confirmed by the master.
+// session's start not yet confirmed by the master; so are the Maui policy's
+// `qos` (quality of service), `eligible` (since when the job accrues queue
+// time) and `bypass` (how often lower-priority jobs were backfilled past it).
 enum class JobKey : std::uint8_t {
   kOwner, kGroup, kProject, kDepartment, kName,
   kSubmit, kState, kPosixPriority, kReserve, kImmediate,
   kHardResources, kSoftResources, kHardQueues, kSoftQueues, kPeName,
   kPeMin, kPeMax, kHoldJid, kDeadline, kOverrideTickets,
   kJobShare, kStart, kGranted, kMaster, kRuntime,
-  kAssumed,
+  kAssumed, kQos, kEligible, kBypass,
 };
 constexpr std::string_view kJobKeys[] = {
     "owner",   "group",  "project", "department", "name",    "submit",  "state",  "p",        "R",
     "now",     "l_hard", "l_soft",  "q_hard",     "q_soft",  "pe_name", "pe_min", "pe_max",   "hold_jid",
-    "dl",      "oticket", "js",     "start",      "granted", "master",  "runtime", "assumed"};
-static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kAssumed) + 1);
+    "dl",      "oticket", "js",     "start",      "granted", "master",  "runtime", "assumed",
+    "qos",     "eligible", "bypass"};
+static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kBypass) + 1);
 static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
 
 constexpr std::uint64_t kMaxTasksPerLine = 10000000;  // see ParseJobId
@@ -219,6 +222,19 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
         job.runtime = *v;
         break;
       }
+      case JobKey::kQos: job.qos = names.qos.Intern(value, line_no); break;
+      case JobKey::kEligible: {
+        auto v = ParseTime(value);
+        if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
+        job.eligible = *v;
+        break;
+      }
+      case JobKey::kBypass: {
+        auto v = ParseUnsigned(value);
+        if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
+        job.bypass = static_cast<std::uint32_t>(*v);
+        break;
+      }
     }
   }
   if (job.owner == kNoName) return std::string("job record has no owner= key");
@@ -328,6 +344,9 @@ void RenderJobLine(const ParsedJob& job, const JobNameSpace& names, std::string&
   name("master", names.texts, job.master);
   if (job.runtime >= 0) number("runtime", job.runtime);
   if (job.assumed) AppendKeyValue(out, "assumed", "y");
+  name("qos", names.qos, job.qos);
+  if (job.eligible != 0) number("eligible", job.eligible);
+  if (job.bypass != 0) number("bypass", job.bypass);
 }
 
 }  // namespace schedk::io

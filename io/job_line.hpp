@@ -63,7 +63,7 @@ class JobNames {
 // by '\x1f' (RequestKeyPart splits them again); `texts` holds the granted,
 // master and hold_jid values.
 struct JobNameSpace {
-  JobNames owners, groups, projects, departments, job_names, requests, texts;
+  JobNames owners, groups, projects, departments, job_names, requests, texts, qos;
 };
 
 enum class RequestPart : std::uint8_t { kHard, kSoft, kQueueHard, kQueueSoft, kPeName, kPeMin, kPeMax };
@@ -90,6 +90,9 @@ struct ParsedJob {
   Time start = 0;
   Duration runtime = -1;
   std::uint32_t granted = kNoName, master = kNoName, hold_jid = kNoName;  // in `texts`
+  std::uint32_t qos = kNoName;  // in `qos`
+  Time eligible = 0;            // 0: since submission
+  std::uint32_t bypass = 0;
 
   std::uint32_t task_count() const { return (last - first) / step + 1; }
   bool running() const { return state == JobState::kRunning || state == JobState::kSuspended; }

@@ -52,7 +52,7 @@ struct GlobalNames {
 // holds names of refused requests and of jobs gone since, which must not
 // become users or be resolved.
 struct UsedNames {
-  std::vector<std::uint8_t> owners, groups, projects, departments, job_names, requests;
+  std::vector<std::uint8_t> owners, groups, projects, departments, job_names, requests, qos;
 };
 
 std::vector<UsedNames> MarkUsedNames(const std::vector<const JobNameSpace*>& spaces,
@@ -62,7 +62,8 @@ std::vector<UsedNames> MarkUsedNames(const std::vector<const JobNameSpace*>& spa
     const JobNameSpace& n = *spaces[c];
     used[c] = {std::vector<std::uint8_t>(n.owners.size()),      std::vector<std::uint8_t>(n.groups.size()),
                std::vector<std::uint8_t>(n.projects.size()),    std::vector<std::uint8_t>(n.departments.size()),
-               std::vector<std::uint8_t>(n.job_names.size()),   std::vector<std::uint8_t>(n.requests.size())};
+               std::vector<std::uint8_t>(n.job_names.size()),   std::vector<std::uint8_t>(n.requests.size()),
+               std::vector<std::uint8_t>(n.qos.size())};
   }
   tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t i) {
     UsedNames& u = used[space_of[i]];
@@ -80,6 +81,7 @@ std::vector<UsedNames> MarkUsedNames(const std::vector<const JobNameSpace*>& spa
       mark(u.departments, j.department);
       mark(u.job_names, j.name);
       mark(u.requests, j.requests);
+      mark(u.qos, j.qos);
     }
   });
   return used;
@@ -413,6 +415,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
   auto groups = merge(&JobNameSpace::groups, &UsedNames::groups, [&](std::string_view n) { return names.groups.Intern(n); });
   auto job_names =
       merge(&JobNameSpace::job_names, &UsedNames::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
+  auto qos = merge(&JobNameSpace::qos, &UsedNames::qos, [&](std::string_view n) { return names.qos.Intern(n); });
   NameTable project_names, department_names;
   auto projects =
       merge(&JobNameSpace::projects, &UsedNames::projects, [&](std::string_view n) { return project_names.Intern(n); });
@@ -553,8 +556,10 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       shard.jobshare[r] = j.jobshare;
       shard.override_tickets[r] = j.oticket;
       shard.requests[r] = RequestSetId(requests.map[space][j.requests]);
+      shard.qos[r] = j.qos == kNoName ? QosId::None() : QosId(qos.map[space][j.qos]);
+      shard.bypass[r] = j.bypass;
       s.job_lines[sh][r] = j.line;
-      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName) {
+      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName || j.eligible != 0) {
         local_extras.push_back({sh, r, &j, sources[c].names});
       }
     }
@@ -598,6 +603,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       e.deadline = j.deadline;
       e.start = j.start;
       e.runtime = j.runtime;
+      e.eligible = j.eligible;
       if (j.granted != kNoName) {
         auto seen = granted_seen.find(text(j.granted));
         if (seen != granted_seen.end()) {

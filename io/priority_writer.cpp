@@ -2,30 +2,16 @@
 
 #include "io/job_line.hpp"
 #include "io/json_text.hpp"
+#include "io/maui_priority_writer.hpp"
+#include "io/row_text.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 
-#include <tbb/parallel_for.h>
-
 namespace schedk::io {
 namespace {
-
-constexpr std::size_t kRowsPerBlock = 4096;
-constexpr std::size_t kBlocksPerBatch = 64;  // about 45 MB of table text
-
-const char* StateOf(JobState state, RowRole role) {
-  switch (state) {
-    case JobState::kPending: return role == RowRole::kInactive ? "hqw" : "qw";
-    case JobState::kHeld: return "hqw";
-    case JobState::kRunning: return "r";
-    case JobState::kSuspended: return "s";
-    case JobState::kError: return "Eqw";
-  }
-  return "qw";
-}
 
 // qstat prints ticket counts as whole numbers, truncated.
 long long Whole(double tickets) { return static_cast<long long>(tickets); }
@@ -39,21 +25,6 @@ struct RowText {
   const std::string* department;
   const char* state;  // qstat's state letters
 };
-
-// snprintf into `out`, growing past the stack buffer when names are long.
-template <class... Args>
-void AppendFormat(std::string& out, const char* format, Args... args) {
-  char buffer[512];
-  const int n = std::snprintf(buffer, sizeof buffer, format, args...);
-  if (n < 0) return;
-  if (static_cast<std::size_t>(n) < sizeof buffer) {
-    out.append(buffer, static_cast<std::size_t>(n));
-    return;
-  }
-  std::string big(static_cast<std::size_t>(n) + 1, '\0');
-  std::snprintf(big.data(), big.size(), format, args...);
-  out.append(big.data(), static_cast<std::size_t>(n));
-}
 
 void AppendTableRow(std::string& out, const RowText& r, const TaskPriority& v) {
   AppendFormat(out,
@@ -133,6 +104,7 @@ void AppendKeyValueRow(std::string& out, const RowText& r, const TaskPriority& v
 
 bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
                      const std::function<bool(std::string_view)>& sink) {
+  if (result.policy == PriorityPolicy::kMaui) return WriteMauiPriorities(snapshot, result, format, sink);
   if (format == PriorityFormat::kTable) {
     char header[256];
     std::snprintf(header, sizeof header,
@@ -143,43 +115,26 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
   }
   const JobTable& jobs = snapshot.jobs;
   const RowIndex index(jobs);
-  const std::size_t rows = result.order.size();
-  const std::size_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  std::vector<std::string> text(std::min(blocks, kBlocksPerBatch));
-  auto format_block = [&](std::size_t b, std::string& out) {
-    out.clear();
-    out.reserve(kRowsPerBlock * (format == PriorityFormat::kTable ? 170 : 330));
-    const std::size_t end = std::min(rows, (b + 1) * kRowsPerBlock);
-    for (std::size_t i = b * kRowsPerBlock; i < end; ++i) {
-      const DispatchEntry& e = result.order[i];
-      const JobShard& shard = jobs.shards()[index.shard(e.row)];
-      const std::size_t r = index.row(e.row);
-      const ProjectId project = shard.project[r];
-      const RowText row{shard.number[r],
-                        e.task,
-                        shard.posix_priority[r],
-                        &snapshot.names.users.Name(shard.owner[r].index()),
-                        project.valid() ? &snapshot.names.projects.Name(project.index()) : nullptr,
-                        &snapshot.names.usersets.Name(shard.department[r].index()),
-                        StateOf(shard.state[r], result.roles[e.row])};
-      const TaskPriority v = result.Values(snapshot.cluster, jobs, index, e);
-      switch (format) {
-        case PriorityFormat::kTable: AppendTableRow(out, row, v); break;
-        case PriorityFormat::kJsonl: AppendJsonRow(out, row, v); break;
-        case PriorityFormat::kKeyValue: AppendKeyValueRow(out, row, v); break;
-      }
+  auto format_row = [&](std::size_t i, std::string& out) {
+    const DispatchEntry& e = result.order[i];
+    const JobShard& shard = jobs.shards()[index.shard(e.row)];
+    const std::size_t r = index.row(e.row);
+    const ProjectId project = shard.project[r];
+    const RowText row{shard.number[r],
+                      e.task,
+                      shard.posix_priority[r],
+                      &snapshot.names.users.Name(shard.owner[r].index()),
+                      project.valid() ? &snapshot.names.projects.Name(project.index()) : nullptr,
+                      &snapshot.names.usersets.Name(shard.department[r].index()),
+                      QstatState(shard.state[r], result.roles[e.row])};
+    const TaskPriority v = result.Values(snapshot.cluster, jobs, index, e);
+    switch (format) {
+      case PriorityFormat::kTable: AppendTableRow(out, row, v); break;
+      case PriorityFormat::kJsonl: AppendJsonRow(out, row, v); break;
+      case PriorityFormat::kKeyValue: AppendKeyValueRow(out, row, v); break;
     }
   };
-  // A batch of blocks is formatted in parallel, then handed over in order, so
-  // the text held at once stays bounded however many rows there are.
-  for (std::size_t first = 0; first < blocks; first += kBlocksPerBatch) {
-    const std::size_t count = std::min(kBlocksPerBatch, blocks - first);
-    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) { format_block(first + k, text[k]); });
-    for (std::size_t k = 0; k < count; ++k) {
-      if (!sink(text[k])) return false;
-    }
-  }
-  return true;
+  return WriteRowBlocks(result.order.size(), format == PriorityFormat::kTable ? 170 : 330, format_row, sink);
 }
 
 }  // namespace schedk::io

@@ -30,6 +30,7 @@ struct Names {
   NameTable hostgroups;
   NameTable queues;
   NameTable pes;
+  NameTable qos;  // Maui QOS names, from job keys and the maui block
   std::vector<std::string> share_nodes;  // by ShareNodeId
 };
 

@@ -10,6 +10,7 @@
 #include "io/ge_value.hpp"
 #include "io/job_reader.hpp"
 #include "io/line_cursor.hpp"
+#include "io/maui_config_reader.hpp"
 
 namespace schedk::io {
 namespace {
@@ -92,16 +93,22 @@ Status StructureReader::Record(std::string_view line, int line_no) {
   } else if (word == "usage") {
     const auto [kind, after_kind] = FirstWord(rest);
     const auto [name, after_name] = FirstWord(after_kind);
-    if ((kind != "user" && kind != "project") || name.empty()) {
-      return Error(line_no, "usage: expected 'usage user|project <name> cpu=<s>,mem=<GBs>,io=<GB> [project=<p>] [at=<time>]'");
+    std::optional<UsageKind> usage_kind;
+    for (UsageKind k : {UsageKind::kUser, UsageKind::kProject, UsageKind::kGroup, UsageKind::kQos, UsageKind::kClass}) {
+      if (kind == UsageKindName(k)) usage_kind = k;
     }
-    UsageLine u{line_no, kind == "project", std::string(name), "", "", 0};
+    if (!usage_kind || name.empty()) {
+      return Error(line_no,
+                   "usage: expected 'usage user|project|group|qos|class <name> cpu=<s>,mem=<GBs>,io=<GB> [project=<p>] "
+                   "[at=<time>]'");
+    }
+    UsageLine u{line_no, *usage_kind, std::string(name), "", "", 0};
     std::string_view tail = after_name;
     while (!tail.empty()) {
       const auto [token, more] = FirstWord(tail);
       tail = more;
       if (token.substr(0, 8) == "project=") {
-        if (u.is_project) return Error(line_no, "usage: project= is only for user usage");
+        if (u.kind != UsageKind::kUser) return Error(line_no, "usage: project= is only for user usage");
         u.project = std::string(token.substr(8));
       } else if (token.substr(0, 3) == "at=") {
         auto t = ParseTime(token.substr(3));
@@ -250,7 +257,8 @@ Status CompleteSnapshot(Snapshot& s, const std::vector<JobSource>& jobs, const s
   ClusterBuilder builder(s);
   if (Status st = AddJobs(jobs, builder, s, check_rows, cache); !st.ok()) return st;
   if (Status st = builder.FinishUsers(usage); !st.ok()) return st;
-  return builder.BuildShareTree();
+  if (Status st = builder.BuildShareTree(); !st.ok()) return st;
+  return BuildMauiConfig(s, builder, usage);
 }
 
 Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source) {

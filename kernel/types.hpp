@@ -48,6 +48,7 @@ using QueueId = Id<struct QueueTag>;            // cluster queues
 using PeId = Id<struct PeTag>;                  // parallel environments
 using RequestSetId = Id<struct RequestSetTag>;  // a distinct combination of job requests
 using ShareNodeId = Id<struct ShareNodeTag>;
+using QosId = Id<struct QosTag>;                // Maui quality-of-service names (job key qos=)
 
 struct IdHash {
   template <class Tag>

@@ -176,7 +176,7 @@ std::string SessionState::ConfigText(const Config& config) {
     if (down) text += "hoststate " + host + " down\n";
   }
   for (const UsageLine& u : config.usage) {
-    text += std::string("usage ") + (u.is_project ? "project " : "user ") + u.name + " " + u.values;
+    text += std::string("usage ") + UsageKindName(u.kind) + " " + u.name + " " + u.values;
     if (!u.project.empty()) text += " project=" + u.project;
     if (u.at != 0) text += " at=" + std::to_string(u.at);
     text += "\n";
@@ -288,15 +288,15 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
   }
   // One name space for the session; rows re-pointed into it.
   JobNameSpace names;
-  std::vector<std::array<std::vector<std::uint32_t>, 7>> maps(parsed.size());
-  constexpr JobNames JobNameSpace::*kTables[7] = {&JobNameSpace::owners,   &JobNameSpace::groups,
-                                                  &JobNameSpace::projects, &JobNameSpace::departments,
-                                                  &JobNameSpace::job_names, &JobNameSpace::requests,
-                                                  &JobNameSpace::texts};
+  constexpr int kTableCount = 8;
+  std::vector<std::array<std::vector<std::uint32_t>, kTableCount>> maps(parsed.size());
+  constexpr JobNames JobNameSpace::*kTables[kTableCount] = {
+      &JobNameSpace::owners,    &JobNameSpace::groups,   &JobNameSpace::projects, &JobNameSpace::departments,
+      &JobNameSpace::job_names, &JobNameSpace::requests, &JobNameSpace::texts,    &JobNameSpace::qos};
   std::size_t total = 0;
   for (std::size_t c = 0; c < parsed.size(); ++c) {
     total += parsed[c].jobs.size();
-    for (int t = 0; t < 7; ++t) {
+    for (int t = 0; t < kTableCount; ++t) {
       const JobNames& local = parsed[c].names.*kTables[t];
       std::vector<std::uint32_t>& map = maps[c][t];
       map.resize(local.size());
@@ -322,6 +322,7 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
       r.granted = remap(m[6], r.granted);
       r.master = remap(m[6], r.master);
       r.hold_jid = remap(m[6], r.hold_jid);
+      r.qos = remap(m[7], r.qos);
       if (!r.has_submit) {
         r.has_submit = true;
         r.submit = now;
@@ -737,8 +738,9 @@ SessionStatus SessionState::Finish(const TaskSelector& id, std::optional<Time> a
     }
   }
   auto add_to = [&](bool is_project, const std::string& name, const std::string& in_project) {
+    const UsageKind kind = is_project ? UsageKind::kProject : UsageKind::kUser;
     auto it = std::find_if(config_.usage.begin(), config_.usage.end(), [&](const UsageLine& u) {
-      return u.is_project == is_project && u.name == name && u.project == in_project;
+      return u.kind == kind && u.name == name && u.project == in_project;
     });
     UsageRecord record;
     if (it != config_.usage.end()) {
@@ -751,7 +753,7 @@ SessionStatus SessionState::Finish(const TaskSelector& id, std::optional<Time> a
       if (existing != record.values.end()) existing->value += v.value;
       else record.values.push_back(v);
     }
-    if (it == config_.usage.end()) it = config_.usage.insert(config_.usage.end(), UsageLine{0, is_project, name, "", in_project, 0});
+    if (it == config_.usage.end()) it = config_.usage.insert(config_.usage.end(), UsageLine{0, kind, name, "", in_project, 0});
     it->values = UsageText(record.values);
     it->at = when;
   };

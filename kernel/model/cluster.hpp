@@ -1,7 +1,8 @@
 // cluster.hpp
 // Everything a scheduling interval needs except the jobs: the complex, the
 // scheduler configuration, hosts, hostgroups, queues, parallel environments,
-// users/projects/usersets, the share tree and the interval's clock.
+// users/projects/usersets, the share tree, the Maui priority configuration
+// and the interval's clock.
 // Invariants: every id stored anywhere in a Cluster or a JobTable built against
 // it indexes the matching table here.
 #pragma once
@@ -11,6 +12,7 @@
 #include "kernel/model/complex.hpp"
 #include "kernel/model/entities.hpp"
 #include "kernel/model/host.hpp"
+#include "kernel/model/maui_config.hpp"
 #include "kernel/model/parallel_environment.hpp"
 #include "kernel/model/queue.hpp"
 #include "kernel/model/scheduler_config.hpp"
@@ -30,6 +32,7 @@ struct Cluster {
   std::vector<ParallelEnvironment> pes; // indexed by PeId
   EntityTables entities;
   ShareTree share_tree;
+  MauiConfig maui;  // the `maui` block; used when config.priority_policy is kMaui
 };
 
 }  // namespace schedk

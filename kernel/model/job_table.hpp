@@ -47,6 +47,7 @@ struct JobExtras {
   PeId granted_pe;
   Duration runtime = -1;                // trace replay: actual run time; -1 unknown
   std::vector<JobNumber> hold_jid;      // predecessors (ids, names already resolved)
+  Time eligible = 0;                    // since when the job is eligible (job key eligible=); 0: its submission
 };
 
 inline constexpr std::uint32_t kNoExtras = std::numeric_limits<std::uint32_t>::max();
@@ -68,6 +69,8 @@ struct JobShard {
   std::vector<std::uint32_t> jobshare;          // -js
   std::vector<std::uint32_t> override_tickets;  // -ot
   std::vector<RequestSetId> requests;
+  std::vector<QosId> qos;                       // Maui quality of service (None: the default QOS)
+  std::vector<std::uint32_t> bypass;            // times lower-priority jobs were backfilled past it
   std::vector<std::uint32_t> extras_index;      // into extras, or kNoExtras
   std::vector<JobExtras> extras;
 
@@ -90,6 +93,8 @@ struct JobShard {
     jobshare.resize(n);
     override_tickets.resize(n);
     requests.resize(n);
+    qos.resize(n);
+    bypass.resize(n);
     extras_index.resize(n, kNoExtras);
   }
   std::uint32_t task_count(std::size_t row) const {
@@ -101,6 +106,11 @@ struct JobShard {
   Time deadline(std::size_t row) const {
     const JobExtras* e = extras_of(row);
     return e ? e->deadline : 0;
+  }
+  // When the job started to accrue queue time: eligible= if given, else its submission.
+  Time eligible_since(std::size_t row) const {
+    const JobExtras* e = extras_of(row);
+    return e && e->eligible != 0 ? e->eligible : submit[row];
   }
 };
 

@@ -18,6 +18,21 @@ namespace schedk {
 enum class TicketPolicy : std::uint8_t { kOverride, kFunctional, kShareTree };
 enum class QueueSortMethod : std::uint8_t { kLoad, kSeqNo };
 
+// Which priority orders the pending jobs (params PRIORITY_POLICY=ge|maui).
+enum class PriorityPolicy : std::uint8_t { kGridEngine, kMaui };
+// How the Grid Engine policy normalises urgency, tickets and POSIX priority
+// (params PRIORITY_NORMALIZATION=ge|pending|linear), schedk options after the
+// critics of seed 000:
+//   kGridEngine: min-max over running and dispatchable jobs, 0.5 for a flat range;
+//   kPendingOnly: the same over the dispatchable jobs alone;
+//   kLinear: nurg = urg / LINEAR_URGENCY_SCALE, ntckts = tckts / LINEAR_TICKET_SCALE,
+//            npprior = ppri / 1024: no range, and 0 where a policy gives nothing.
+enum class PriorityNormalization : std::uint8_t { kGridEngine, kPendingOnly, kLinear };
+// How pending jobs get functional tickets (params FUNCTIONAL_SPLIT=ge|linear):
+// Grid Engine's greedy loop, or each entity's share split evenly among its
+// pending jobs, so that the pending jobs' tickets sum to the configured total.
+enum class FunctionalSplit : std::uint8_t { kGridEngine, kLinear };
+
 // One usage counter name (cpu, mem, io, finished_jobs, ...) with a number.
 struct UsageValue {
   std::string name;
@@ -72,6 +87,12 @@ struct SchedulerConfig {
   // utilisation diagrams instead of only their tails. Off: Grid Engine's behaviour.
   bool reserve_in_gaps = false;
   std::string pe_range_alg = "auto";
+  // schedk priority options (params); the defaults are Grid Engine's behaviour.
+  PriorityPolicy priority_policy = PriorityPolicy::kGridEngine;
+  PriorityNormalization normalization = PriorityNormalization::kGridEngine;
+  double linear_urgency_scale = 1000;  // LINEAR_URGENCY_SCALE: the urgency of one slot in the template complex
+  double linear_ticket_scale = 0;      // LINEAR_TICKET_SCALE; 0: weight_tickets_functional + weight_tickets_share
+  FunctionalSplit functional_split = FunctionalSplit::kGridEngine;
   // Cluster configuration (qconf -mconf) keys the snapshot carries in sconf, because
   // Grid Engine creates user objects automatically with these values (enforce_user auto).
   double auto_user_fshare = 0;

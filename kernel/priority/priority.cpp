@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
+#include "kernel/priority/maui_priority.hpp"
 #include "kernel/priority/normalize.hpp"
 #include "kernel/sort_key.hpp"
 
@@ -280,6 +281,7 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
 }  // namespace
 
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
+  if (cluster.config.priority_policy == PriorityPolicy::kMaui) return ComputeMauiPriorities(cluster, jobs, mode);
   PriorityResult result;
   result.roles = ClassifyRows(jobs);
   const RowIndex index(jobs);

@@ -23,6 +23,9 @@
 //   * a suspended task takes part in no range or ticket pass; it shows its
 //     current urgency and no tickets.
 // ComputePriorities(..., kSerial) is the serial twin of the parallel default.
+// With params PRIORITY_POLICY=maui the order comes from ComputeMauiPriorities
+// instead; Values() and Prio() are then not defined (the factors are
+// MauiPriorityContext's).
 #pragma once
 
 #include <cstdint>
@@ -63,6 +66,7 @@ struct TaskPriority {
 };
 
 struct PriorityResult {
+  PriorityPolicy policy = PriorityPolicy::kGridEngine;  // kMaui: urgency and tickets are empty
   std::vector<RowRole> roles;  // per flat row
   UrgencyResult urgency;
   TicketResult tickets;
@@ -79,6 +83,7 @@ struct PriorityResult {
 // Classifies every row (flat index) for the interval.
 std::vector<RowRole> ClassifyRows(const JobTable& jobs);
 
+// The pass of the configured policy: Grid Engine's, or Maui's (maui_priority.hpp).
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs,
                                  ExecutionMode mode = ExecutionMode::kParallel);
 

@@ -174,6 +174,8 @@ class Replay {
       shard.submit[k] = from.submit[r];
       shard.jobshare[k] = from.jobshare[r];
       shard.override_tickets[k] = from.override_tickets[r];
+      shard.qos[k] = from.qos[r];
+      shard.bypass[k] = from.bypass[r];
       const std::uint32_t set = from.requests[r].value;
       if (request_slot_[set] == kNoSlot) {
         request_slot_[set] = static_cast<std::uint32_t>(sets.size());

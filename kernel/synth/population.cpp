@@ -170,6 +170,8 @@ Population GeneratePopulation(const PopulationSpec& spec) {
       shard.jobshare.reserve(n);
       shard.override_tickets.reserve(n);
       shard.requests.reserve(n);
+      shard.qos.reserve(n);
+      shard.bypass.reserve(n);
       shard.extras_index.reserve(n);
     }
   }
@@ -207,6 +209,8 @@ Population GeneratePopulation(const PopulationSpec& spec) {
     shard.jobshare.push_back(rng.Chance(0.02) ? static_cast<std::uint32_t>(rng.Below(100)) : 0);
     shard.override_tickets.push_back(spec.override_tickets && rng.Chance(0.005) ? 500 : 0);
     shard.requests.emplace_back(request);
+    shard.qos.push_back(QosId::None());
+    shard.bypass.push_back(0);
     JobExtras extras;
     bool has_extras = false;
     if (rng.Chance(0.01)) {

@@ -126,7 +126,7 @@ TEST(CliTest, SiteUrgencyPolicy) {
 
 TEST(CliTest, ExpectedOutputs) {
   for (const char* name : {"blog-all-off", "blog-posix", "blog-functional", "reservation-2004", "site-urgency",
-                           "policies-mix"}) {
+                           "policies-mix", "maui-fairshare"}) {
     const CliRun r = Schedk("priorities " + Dataset(std::string(name) + ".snap"));
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_EQ(r.out, ReadFile(Dataset(std::string(name) + ".expected"))) << name;

@@ -1,0 +1,80 @@
+// row_text.hpp
+// Helpers shared by the writers that print one row per job task: printf-style
+// appending, qstat's state letters, and formatting rows in parallel blocks that
+// are handed to a sink in order, so the text held at once stays bounded
+// however many rows there are.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+#include "kernel/model/job_table.hpp"
+#include "kernel/priority/urgency.hpp"
+
+namespace schedk::io {
+
+// snprintf into `out`, growing past the stack buffer when names are long.
+template <class... Args>
+void AppendFormat(std::string& out, const char* format, Args... args) {
+  char buffer[512];
+  const int n = std::snprintf(buffer, sizeof buffer, format, args...);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) < sizeof buffer) {
+    out.append(buffer, static_cast<std::size_t>(n));
+    return;
+  }
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(big.data(), big.size(), format, args...);
+  out.append(big.data(), static_cast<std::size_t>(n));
+}
+
+// qstat's state letters for a row in its role.
+inline const char* QstatState(JobState state, RowRole role) {
+  switch (state) {
+    case JobState::kPending: return role == RowRole::kInactive ? "hqw" : "qw";
+    case JobState::kHeld: return "hqw";
+    case JobState::kRunning: return "r";
+    case JobState::kSuspended: return "s";
+    case JobState::kError: return "Eqw";
+  }
+  return "qw";
+}
+
+// Rows per block of WriteRowBlocks: rows [b * kRowBlockSize, (b + 1) * kRowBlockSize)
+// are formatted by one task, in order.
+inline constexpr std::size_t kRowBlockSize = 4096;
+
+// Calls format_row(i, out) for rows [0, rows) in blocks formatted in parallel,
+// and hands each block's text to `sink` in order; returns false as soon as the
+// sink does.
+inline bool WriteRowBlocks(std::size_t rows, std::size_t bytes_per_row,
+                           const std::function<void(std::size_t, std::string&)>& format_row,
+                           const std::function<bool(std::string_view)>& sink) {
+  constexpr std::size_t kRowsPerBlock = kRowBlockSize;
+  constexpr std::size_t kBlocksPerBatch = 64;  // about 45 MB of table text
+  const std::size_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  std::vector<std::string> text(std::min(blocks, kBlocksPerBatch));
+  for (std::size_t first = 0; first < blocks; first += kBlocksPerBatch) {
+    const std::size_t count = std::min(kBlocksPerBatch, blocks - first);
+    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) {
+      std::string& out = text[k];
+      out.clear();
+      out.reserve(kRowsPerBlock * bytes_per_row);
+      const std::size_t b = first + k;
+      const std::size_t end = std::min(rows, (b + 1) * kRowsPerBlock);
+      for (std::size_t i = b * kRowsPerBlock; i < end; ++i) format_row(i, out);
+    });
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!sink(text[k])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace schedk::io
