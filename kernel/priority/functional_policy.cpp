@@ -321,4 +321,49 @@ void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTa
   loop.Finish(ExecutionMode::kSerial);
 }
 
+void FunctionalTicketsPendingLinear(const SchedulerConfig& config, const EntityTables& entities, bool dependent,
+                                    TicketRefs& refs, ExecutionMode mode) {
+  if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
+  // Pending tasks per entity, and the shares of the entities that have any.
+  std::vector<std::uint32_t> users(entities.users.size()), projects(entities.projects.size()),
+      departments(entities.usersets.size());
+  FunctionalSums sums;
+  auto count = [](std::vector<std::uint32_t>& n, std::uint32_t id, double fshare, double& sum) {
+    if (n[id]++ == 0) sum += fshare;
+  };
+  for (std::size_t i = refs.running; i < refs.size(); ++i) {
+    count(users, refs.user[i].index(), entities.user(refs.user[i]).fshare, sums.user);
+    if (refs.project[i].valid()) {
+      count(projects, refs.project[i].index(), entities.project(refs.project[i]).fshare, sums.project);
+    }
+    if (refs.department[i].valid()) {
+      count(departments, refs.department[i].index(), entities.userset(refs.department[i]).fshare, sums.department);
+    }
+    sums.job += refs.jobshare[i];
+  }
+  const FunctionalWeights w = FunctionalWeighting(config, sums);
+  const double total = config.weight_tickets_functional;
+  auto tickets = [&](std::size_t i) {
+    double t = 0;
+    if (sums.user > 0) t += w.user * entities.user(refs.user[i]).fshare / sums.user / users[refs.user[i].index()];
+    if (sums.project > 0 && refs.project[i].valid()) {
+      t += w.project * entities.project(refs.project[i]).fshare / sums.project / projects[refs.project[i].index()];
+    }
+    if (sums.department > 0 && refs.department[i].valid()) {
+      t += w.department * entities.userset(refs.department[i]).fshare / sums.department /
+           departments[refs.department[i].index()];
+    }
+    if (sums.job > 0) t += w.job * refs.jobshare[i] / sums.job;
+    refs.ftix[i] = total * t;
+    if (dependent) refs.tickets[i] += refs.ftix[i];
+  };
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(refs.running, refs.size(), 16384), [&](const auto& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) tickets(i);
+    });
+  } else {
+    for (std::size_t i = refs.running; i < refs.size(); ++i) tickets(i);
+  }
+}
+
 }  // namespace schedk

@@ -14,6 +14,7 @@
 // all-categories-every-round loop is kept as its oracle.
 #pragma once
 
+#include "kernel/execution_mode.hpp"
 #include "kernel/model/entities.hpp"
 #include "kernel/model/scheduler_config.hpp"
 #include "kernel/priority/ticket_refs.hpp"
@@ -51,5 +52,14 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
                               const FunctionalSums& running_sums, bool dependent, TicketRefs& refs);
 void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                                    const FunctionalSums& running_sums, bool dependent, TicketRefs& refs);
+
+// schedk's FUNCTIONAL_SPLIT=linear (after seed 000's critique of the greedy
+// loop): each category's tickets go to the entities with pending tasks in
+// proportion to their shares, and each entity's evenly to its pending tasks
+// (the job category: in proportion to -js). The pending tasks' functional
+// tickets then sum to weight_tickets_functional (each category weight counts
+// when some pending task has a share in it). Running tasks keep passes 1 and 2.
+void FunctionalTicketsPendingLinear(const SchedulerConfig& config, const EntityTables& entities, bool dependent,
+                                    TicketRefs& refs, ExecutionMode mode);
 
 }  // namespace schedk

@@ -30,10 +30,21 @@ double WeightedPrio(const SchedulerConfig& c, bool first_of_job, double nurg, do
   return first_of_job ? PrioFirst(c, nurg, ntix, npri) : PrioLater(c, nurg, ntix, npri);
 }
 
-// npprior, or 0.5 where Grid Engine skips the normalisation.
+// npprior, or 0.5 where Grid Engine skips the normalisation; linearly
+// ppri / 1024 (0 for the default priority 0).
 double NormalizedPosix(const SchedulerConfig& c, std::int16_t posix_priority) {
+  if (c.normalization == PriorityNormalization::kLinear) return posix_priority / 1024.0;
   const bool do_nprio = c.weight_priority != 0 || c.report_pjob_tickets;
   return do_nprio ? NormalizePosixPriority(posix_priority) : 0.5;
+}
+
+// ntckts: tickets over [0, max_tix], or linearly tickets / LINEAR_TICKET_SCALE
+// (by default the functional and share-tree totals, 1 when both are 0).
+double NormalizedTickets(const SchedulerConfig& c, double tickets, double max_tix) {
+  if (c.normalization != PriorityNormalization::kLinear) return NormalizeValue(tickets, 0, max_tix);
+  double scale = c.linear_ticket_scale;
+  if (scale <= 0) scale = c.weight_tickets_functional + c.weight_tickets_share;
+  return tickets / (scale > 0 ? scale : 1.0);
 }
 
 // A job's place in the dispatch order: prio (descending), submission time,
@@ -102,7 +113,8 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs) {
 double PriorityResult::Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const {
   const double tix = entry.ref == kNoRef ? 0.0 : tickets.refs.Total(entry.ref);
   return WeightedPrio(cluster.config, entry.first_of_job, urgency.Nurg(entry.row, roles[entry.row]),
-                            NormalizeValue(tix, 0, tickets.max_tix), NormalizedPosix(cluster.config, posix_priority));
+                            NormalizedTickets(cluster.config, tix, tickets.max_tix),
+                            NormalizedPosix(cluster.config, posix_priority));
 }
 
 TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
@@ -133,7 +145,7 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
     v.tckts = refs.Total(entry.ref);
     v.share = refs.share[entry.ref];
   }
-  v.ntckts = NormalizeValue(v.tckts, 0, tickets.max_tix);
+  v.ntckts = NormalizedTickets(c, v.tckts, tickets.max_tix);
   v.prio = WeightedPrio(c, entry.first_of_job, v.nurg, v.ntckts, v.npprior);
   return v;
 }

@@ -203,7 +203,9 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
           }
           break;
         case TicketPolicy::kFunctional:
-          if (mode == ExecutionMode::kParallel) {
+          if (config.functional_split == FunctionalSplit::kLinear) {
+            FunctionalTicketsPendingLinear(config, cluster.entities, dependent, refs, mode);
+          } else if (mode == ExecutionMode::kParallel) {
             FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs);
           } else {
             FunctionalTicketsPendingNaive(config, cluster.entities, counts, running_sums, dependent, refs);
@@ -230,8 +232,12 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   // max_tix over pass A (pending tasks and running tasks' pass A values) and pass
   // B; share = tix / sum over the pending (pass A) or running (pass B) tasks,
   // summed in job-list order.
+  // With PRIORITY_NORMALIZATION=pending only the pending tasks span the range.
+  const bool pending_only = config.normalization == PriorityNormalization::kPendingOnly;
   double max_tix = -1;
-  for (double tix : pass_a_running) max_tix = std::max(max_tix, tix);
+  if (!pending_only) {
+    for (double tix : pass_a_running) max_tix = std::max(max_tix, tix);
+  }
   double pending_sum = 0, running_sum = 0;
   for (std::size_t i = 0; i < refs.running; ++i) running_sum += refs.Total(i);
   for (std::size_t i = refs.running; i < refs.size(); ++i) pending_sum += refs.Total(i);
@@ -240,7 +246,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   auto shares = [&](std::size_t begin, std::size_t end, double max) {
     for (std::size_t i = begin; i < end; ++i) {
       const double tix = refs.Total(i);
-      max = std::max(max, tix);
+      if (!pending_only || refs.queued(i)) max = std::max(max, tix);
       refs.share[i] = tix > 0 ? tix / (refs.queued(i) ? pending_sum : running_sum) : 0;
     }
     return max;

@@ -7,7 +7,8 @@
 //     the next policy's tasks), then every task's total.
 //   Pass B, running tasks only: share-tree targets without the pending tasks;
 //     running tasks keep these values, pending tasks keep pass A's.
-// max_tix, the upper end of the ntckts range, is the largest total of either pass.
+// max_tix, the upper end of the ntckts range, is the largest total of either pass
+// (of the pending tasks alone with PRIORITY_NORMALIZATION=pending).
 // Thread-safety: pure function of its inputs. ExecutionMode::kSerial runs the
 // naive pending loops and serial sorts: the oracle of the default mode.
 #pragma once

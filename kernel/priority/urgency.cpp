@@ -113,13 +113,20 @@ double RowUrgency(const Cluster& cluster, const JobShard& shard, std::size_t row
   return wtc + dtc + rrc;
 }
 
-bool InRange(RowRole role) { return role == RowRole::kDispatchable || role == RowRole::kRunning; }
+// Whether a row's urgency spans the nurg range: running and dispatchable rows,
+// or only dispatchable ones when running jobs are left out of the normalisation.
+bool InRange(RowRole role, PriorityNormalization normalization) {
+  if (normalization == PriorityNormalization::kPendingOnly) return role == RowRole::kDispatchable;
+  return role == RowRole::kDispatchable || role == RowRole::kRunning;
+}
 
 UrgencyResult Prepare(const Cluster& cluster, const JobTable& jobs) {
   UrgencyResult result;
   const std::size_t n = jobs.rows();
   const SchedulerConfig& c = cluster.config;
   result.computed = c.weight_urgency != 0 || c.report_pjob_tickets;
+  result.normalization = c.normalization;
+  result.linear_scale = c.linear_urgency_scale;
   if (result.computed) {
     result.urg.assign(n, 0.0);
     result.rrcontr = RequestSetContributions(cluster, jobs);
@@ -138,7 +145,7 @@ void ShardUrgency(const Cluster& cluster, const JobTable& jobs, std::size_t s, s
     const double u = RowUrgency(cluster, shard, i, result.rrcontr);
     if (std::isnan(u)) continue;  // no slots complex: Grid Engine leaves urg unset
     result.urg[flat] = u;
-    if (InRange(roles[flat])) range.Add(u);
+    if (InRange(roles[flat], result.normalization)) range.Add(u);
   }
 }
 

@@ -5,7 +5,8 @@
 // request and every hard -l request, each weighted by its complex's urgency and,
 // for numeric types, by the assumed slot count S; wtcontr grows with waiting
 // time; dlcontr with the nearness of a deadline. nurg normalises urg over the
-// running jobs plus the dispatchable pending jobs of the interval.
+// running jobs plus the dispatchable pending jobs of the interval (schedk's
+// options: over the dispatchable jobs alone, or linearly by a fixed scale).
 // Thread-safety: pure functions; ComputeUrgency runs in parallel with oneTBB
 // and ComputeUrgencySerial is its serial twin (the test oracle).
 #pragma once
@@ -48,14 +49,18 @@ enum class RowRole : std::uint8_t {
 struct UrgencyResult {
   std::vector<double> rrcontr;  // per request set (NaN when unset)
   std::vector<double> urg;      // per flat row; empty when not computed
-  double min_urg = 0;           // the range over running and dispatchable rows
-  double max_urg = 0;
+  double min_urg = 0;           // the range over running and dispatchable rows (dispatchable only
+  double max_urg = 0;           // with PRIORITY_NORMALIZATION=pending)
   bool computed = false;        // false: weight_urgency == 0 and !report_pjob_tickets, nurg forced to 0.5
+  PriorityNormalization normalization = PriorityNormalization::kGridEngine;
+  double linear_scale = 1;      // LINEAR_URGENCY_SCALE
 
   // nurg of a row, normalised on demand (sge_normalize_urgency); 0 for rows
-  // whose priority information Grid Engine clears.
+  // whose priority information Grid Engine clears. The linear option divides
+  // by the fixed scale instead, and gives 0 where urgency is not computed.
   double Nurg(std::size_t flat, RowRole role) const {
     if (role == RowRole::kInactive) return 0;
+    if (normalization == PriorityNormalization::kLinear) return computed ? urg[flat] / linear_scale : 0.0;
     if (!computed) return 0.5;
     return NormalizeValue(urg[flat], min_urg, max_urg);
   }

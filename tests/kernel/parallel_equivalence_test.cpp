@@ -126,3 +126,36 @@ TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTask
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// The opt-in priority options keep the twins and the thread counts in step.
+TEST(PriorityOptionsEquivalenceTest, EachOptionAgreesWithItsSerialTwinAndOneThread) {
+  PopulationSpec spec;
+  spec.seed = 11;
+  spec.pending_jobs = 60000;
+  spec.running_jobs = 3000;
+  spec.users = 2000;
+  spec.hosts = 100;
+  Population p = GeneratePopulation(spec);
+  const std::pair<PriorityNormalization, FunctionalSplit> options[] = {
+      {PriorityNormalization::kPendingOnly, FunctionalSplit::kGridEngine},
+      {PriorityNormalization::kLinear, FunctionalSplit::kGridEngine},
+      {PriorityNormalization::kGridEngine, FunctionalSplit::kLinear},
+      {PriorityNormalization::kLinear, FunctionalSplit::kLinear}};
+  for (const auto& [normalization, split] : options) {
+    p.cluster.config.normalization = normalization;
+    p.cluster.config.functional_split = split;
+    const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
+    const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+    ExpectIdentical(p.cluster, p.jobs, parallel, serial);
+    PriorityResult one;
+    tbb::task_arena single(1);
+    single.execute([&] { one = ComputePriorities(p.cluster, p.jobs); });
+    ExpectIdentical(p.cluster, p.jobs, parallel, one);
+  }
+}
+
+}  // namespace
+}  // namespace schedk
