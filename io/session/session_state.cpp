@@ -9,6 +9,7 @@
 #include "io/ge_value.hpp"
 #include "io/json_text.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/usage_decay.hpp"
 
 namespace schedk::io {
@@ -792,6 +793,19 @@ SessionStatus SessionState::Assume(const Snapshot& view, const ScheduleResult& r
       return std::nullopt;
     });
     if (refused) return refused;
+  }
+  // Maui's bypass counts: jobs a lower-priority job started ahead of.
+  if (view.cluster.config.priority_policy == PriorityPolicy::kMaui) {
+    for (JobNumber job : BypassedJobs(result)) {
+      const TaskSelector id{job, std::nullopt};
+      SessionStatus refused = ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+        for (ParsedJob& r : rows) {
+          if (r.state == JobState::kPending) ++r.bypass;
+        }
+        return std::nullopt;
+      });
+      if (refused) return refused;
+    }
   }
   return std::nullopt;
 }

@@ -221,4 +221,22 @@ ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, co
   return dispatch_detail::Interval(cluster, jobs, priorities, instances, mode).Run();
 }
 
+std::vector<JobNumber> BypassedJobs(const ScheduleResult& result) {
+  std::size_t last_start = result.decisions.size();
+  for (std::size_t k = result.decisions.size(); k-- > 0;) {
+    if (result.decisions[k].kind == DecisionKind::kStart) {
+      last_start = k;
+      break;
+    }
+  }
+  std::vector<JobNumber> bypassed;
+  if (last_start == result.decisions.size()) return bypassed;
+  for (std::size_t k = 0; k < last_start; ++k) {
+    if (result.decisions[k].kind != DecisionKind::kStart) bypassed.push_back(result.decisions[k].job);
+  }
+  std::sort(bypassed.begin(), bypassed.end());
+  bypassed.erase(std::unique(bypassed.begin(), bypassed.end()), bypassed.end());
+  return bypassed;
+}
+
 }  // namespace schedk

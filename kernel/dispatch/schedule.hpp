@@ -27,4 +27,11 @@ namespace schedk {
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
                                 const QueueInstanceTable& instances, ExecutionMode mode = ExecutionMode::kParallel);
 
+// The jobs a lower-priority job was started ahead of in this interval: every
+// job with a task that did not start before the interval's last start in
+// decision order, once each, in job-number order. Maui adds one to such a
+// job's bypass count per interval (the simulator and the session do, under
+// PRIORITY_POLICY=maui).
+std::vector<JobNumber> BypassedJobs(const ScheduleResult& result);
+
 }  // namespace schedk

@@ -5,6 +5,7 @@
 #include <optional>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 #include "kernel/dispatch/job_duration.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
@@ -175,7 +176,7 @@ class Replay {
       shard.jobshare[k] = from.jobshare[r];
       shard.override_tickets[k] = from.override_tickets[r];
       shard.qos[k] = from.qos[r];
-      shard.bypass[k] = from.bypass[r];
+      shard.bypass[k] = from.bypass[r] + job.out.bypassed;
       const std::uint32_t set = from.requests[r].value;
       if (request_slot_[set] == kNoSlot) {
         request_slot_[set] = static_cast<std::uint32_t>(sets.size());
@@ -224,6 +225,14 @@ class Replay {
     }
     if (!started.empty()) {
       std::erase_if(pending_, [&](std::uint32_t j) { return jobs_[j].phase != Phase::kPending; });
+    }
+    if (cluster_.config.priority_policy == PriorityPolicy::kMaui) {
+      const std::vector<JobNumber> bypassed = BypassedJobs(result);
+      if (!bypassed.empty()) {
+        std::unordered_map<JobNumber, std::uint32_t> job_of;
+        for (std::size_t k = 0; k < shard.size(); ++k) job_of.emplace(shard.number[k], row_job[k]);
+        for (JobNumber number : bypassed) ++jobs_[job_of.at(number)].out.bypassed;
+      }
     }
   }
 

@@ -52,6 +52,7 @@ struct SimulatedJob {
   Duration runtime = 0;
   Duration estimate = 0;  // the assumed duration the planner used
   std::uint32_t slots = 0;
+  std::uint32_t bypassed = 0;  // Maui's bypass count (PRIORITY_POLICY=maui only)
 };
 
 struct SimulationResult {

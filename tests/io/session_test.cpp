@@ -79,6 +79,8 @@ void ExpectGolden(const std::string& name) {
 TEST(SessionGoldenTest, Handshake) { ExpectGolden("handshake"); }
 TEST(SessionGoldenTest, Jobs) { ExpectGolden("jobs"); }
 TEST(SessionGoldenTest, Objects) { ExpectGolden("objects"); }
+// PRIORITY_POLICY=maui: the pass bypasses job 1, whose dump shows bypass=1.
+TEST(SessionGoldenTest, MauiBypassCounts) { ExpectGolden("maui"); }
 
 // --- canonical rows ------------------------------------------------------------------------------
 

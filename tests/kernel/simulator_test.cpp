@@ -77,6 +77,27 @@ TEST(SimulatorTest, ConsBfInput0UnderEachPolicy) {
             (std::vector<Time>{100, 200, 400, 300}));
 }
 
+TEST(SimulatorTest, MauiPolicyKeepsBypassCounts) {
+  // EASY on cons_bf_input.0: job 4 (20 processors, 250 s) backfills at t=50
+  // past jobs 2 and 3, which wait for job 1; nothing passes them afterwards.
+  io::SwfWorkloadOptions workload;
+  auto text = io::SwfSnapshotText(Parse(kConsBf0), workload);
+  ASSERT_TRUE(text.ok());
+  auto snapshot = io::ReadSnapshot(text.value(), "trace");
+  ASSERT_TRUE(snapshot.ok());
+  SimulationOptions options;
+  options.policy = SimPolicy::kEasy;
+  const SimulationResult ge = Simulate(snapshot->cluster, snapshot->jobs, options);
+  snapshot->cluster.config.priority_policy = PriorityPolicy::kMaui;  // QUEUETIMEWEIGHT 1: first come, first served
+  const SimulationResult maui = Simulate(snapshot->cluster, snapshot->jobs, options);
+  ASSERT_EQ(maui.jobs.size(), 4u);
+  std::vector<std::uint32_t> bypassed;
+  for (const SimulatedJob& j : maui.jobs) bypassed.push_back(j.bypassed);
+  EXPECT_EQ(bypassed, (std::vector<std::uint32_t>{0, 1, 1, 0}));
+  EXPECT_EQ(Finishes(maui), Finishes(ge));
+  for (const SimulatedJob& j : ge.jobs) EXPECT_EQ(j.bypassed, 0u);  // counted under Maui only
+}
+
 TEST(SimulatorTest, PassesEveryIntervalInNativeSemantics) {
   // Passes at 0, 30, 60, ...: job 1 starts at 0; job 4 (submitted at 50)
   // backfills at 60 until 310; job 2 starts at the first pass after job 1's
