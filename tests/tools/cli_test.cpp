@@ -392,6 +392,34 @@ TEST(CliSimulateTest, SnapshotTracesReplayOnTheirOwnCluster) {
   std::remove(csv.c_str());
 }
 
+TEST(CliSimulateTest, MauiPolicyFromTheSnapshotOrdersTheReplay) {
+  // One slot, two queues on it. Class b.q has Maui priority 1000: job 3
+  // (submitted last, asking for b.q) runs before job 2 when job 1 ends.
+  const std::string snapshot =
+      "schedk-snapshot 1\nnow 0\nbegin sconf\nparams PRIORITY_POLICY=maui\nend sconf\n"
+      "begin exechost n1\ncomplex_values slots=1\nend exechost\n"
+      "begin queue a.q\nhostlist n1\nslots 1\nend queue\nbegin queue b.q\nhostlist n1\nslots 1\nend queue\n"
+      "begin maui\nCLASSWEIGHT 1\nCLASSCFG[b.q] PRIORITY=1000\nend maui\n"
+      "job 1 owner=u submit=0 runtime=100 l_hard=h_rt=100\n"
+      "job 2 owner=u submit=10 runtime=100 l_hard=h_rt=100 q_hard=a.q\n"
+      "job 3 owner=u submit=20 runtime=100 l_hard=h_rt=100 q_hard=b.q\n";
+  const std::string csv = ::testing::TempDir() + "schedk_maui_" + std::to_string(::getpid()) + ".csv";
+  const CliRun r = Schedk("simulate - --jobs-out " + csv, snapshot);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(csv),
+            "job,submit,start,wait,runtime,estimate,slots\n"
+            "1,0,0,0,100,160,1\n"
+            "2,10,200,190,100,160,1\n"
+            "3,20,100,80,100,160,1\n");
+  std::remove(csv.c_str());
+  // The same snapshot under Grid Engine's policy: first come, first served.
+  std::string ge = snapshot;
+  ge.replace(ge.find("params PRIORITY_POLICY=maui"), 27, "params PRIORITY_POLICY=ge");
+  ASSERT_EQ(Schedk("simulate - --jobs-out " + csv, ge).exit_code, 0);
+  EXPECT_NE(ReadFile(csv).find("2,10,100,90,100,160,1\n"), std::string::npos) << ReadFile(csv);
+  std::remove(csv.c_str());
+}
+
 TEST(CliSimulateTest, SnapshotTraceJobsNeedARuntime) {
   const CliRun r = Schedk("simulate -", "schedk-snapshot 1\nnow 0\njob 1 owner=u runtime=10\njob 2 owner=u\n");
   EXPECT_EQ(r.exit_code, 2);
