@@ -6,6 +6,9 @@
 //   BM_PriorityPass/jobs:N/threads:T  N pending jobs (plus 1% running), 10,000
 //       users, 100 projects, 20 departments, every ticket policy active,
 //       waiting-time urgency, 10% PE jobs; T worker threads.
+//   BM_MauiPass/jobs:N/threads:T      the same population under PRIORITY_POLICY=maui
+//       with every component weighted (ApplyMauiPolicy); goal: within 1.5x of
+//       BM_PriorityPass at 1M jobs.
 //   BM_SortBaseline/keys:N            std::sort of N random uint64 keys.
 // Populations are generated once per size, outside the timed loop, from a fixed seed.
 #include <benchmark/benchmark.h>
@@ -22,11 +25,12 @@
 
 namespace {
 
-const schedk::Population& PopulationOf(std::size_t jobs) {
-  // One population at a time: the next size frees the previous one.
+schedk::Population& PopulationOf(std::size_t jobs, bool maui = false) {
+  // One population at a time: the next size (or policy) frees the previous one.
   static std::size_t cached_size = 0;
+  static bool cached_maui = false;
   static std::unique_ptr<schedk::Population> cached;
-  if (cached_size != jobs) {
+  if (cached_size != jobs || cached_maui != maui) {
     cached.reset();
     schedk::PopulationSpec spec;
     spec.seed = 42;
@@ -37,15 +41,17 @@ const schedk::Population& PopulationOf(std::size_t jobs) {
     spec.departments = 20;
     spec.hosts = std::max<std::size_t>(100, jobs / 1000);
     cached = std::make_unique<schedk::Population>(schedk::GeneratePopulation(spec));
+    if (maui) schedk::ApplyMauiPolicy(*cached);
     cached_size = jobs;
+    cached_maui = maui;
   }
   return *cached;
 }
 
-void BM_PriorityPass(benchmark::State& state) {
+void RunPass(benchmark::State& state, bool maui) {
   const auto jobs = static_cast<std::size_t>(state.range(0));
   const int threads = static_cast<int>(state.range(1));
-  const schedk::Population& p = PopulationOf(jobs);
+  const schedk::Population& p = PopulationOf(jobs, maui);
   tbb::task_arena arena(threads);
   for (auto _ : state) {
     arena.execute([&] {
@@ -56,7 +62,16 @@ void BM_PriorityPass(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * jobs));
   state.counters["jobs/s"] = benchmark::Counter(static_cast<double>(jobs), benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_PriorityPass(benchmark::State& state) { RunPass(state, false); }
 BENCHMARK(BM_PriorityPass)
+    ->ArgNames({"jobs", "threads"})
+    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_MauiPass(benchmark::State& state) { RunPass(state, true); }
+BENCHMARK(BM_MauiPass)
     ->ArgNames({"jobs", "threads"})
     ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}})
     ->Unit(benchmark::kMillisecond)

@@ -237,4 +237,69 @@ Population GeneratePopulation(const PopulationSpec& spec) {
   return p;
 }
 
+void ApplyMauiPolicy(Population& population) {
+  Cluster& c = population.cluster;
+  c.config.priority_policy = PriorityPolicy::kMaui;
+  MauiConfig& m = c.maui;
+  m = MauiConfig{};
+  m.present = true;
+  auto weight = [&](MauiSub s, std::int64_t w) { m.sub_weight[static_cast<std::size_t>(s)] = w; };
+  weight(MauiSub::kUser, 1);
+  weight(MauiSub::kAccount, 1);
+  weight(MauiSub::kQos, 1);
+  weight(MauiSub::kFsUser, 100);
+  weight(MauiSub::kFsAccount, 50);
+  weight(MauiSub::kQueueTime, 1);
+  weight(MauiSub::kXFactor, 100);
+  weight(MauiSub::kBypass, 10);
+  weight(MauiSub::kTargetQueueTime, 1000);
+  weight(MauiSub::kProc, 10);
+  weight(MauiSub::kProcEquivalent, 5);
+  weight(MauiSub::kWalltime, 1);
+  weight(MauiSub::kConsumed, 1);
+  weight(MauiSub::kPercent, 10);
+  m.component_cap[static_cast<std::size_t>(MauiComponent::kFairShare)] = 5000;
+  m.sub_cap[static_cast<std::size_t>(MauiSub::kXFactor)] = 20;
+  m.fs_policy = FairSharePolicy::kUtilizedPs;
+  m.enable_negative_priority = true;
+  // Credentials: every 7th user and every 3rd project with a priority, every
+  // 11th user with a fair-share target (alternating target, floor, ceiling).
+  auto cpu = [](const UsageRecord& u) {
+    for (const UsageValue& v : u.values) {
+      if (v.name == "cpu") return v.value;
+    }
+    return 0.0;
+  };
+  MauiCredentialTable& users = m.table(MauiCredential::kUser);
+  users.by_id.resize(c.entities.users.size());
+  users.fs_usage.resize(c.entities.users.size());
+  for (std::size_t u = 0; u < users.by_id.size(); ++u) {
+    if (u % 7 == 0) users.by_id[u].priority = static_cast<std::int64_t>(u % 40) * 50 - 500;
+    if (u % 11 == 0) {
+      users.by_id[u].fs_target = 0.05;
+      users.by_id[u].fs_mode = static_cast<FairShareTargetMode>(u / 11 % 3);
+    }
+    users.fs_usage[u] = cpu(c.entities.users[u].usage);
+    users.fs_total += users.fs_usage[u];
+  }
+  users.fallback.fs_target = 0.01;
+  MauiCredentialTable& accounts = m.table(MauiCredential::kAccount);
+  accounts.by_id.resize(c.entities.projects.size());
+  accounts.fs_usage.resize(c.entities.projects.size());
+  for (std::size_t p = 0; p < accounts.by_id.size(); ++p) {
+    if (p % 3 == 0) accounts.by_id[p].priority = static_cast<std::int64_t>(p % 10) * 100;
+    accounts.by_id[p].fs_target = 1.0;
+    accounts.fs_usage[p] = cpu(c.entities.projects[p].usage);
+    accounts.fs_total += accounts.fs_usage[p];
+  }
+  MauiCredentialTable& qos = m.table(MauiCredential::kQos);
+  qos.by_id.resize(4);
+  qos.by_id[1].priority = 1000;
+  qos.by_id[2].qt_weight = 5;
+  qos.by_id[3].qt_target = 7 * 86400;
+  for (JobShard& shard : population.jobs.shards()) {
+    for (std::size_t r = 0; r < shard.size(); ++r) shard.qos[r] = QosId(shard.number[r] % 4);
+  }
+}
+
 }  // namespace schedk

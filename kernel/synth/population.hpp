@@ -44,4 +44,12 @@ struct Population {
 
 Population GeneratePopulation(const PopulationSpec& spec);
 
+// Switches a population to PRIORITY_POLICY=maui with every component weighted:
+// credential priorities (users, accounts, four QOS), fair share against the
+// users' and projects' cpu usage with targets, floors and ceilings, queue time,
+// XFACTOR and bypass, a QOS queue-time target, processors, processor
+// equivalents and wallclock, and the running jobs' usage. Jobs get a QOS by
+// job number; nothing else of the population changes.
+void ApplyMauiPolicy(Population& population);
+
 }  // namespace schedk

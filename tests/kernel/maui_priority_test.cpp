@@ -310,16 +310,10 @@ TEST(MauiPriorityTest, ParallelPassEqualsItsSerialTwinAndThreadCountsAgree) {
   PopulationSpec spec;
   spec.pending_jobs = 120000;
   spec.running_jobs = 5000;
+  spec.array_fraction = 0.05;
+  spec.submit_in_job_order = false;
   Population p = GeneratePopulation(spec);
-  p.cluster.config.priority_policy = PriorityPolicy::kMaui;
-  MauiConfig& m = p.cluster.maui;
-  m.sub_weight[static_cast<std::size_t>(MauiSub::kUser)] = 1;
-  m.sub_weight[static_cast<std::size_t>(MauiSub::kXFactor)] = 10;
-  m.sub_weight[static_cast<std::size_t>(MauiSub::kProc)] = 3;
-  m.table(MauiCredential::kUser).by_id.resize(p.cluster.entities.users.size());
-  for (std::size_t u = 0; u < p.cluster.entities.users.size(); u += 7) {
-    m.table(MauiCredential::kUser).by_id[u].priority = static_cast<std::int64_t>(u % 50) * 100 - 1000;
-  }
+  ApplyMauiPolicy(p);  // every component weighted
   const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
   const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
   PriorityResult one;

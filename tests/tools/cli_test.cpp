@@ -133,6 +133,23 @@ TEST(CliTest, ExpectedOutputs) {
   }
 }
 
+TEST(CliTest, MauiPolicyGivesIdenticalBytesWithOneAndManyThreads) {
+  CliRun generated = Schedk("generate --jobs 30000 --hosts 200 --seed 5");
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  std::string snapshot = generated.out;
+  snapshot.replace(snapshot.find("params MONITOR=1"), 16, "params MONITOR=1,PRIORITY_POLICY=maui");
+  snapshot += "begin maui\nUSERWEIGHT 1\nXFACTORWEIGHT 100\nPROCWEIGHT 10\nMEMWEIGHT 1\nPEWEIGHT 3\nMEMRESOURCE mem\n"
+              "FSUSERWEIGHT 10\nFSPOLICY UTILIZEDPS\nUSERCFG[DEFAULT] FSTARGET=2 PRIORITY=3\nend maui\n";
+  for (const char* format : {"table", "jsonl"}) {
+    const std::string args = std::string("priorities - --format ") + format;
+    const CliRun one = Schedk(args + " --threads 1", snapshot);
+    const CliRun many = Schedk(args + " --threads 8", snapshot);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_GT(one.out.size(), 30000u * 100);
+    EXPECT_EQ(one.out, many.out) << format;
+  }
+}
+
 TEST(CliTest, OneAndManyThreadsGiveIdenticalBytes) {
   for (const char* format : {"table", "jsonl"}) {
     const std::string args = std::string("priorities --format ") + format + " " + Dataset("policies-mix.snap");
