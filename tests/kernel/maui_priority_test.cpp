@@ -154,6 +154,10 @@ TEST(MauiPriorityTest, SeedExpansionFactorTable) {
   const io::Snapshot capped = Load(MauiSnapshot("QUEUETIMEWEIGHT 0\nXFACTORWEIGHT 100\nXFACTORCAP 4\n", jobs));
   EXPECT_EQ(Priority(capped, 5), 400);
   EXPECT_EQ(Priority(capped, 6), 125);
+  // XFMINWCLIMIT 2:00:00: the 1-hour job after 4 hours counts 1 + 4/2 = 3; the 4-hour job is unchanged.
+  const io::Snapshot floored = Load(MauiSnapshot("QUEUETIMEWEIGHT 0\nXFACTORWEIGHT 100\nXFMINWCLIMIT 2:00:00\n", jobs));
+  EXPECT_EQ(Priority(floored, 3), 300);
+  EXPECT_EQ(Priority(floored, 8), 200);
 }
 
 TEST(MauiPriorityTest, SeedCredentialExample) {
