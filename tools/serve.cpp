@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "io/session/session.hpp"
+#include "tools/allocator.hpp"
 
 namespace schedk::tools {
 namespace {
@@ -23,6 +24,7 @@ bool InputWaiting() {
 }  // namespace
 
 int Serve(const ServeOptions& options) {
+  RetainFreedPages();  // passes repeat: keep their pages between them
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is an error from write, not a signal
   std::FILE* log = nullptr;
   if (!options.log_file.empty()) {
