@@ -250,7 +250,9 @@ class MauiRows {
       number(kComponentText[c].key, f.Contribution(config_, static_cast<MauiComponent>(c)));
     }
     for (std::size_t s = 0; s < kMauiSubs; ++s) {
-      if (subs_[s]) number(kSubText[s].key, f.Contribution(config_, static_cast<MauiSub>(s)));
+      if (!subs_[s]) continue;
+      const std::size_t c = static_cast<std::size_t>(ComponentOf(static_cast<MauiSub>(s)));
+      number(std::string(kComponentText[c].key) + "." + kSubText[s].key, f.Contribution(config_, static_cast<MauiSub>(s)));
     }
     AppendKeyValue(out, "user", n.user);
     AppendKeyValue(out, "group", n.group);

@@ -6,8 +6,9 @@
 // percent followed by each weighted subcomponent's contribution
 // (CWEIGHT * SWEIGHT * factor); a weights line under the header and a
 // "Percent Contribution" line (each component's share over all rows shown)
-// at the end. JSON Lines and the session's key=value rows carry every
-// component and subcomponent: weight, factor, contribution and percent.
+// at the end. JSON Lines rows carry every component and subcomponent: weight,
+// factor, contribution and percent; the session's key=value rows each
+// component's contribution and each shown subcomponent's as <component>.<sub>.
 #pragma once
 
 #include <functional>

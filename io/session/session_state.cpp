@@ -257,7 +257,11 @@ SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
       for (const auto& shard : view) sources.push_back({&names, shard->rows});
       if (Status st = CompleteSnapshot(trial, sources, config.usage, false); !st.ok()) failed = st;
     });
-    if (failed) return Refuse(ErrorCode::kInvalidValue, what + ": " + failed->message());
+    if (failed) {
+      const std::string message = failed->message();
+      const bool named = message.rfind(what + ": ", 0) == 0;  // the maui reader names its block itself
+      return Refuse(ErrorCode::kInvalidValue, named ? message : what + ": " + message);
+    }
   }
   parts->job_chunks.clear();
   config_ = std::move(config);
