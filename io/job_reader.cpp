@@ -416,6 +416,11 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
   auto job_names =
       merge(&JobNameSpace::job_names, &UsedNames::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
   auto qos = merge(&JobNameSpace::qos, &UsedNames::qos, [&](std::string_view n) { return names.qos.Intern(n); });
+  if (names.qos.size() > std::size_t{kMaxQos} + 1) {
+    const int line = kMaxQos + 1 < qos.first_line.size() ? qos.first_line[kMaxQos + 1] : 0;
+    return Status::InvalidInput(s.source, line, "job key 'qos': more than " + std::to_string(kMaxQos + 1) +
+                                                    " distinct QOS names");
+  }
   NameTable project_names, department_names;
   auto projects =
       merge(&JobNameSpace::projects, &UsedNames::projects, [&](std::string_view n) { return project_names.Intern(n); });
@@ -556,10 +561,10 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       shard.jobshare[r] = j.jobshare;
       shard.override_tickets[r] = j.oticket;
       shard.requests[r] = RequestSetId(requests.map[space][j.requests]);
-      shard.qos[r] = j.qos == kNoName ? QosId::None() : QosId(qos.map[space][j.qos]);
-      shard.bypass[r] = j.bypass;
+      shard.qos[r] = j.qos == kNoName ? kNoQos : static_cast<std::uint16_t>(qos.map[space][j.qos]);
       s.job_lines[sh][r] = j.line;
-      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName || j.eligible != 0) {
+      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName || j.eligible != 0 ||
+          j.bypass != 0) {
         local_extras.push_back({sh, r, &j, sources[c].names});
       }
     }
@@ -604,6 +609,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       e.start = j.start;
       e.runtime = j.runtime;
       e.eligible = j.eligible;
+      e.bypass = j.bypass;
       if (j.granted != kNoName) {
         auto seen = granted_seen.find(text(j.granted));
         if (seen != granted_seen.end()) {

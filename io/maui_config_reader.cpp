@@ -222,7 +222,11 @@ class MauiReader {
       case MauiCredential::kUser: return s_.names.users.Find(name);
       case MauiCredential::kGroup: return s_.names.groups.Find(name);
       case MauiCredential::kAccount: return s_.names.projects.Find(name);
-      case MauiCredential::kQos: return s_.names.qos.Intern(name);
+      case MauiCredential::kQos: {
+        if (auto id = s_.names.qos.Find(name)) return id;
+        if (s_.names.qos.size() > kMaxQos) return std::nullopt;  // no job can name it: it orders nothing
+        return s_.names.qos.Intern(name);
+      }
       case MauiCredential::kClass: return s_.names.queues.Find(name);
     }
     return std::nullopt;

@@ -89,7 +89,8 @@ class MauiRows {
     names.user = s_.names.users.Name(shard.owner[r].index());
     names.group = shard.group[r].valid() ? std::string_view(s_.names.groups.Name(shard.group[r].index())) : "NONE";
     names.account = shard.project[r].valid() ? std::string_view(s_.names.projects.Name(shard.project[r].index())) : "NONE";
-    names.qos = shard.qos[r].valid() ? std::string_view(s_.names.qos.Name(shard.qos[r].index())) : "DEFAULT";
+    const QosId qos = shard.qos_of(r);
+    names.qos = qos.valid() ? std::string_view(s_.names.qos.Name(qos.index())) : "DEFAULT";
     QueueId job_class;
     const JobExtras* extras = shard.extras_of(r);
     if ((role == RowRole::kRunning || role == RowRole::kSuspended) && extras != nullptr && !extras->granted.empty()) {

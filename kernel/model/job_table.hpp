@@ -1,7 +1,7 @@
 // job_table.hpp
 // The jobs of a snapshot as a struct of arrays, partitioned into shards by job
 // number. One row is one job line: a job (or a range of its array tasks) in
-// one state. Rarely set fields (deadline, running placement, dependencies,
+// one state. Rarely set fields (deadline, running placement, dependencies, Maui bypass counts,
 // runtime) live in a per-shard side table so the hot columns stay dense.
 // Invariants:
 //   * every column of a shard has the shard's size();
@@ -48,7 +48,12 @@ struct JobExtras {
   Duration runtime = -1;                // trace replay: actual run time; -1 unknown
   std::vector<JobNumber> hold_jid;      // predecessors (ids, names already resolved)
   Time eligible = 0;                    // since when the job is eligible (job key eligible=); 0: its submission
+  std::uint32_t bypass = 0;             // Maui: passes in which a lower-priority job started ahead of it
 };
+
+// QOS ids are stored in 16 bits (Maui sites define a few dozen QOS at most).
+inline constexpr std::uint32_t kMaxQos = 0xFFFE;
+inline constexpr std::uint16_t kNoQos = 0xFFFF;
 
 inline constexpr std::uint32_t kNoExtras = std::numeric_limits<std::uint32_t>::max();
 
@@ -69,8 +74,7 @@ struct JobShard {
   std::vector<std::uint32_t> jobshare;          // -js
   std::vector<std::uint32_t> override_tickets;  // -ot
   std::vector<RequestSetId> requests;
-  std::vector<QosId> qos;                       // Maui quality of service (None: the default QOS)
-  std::vector<std::uint32_t> bypass;            // times lower-priority jobs were backfilled past it
+  std::vector<std::uint16_t> qos;               // Maui quality of service: a QosId, or kNoQos (the default QOS)
   std::vector<std::uint32_t> extras_index;      // into extras, or kNoExtras
   std::vector<JobExtras> extras;
 
@@ -93,8 +97,7 @@ struct JobShard {
     jobshare.resize(n);
     override_tickets.resize(n);
     requests.resize(n);
-    qos.resize(n);
-    bypass.resize(n);
+    qos.resize(n, kNoQos);
     extras_index.resize(n, kNoExtras);
   }
   std::uint32_t task_count(std::size_t row) const {
@@ -106,6 +109,11 @@ struct JobShard {
   Time deadline(std::size_t row) const {
     const JobExtras* e = extras_of(row);
     return e ? e->deadline : 0;
+  }
+  QosId qos_of(std::size_t row) const { return qos[row] == kNoQos ? QosId::None() : QosId(qos[row]); }
+  std::uint32_t bypass(std::size_t row) const {
+    const JobExtras* e = extras_of(row);
+    return e ? e->bypass : 0;
   }
   // When the job started to accrue queue time: eligible= if given, else its submission.
   Time eligible_since(std::size_t row) const {

@@ -177,7 +177,7 @@ MauiFactors MauiPriorityContext::Factors(const JobShard& shard, std::size_t row,
     nodes = static_cast<double>(hosts.size());
   }
   const std::uint32_t ids[kMauiCredentials] = {shard.owner[row].value, shard.group[row].value, shard.project[row].value,
-                                               shard.qos[row].value, job_class.value};
+                                               shard.qos_of(row).value, job_class.value};
   constexpr MauiSub kCredSub[] = {MauiSub::kUser, MauiSub::kGroup, MauiSub::kAccount, MauiSub::kQos, MauiSub::kClass};
   constexpr MauiSub kFsSub[] = {MauiSub::kFsUser, MauiSub::kFsGroup, MauiSub::kFsAccount, MauiSub::kFsQos,
                                 MauiSub::kFsClass};
@@ -201,7 +201,7 @@ MauiFactors MauiPriorityContext::Factors(const JobShard& shard, std::size_t row,
   const double xfactor = ExpansionFactor(queue_seconds, req.wclimit, c.xf_min_wclimit);
   f.factor[Index(MauiSub::kQueueTime)] = queue_seconds / 60.0;
   f.factor[Index(MauiSub::kXFactor)] = xfactor;
-  f.factor[Index(MauiSub::kBypass)] = shard.bypass[row];
+  f.factor[Index(MauiSub::kBypass)] = shard.bypass(row);
   // Target: grows as the QOS's queue-time and expansion-factor targets come near.
   if (qos->qt_target > 0) {
     const double left = static_cast<double>(qos->qt_target) / 60.0 - queue_seconds / 60.0;

@@ -176,7 +176,6 @@ class Replay {
       shard.jobshare[k] = from.jobshare[r];
       shard.override_tickets[k] = from.override_tickets[r];
       shard.qos[k] = from.qos[r];
-      shard.bypass[k] = from.bypass[r] + job.out.bypassed;
       const std::uint32_t set = from.requests[r].value;
       if (request_slot_[set] == kNoSlot) {
         request_slot_[set] = static_cast<std::uint32_t>(sets.size());
@@ -186,6 +185,7 @@ class Replay {
       shard.requests[k] = RequestSetId(request_slot_[set]);
       JobExtras extras;
       if (const JobExtras* e = from.extras_of(r)) extras = *e;
+      extras.bypass += job.out.bypassed;
       if (job.phase == Phase::kRunning) {
         shard.state[k] = JobState::kRunning;
         extras.start = job.out.start;

@@ -171,7 +171,6 @@ Population GeneratePopulation(const PopulationSpec& spec) {
       shard.override_tickets.reserve(n);
       shard.requests.reserve(n);
       shard.qos.reserve(n);
-      shard.bypass.reserve(n);
       shard.extras_index.reserve(n);
     }
   }
@@ -209,8 +208,7 @@ Population GeneratePopulation(const PopulationSpec& spec) {
     shard.jobshare.push_back(rng.Chance(0.02) ? static_cast<std::uint32_t>(rng.Below(100)) : 0);
     shard.override_tickets.push_back(spec.override_tickets && rng.Chance(0.005) ? 500 : 0);
     shard.requests.emplace_back(request);
-    shard.qos.push_back(QosId::None());
-    shard.bypass.push_back(0);
+    shard.qos.push_back(kNoQos);
     JobExtras extras;
     bool has_extras = false;
     if (rng.Chance(0.01)) {
@@ -298,7 +296,7 @@ void ApplyMauiPolicy(Population& population) {
   qos.by_id[2].qt_weight = 5;
   qos.by_id[3].qt_target = 7 * 86400;
   for (JobShard& shard : population.jobs.shards()) {
-    for (std::size_t r = 0; r < shard.size(); ++r) shard.qos[r] = QosId(shard.number[r] % 4);
+    for (std::size_t r = 0; r < shard.size(); ++r) shard.qos[r] = static_cast<std::uint16_t>(shard.number[r] % 4);
   }
 }
 
