@@ -636,7 +636,20 @@ SessionStatus SessionState::Hold(const TaskSelector& id) {
 }
 
 SessionStatus SessionState::Release(const TaskSelector& id) {
-  return Transition(id, JobState::kHeld, JobState::kPending, "nothing held to release");
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  // Under the Maui policy a released task accrues queue time from now
+  // (JOBPRIOACCRUALPOLICY QUEUEPOLICY and FULLPOLICY read eligible=).
+  const bool maui = base_.snapshot.cluster.config.priority_policy == PriorityPolicy::kMaui;
+  const Time now = config_.now;
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.state == JobState::kHeld; });
+    if (picked.empty()) return Conflict(id, "nothing held to release");
+    for (std::size_t i : picked) {
+      rows[i].state = JobState::kPending;
+      if (maui && now > 0) rows[i].eligible = now;
+    }
+    return std::nullopt;
+  });
 }
 
 SessionStatus SessionState::Run(const TaskSelector& id, std::optional<Time> start, const std::string& granted) {

@@ -81,7 +81,8 @@ TEST(SessionGoldenTest, Jobs) { ExpectGolden("jobs"); }
 TEST(SessionGoldenTest, Objects) { ExpectGolden("objects"); }
 // PRIORITY_POLICY=maui: the pass bypasses job 1, whose dump shows bypass=1.
 TEST(SessionGoldenTest, MauiBypassCounts) { ExpectGolden("maui"); }
-// A maui block set, refused (unknown queue, unknown parameter) and deleted in a session.
+// A maui block set, refused (unknown queue, unknown parameter) and deleted in a session;
+// a job released under the Maui policy accrues queue time from its release (eligible=).
 TEST(SessionGoldenTest, MauiBlockInASession) { ExpectGolden("maui_objects"); }
 
 // --- canonical rows ------------------------------------------------------------------------------
