@@ -958,7 +958,7 @@ Status ClusterBuilder::Build() {
   s_.cluster.queues.resize(s_.names.queues.size());
 
   // Without an sconf block every key takes its install default.
-  const ObjectBlock no_sconf{"sconf", "", 0, {}, {}};
+  const ObjectBlock no_sconf{"sconf", "", 0, {}, {}, ""};
   if (Status st = BuildSchedulerConfig(sconf_block != nullptr ? *sconf_block : no_sconf); !st.ok()) return st;
   for (const ObjectBlock& b : s_.blocks) {
     if (b.kind == "department") {

@@ -56,11 +56,13 @@ std::string Upper(std::string_view s) {
 
 class MauiReader {
  public:
-  MauiReader(Snapshot& s, const ClusterBuilder& builder) : s_(s), builder_(builder), c_(s.cluster.maui) {}
+  MauiReader(Snapshot& s, const ClusterBuilder& builder)
+      : s_(s), builder_(builder), c_(s.cluster.maui), source_(s.source) {}
 
   Status Read(const ObjectBlock* block, const std::vector<UsageLine>& usage) {
     c_ = MauiConfig{};
     c_.present = block != nullptr;
+    if (block != nullptr && !block->source.empty()) source_ = block->source;
     c_.mem_resource = builder_.FindComplex("mem_free");
     c_.swap_resource = builder_.FindComplex("h_vmem");
     if (block != nullptr) {
@@ -74,7 +76,7 @@ class MauiReader {
 
  private:
   Status Error(const Attribute& a, const std::string& what) const {
-    return Status::InvalidInput(s_.source, a.line, "maui: " + a.key + ": " + what);
+    return Status::InvalidInput(source_, a.line, "maui: " + a.key + ": " + what);
   }
 
   Status Line(const Attribute& a) {
@@ -138,7 +140,7 @@ class MauiReader {
         if (!target) return fail("expected a complex attribute or NONE");
       }
     } else if (kOtherMauiParameters.count(key)) {
-      s_.warnings.push_back({s_.source, a.line, "maui: " + a.key + " does not bear on priority; kept but not interpreted"});
+      s_.warnings.push_back({source_, a.line, "maui: " + a.key + " does not bear on priority; kept but not interpreted"});
     } else {
       return Error(a, "unknown Maui parameter");
     }
@@ -155,7 +157,7 @@ class MauiReader {
     while (k < kMauiCredentials && kind != kCredentialKeys[k]) ++k;
     if (k == kMauiCredentials) {
       if (kOtherMauiParameters.count(kind)) {
-        s_.warnings.push_back({s_.source, a.line, "maui: " + kind + " does not bear on priority; kept but not interpreted"});
+        s_.warnings.push_back({source_, a.line, "maui: " + kind + " does not bear on priority; kept but not interpreted"});
         return Status::Ok();
       }
       return Error(a, "unknown credential kind (expected USERCFG, GROUPCFG, ACCOUNTCFG, QOSCFG or CLASSCFG)");
@@ -269,7 +271,7 @@ class MauiReader {
       for (const auto& [name, entry] : named_[k]) {
         if (name == "DEFAULT" || Find(static_cast<MauiCredential>(k), name)) continue;
         const bool account = k == static_cast<std::size_t>(MauiCredential::kAccount);
-        return Status::InvalidInput(s_.source, entry.line,
+        return Status::InvalidInput(source_, entry.line,
                                     std::string("maui: ") + kCredentialKeys[k] + "[" + name + "]: unknown " +
                                         (account ? "project (accounts are projects)" : "queue (classes are cluster queues)"));
       }
@@ -340,6 +342,7 @@ class MauiReader {
   Snapshot& s_;
   const ClusterBuilder& builder_;
   MauiConfig& c_;
+  std::string source_;  // the maui block's file
   std::set<std::string> seen_;
   std::map<std::string, Named> named_[kMauiCredentials];
   std::vector<Resolved> pending_;

@@ -15,6 +15,8 @@
 // current window, `<counter>.<i>` the i-th older one; a record stamped at=
 // k whole FSINTERVALs before now counts k windows older still.
 // Must run after the jobs and users are known (CompleteSnapshot calls it).
+// Errors in the block name the block's own file when it has one
+// (ObjectBlock::source: `schedk simulate --maui FILE`).
 #pragma once
 
 #include <vector>

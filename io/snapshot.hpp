@@ -48,6 +48,7 @@ struct ObjectBlock {
   int line = 0;  // of the begin line
   std::vector<Attribute> attributes;
   std::vector<std::string> unknown;  // keys kept but not interpreted
+  std::string source;  // the file it was read from, when not the snapshot's own (messages name it)
 };
 
 struct Snapshot {

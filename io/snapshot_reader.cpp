@@ -197,7 +197,7 @@ Status StructureReader::Read() {
         return Error(line_no, "duplicate object: " + std::string(kind) + (name.empty() ? "" : " ") + std::string(name) +
                                   " is defined twice");
       }
-      s_.blocks.push_back(ObjectBlock{std::string(kind), std::string(name), line_no, {}, {}});
+      s_.blocks.push_back(ObjectBlock{std::string(kind), std::string(name), line_no, {}, {}, ""});
       block = &s_.blocks.back();
       continue;
     }
@@ -219,7 +219,7 @@ Result<ObjectBlock> ReadObjectBlock(const std::string& kind, const std::string& 
   if (k->named && name.empty()) return error(0, "begin " + kind + ": the object needs a name");
   if (!k->named && !name.empty()) return error(0, "begin " + kind + ": takes no name");
   if (kind == "hostgroup" && name.front() != '@') return error(0, "hostgroup names start with '@'");
-  ObjectBlock block{kind, name, 0, {}, {}};
+  ObjectBlock block{kind, name, 0, {}, {}, ""};
   std::deque<std::string> storage;
   LineCursor cursor(body, 0);
   std::string_view physical;

@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   si->add_flag("--lenient", simulate.lenient, "Skip and count malformed SWF lines instead of failing");
+  si->add_option("--maui", simulate.maui, "Replay an SWF trace under the Maui policy configured by this file of maui.cfg lines");
   si->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
   schedk::io::GeneratorSpec generate;

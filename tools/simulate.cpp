@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "io/maui_config_reader.hpp"
 #include "io/simulation_plot.hpp"
 #include "io/simulation_writer.hpp"
 #include "io/snapshot_reader.hpp"
@@ -73,6 +74,26 @@ int Simulate(const SimulateOptions& options) {
   }
   auto snapshot = io::ReadSnapshot(snapshot_text, options.trace);
   if (!snapshot.ok()) return Fail(snapshot.status());
+  if (!options.maui.empty()) {
+    if (format != "swf") {
+      std::fprintf(stderr, "schedk: --maui is for SWF traces; a snapshot trace carries its own sconf and maui block\n");
+      return 2;
+    }
+    auto body = io::ReadWholeFile(options.maui);
+    if (!body.ok()) return Fail(body.status());
+    auto block = io::ReadObjectBlock("maui", "", body.value(), options.maui);
+    if (!block.ok()) return Fail(block.status());
+    block->source = options.maui;
+    snapshot->blocks.push_back(std::move(block.value()));
+    snapshot->cluster.config.priority_policy = PriorityPolicy::kMaui;
+    const std::size_t earlier = snapshot->warnings.size();
+    if (io::Status st = io::BuildMauiConfig(snapshot.value(), io::ClusterBuilder(snapshot.value()), {}); !st.ok()) {
+      return Fail(st);
+    }
+    for (std::size_t w = earlier; w < snapshot->warnings.size(); ++w) {
+      std::fprintf(stderr, "schedk: %s\n", snapshot->warnings[w].ToString().c_str());
+    }
+  }
   // A replayed job is one pending task that knows how long it runs.
   for (std::size_t s = 0; s < snapshot->jobs.shards().size(); ++s) {
     const JobShard& shard = snapshot->jobs.shards()[s];

@@ -4,7 +4,9 @@
 // (kernel/simulation/simulator.hpp), writes the per-job results (--jobs-out:
 // SWF with the simulated wait in field 3, or CSV for a .csv file) and prints
 // the summary (text or JSON), and draws it (--plot, SVG); a progress bar goes
-// to stderr when stderr is a terminal.
+// to stderr when stderr is a terminal. An SWF trace replays in submission order,
+// or with --maui FILE under the Maui policy that FILE's maui.cfg lines configure
+// (a snapshot trace carries its own sconf and maui block).
 #pragma once
 
 #include <string>
@@ -23,6 +25,7 @@ struct SimulateOptions {
   std::string plot;  // an SVG file
   std::string summary_format = "text";
   bool lenient = false;
+  std::string maui;  // an SWF trace under PRIORITY_POLICY=maui, configured by this file of maui.cfg lines
 };
 
 // Returns the exit status: 0 success, 2 bad input, 1 any other failure.

@@ -437,6 +437,35 @@ TEST(CliSimulateTest, MauiPolicyFromTheSnapshotOrdersTheReplay) {
   std::remove(csv.c_str());
 }
 
+TEST(CliSimulateTest, MauiFileForAnSwfTrace) {
+  const std::string dir = ::testing::TempDir() + "schedk_maui_cfg_" + std::to_string(::getpid());
+  const std::string fifo = dir + ".fifo.cfg", big = dir + ".big.cfg", bad = dir + ".bad.cfg";
+  std::ofstream(fifo) << "# queue time alone (Maui's default): first come, first served\nQUEUETIMEWEIGHT 1\n";
+  std::ofstream(big) << "QUEUETIMEWEIGHT 0\nPROCWEIGHT 1\nBACKFILLPOLICY FIRSTFIT\n";
+  std::ofstream(bad) << "QUEUETIMEWEIGHT 0\nPROCWEIGHT lots\n";
+  const std::string trace = Dataset("replay-small.swf");
+  const CliRun ge = Schedk("simulate " + trace + " --summary-format json");
+  const CliRun fifo_run = Schedk("simulate " + trace + " --summary-format json --maui " + fifo);
+  ASSERT_EQ(fifo_run.exit_code, 0) << fifo_run.err;
+  // Queue time orders as submission does: the same schedule.
+  auto without_time = [](const std::string& json) { return json.substr(0, json.find(",\"sched_seconds\"")); };
+  EXPECT_EQ(without_time(fifo_run.out), without_time(ge.out));
+  // Largest jobs first: another schedule; the warning names the file and line.
+  const CliRun big_run = Schedk("simulate " + trace + " --summary-format json --maui " + big);
+  ASSERT_EQ(big_run.exit_code, 0) << big_run.err;
+  EXPECT_NE(without_time(big_run.out), without_time(ge.out));
+  EXPECT_NE(big_run.err.find(big + ":3: warning: maui: BACKFILLPOLICY does not bear on priority"), std::string::npos)
+      << big_run.err;
+  const CliRun bad_run = Schedk("simulate " + trace + " --maui " + bad);
+  EXPECT_EQ(bad_run.exit_code, 2);
+  EXPECT_NE(bad_run.err.find(bad + ":2: maui: PROCWEIGHT: expected a whole number, not 'lots'"), std::string::npos)
+      << bad_run.err;
+  const CliRun snapshot = Schedk("simulate - --maui " + fifo, "schedk-snapshot 1\nnow 0\njob 1 owner=u runtime=10\n");
+  EXPECT_EQ(snapshot.exit_code, 2);
+  EXPECT_NE(snapshot.err.find("--maui is for SWF traces"), std::string::npos) << snapshot.err;
+  for (const std::string& f : {fifo, big, bad}) std::remove(f.c_str());
+}
+
 TEST(CliSimulateTest, SnapshotTraceJobsNeedARuntime) {
   const CliRun r = Schedk("simulate -", "schedk-snapshot 1\nnow 0\njob 1 owner=u runtime=10\njob 2 owner=u\n");
   EXPECT_EQ(r.exit_code, 2);
