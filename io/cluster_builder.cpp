@@ -15,18 +15,6 @@
 namespace schedk::io {
 namespace {
 
-std::vector<std::string_view> Columns(std::string_view text) {
-  std::vector<std::string_view> columns;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    const std::size_t start = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
-    if (i > start) columns.push_back(text.substr(start, i - start));
-  }
-  return columns;
-}
-
 std::optional<ValueType> ParseValueType(std::string_view t) {
   static const std::pair<const char*, ValueType> kTypes[] = {
       {"INT", ValueType::kInt},         {"DOUBLE", ValueType::kDouble},   {"TIME", ValueType::kTime},
@@ -181,7 +169,7 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
   ComplexTable& table = s_.cluster.complexes;
   for (const Attribute& row : rows) {
     const std::string text = row.key + " " + row.value;
-    const auto c = Columns(text);
+    const auto c = SplitWords(text);
     auto fail = [&](const std::string& what) {
       return Error(row.line, "complex: attribute '" + row.key + "': " + what);
     };

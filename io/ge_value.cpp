@@ -243,4 +243,16 @@ std::optional<Time> ParseTime(std::string_view t) {
   return days * 86400 + *hour * 3600 + *minute * 60 + *second - offset;
 }
 
+std::vector<std::string_view> SplitWords(std::string_view text) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    const std::size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+    if (i > start) words.push_back(text.substr(start, i - start));
+  }
+  return words;
+}
+
 }  // namespace schedk::io

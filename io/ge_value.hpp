@@ -45,6 +45,9 @@ bool IsNone(std::string_view text);
 // Splits on commas and blanks, dropping empty items and a lone NONE.
 std::vector<std::string_view> SplitList(std::string_view text);
 
+// Splits on blanks and tabs only (the columns of `qconf -sc`, the attributes of a maui.cfg line).
+std::vector<std::string_view> SplitWords(std::string_view text);
+
 // Trims blanks and tabs from both ends.
 std::string_view Trim(std::string_view text);
 

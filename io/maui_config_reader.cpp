@@ -164,7 +164,7 @@ class MauiReader {
     }
     Named& entry = named_[k][name];
     if (entry.line == 0) entry.line = a.line;
-    for (std::string_view item : Words(a.value)) {
+    for (std::string_view item : SplitWords(a.value)) {
       const std::size_t eq = item.find('=');
       if (eq == std::string_view::npos) return Error(a, "expected ATTRIBUTE=value, not '" + std::string(item) + "'");
       const std::string attr = Upper(item.substr(0, eq));
@@ -204,18 +204,6 @@ class MauiReader {
       }
     }
     return Status::Ok();
-  }
-
-  static std::vector<std::string_view> Words(std::string_view text) {
-    std::vector<std::string_view> words;
-    std::size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-      const std::size_t start = i;
-      while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
-      if (i > start) words.push_back(text.substr(start, i - start));
-    }
-    return words;
   }
 
   // The id of a credential name, or nullopt when nothing in the snapshot has it.

@@ -202,32 +202,33 @@ class MauiRows {
       out += "\":";
       AppendJsonString(out, value);
     }
+    // "<name>":{"weight":w,"<value key>":v,"contribution":c,"percent":p (left open).
+    auto open_part = [&](const char* name, double weight, const char* value_key, double value, double part) {
+      out += '"';
+      out += name;
+      out += "\":{";
+      const std::pair<const char*, double> numbers[] = {
+          {"weight", weight}, {value_key, value}, {"contribution", part}, {"percent", f.Percent(part)}};
+      for (const auto& [key, number] : numbers) {
+        if (out.back() != '{') out += ',';
+        out += '"';
+        out += key;
+        out += "\":";
+        AppendJsonNumber(out, number);
+      }
+    };
     out += ",\"components\":{";
     for (std::size_t c = 0; c < kMauiComponents; ++c) {
       if (c) out += ',';
-      const double part = f.Contribution(config_, static_cast<MauiComponent>(c));
-      out += "\"" + std::string(kComponentText[c].key) + "\":{\"weight\":" + std::to_string(config_.component_weight[c]);
-      out += ",\"value\":";
-      AppendJsonNumber(out, f.component[c]);
-      out += ",\"contribution\":";
-      AppendJsonNumber(out, part);
-      out += ",\"percent\":";
-      AppendJsonNumber(out, f.Percent(part));
+      open_part(kComponentText[c].key, static_cast<double>(config_.component_weight[c]), "value", f.component[c],
+                f.Contribution(config_, static_cast<MauiComponent>(c)));
       out += ",\"subcomponents\":{";
       bool first = true;
       for (std::size_t s = 0; s < kMauiSubs; ++s) {
         if (static_cast<std::size_t>(ComponentOf(static_cast<MauiSub>(s))) != c) continue;
         if (!first) out += ',';
         first = false;
-        const double sub = f.Contribution(config_, static_cast<MauiSub>(s));
-        out += "\"" + std::string(kSubText[s].key) + "\":{\"weight\":";
-        AppendJsonNumber(out, f.weight[s]);
-        out += ",\"factor\":";
-        AppendJsonNumber(out, f.factor[s]);
-        out += ",\"contribution\":";
-        AppendJsonNumber(out, sub);
-        out += ",\"percent\":";
-        AppendJsonNumber(out, f.Percent(sub));
+        open_part(kSubText[s].key, f.weight[s], "factor", f.factor[s], f.Contribution(config_, static_cast<MauiSub>(s)));
         out += '}';
       }
       out += "}}";
