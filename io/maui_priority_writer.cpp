@@ -107,27 +107,32 @@ class MauiRows {
     return context_.Factors(shard, r, role);
   }
 
-  // "  Cred( User:Group)" cells of the header and the weights line.
+  // " <component>(<sub>:<sub>...)" for every shown component and its shown
+  // subcomponents, as diagnose -p lays its cells out (components %6s, subcomponents %5s).
+  template <class ComponentCell, class SubCell>
+  void AppendCells(std::string& out, ComponentCell component, SubCell sub) const {
+    for (std::size_t c = 0; c < kMauiComponents; ++c) {
+      if (!components_[c]) continue;
+      std::string values;
+      for (std::size_t s = 0; s < kMauiSubs; ++s) {
+        if (!subs_[s] || static_cast<std::size_t>(ComponentOf(static_cast<MauiSub>(s))) != c) continue;
+        if (!values.empty()) values += ':';
+        AppendFormat(values, "%5s", sub(s).c_str());
+      }
+      AppendFormat(out, " %6s(%s)", component(c).c_str(), values.c_str());
+    }
+  }
+
+  // The header, and the weights line under it.
   std::string Header() const {
     std::string header, weights;
     AppendFormat(header, "%8s %6s %10s %-5s %-12s %-12s %-12s %-10s %-10s", "job", "task", "PRIORITY", "state", "user",
                  "group", "account", "qos", "class");
     AppendFormat(weights, "%8s %6s %10s %-5s %-12s %-12s %-12s %-10s %-10s", "", "", "Weights", "", "", "", "", "", "");
-    for (std::size_t c = 0; c < kMauiComponents; ++c) {
-      if (!components_[c]) continue;
-      std::string labels, values;
-      for (std::size_t s = 0; s < kMauiSubs; ++s) {
-        if (!subs_[s] || static_cast<std::size_t>(ComponentOf(static_cast<MauiSub>(s))) != c) continue;
-        if (!labels.empty()) {
-          labels += ':';
-          values += ':';
-        }
-        labels += kSubText[s].label;
-        AppendFormat(values, "%5lld", static_cast<long long>(config_.sub_weight[s]));
-      }
-      AppendFormat(header, " %6s(%s)", kComponentText[c].label, labels.c_str());
-      AppendFormat(weights, " %6lld(%s)", static_cast<long long>(config_.component_weight[c]), values.c_str());
-    }
+    AppendCells(header, [](std::size_t c) { return std::string(kComponentText[c].label); },
+                [](std::size_t s) { return std::string(kSubText[s].label); });
+    AppendCells(weights, [&](std::size_t c) { return std::to_string(config_.component_weight[c]); },
+                [&](std::size_t s) { return std::to_string(config_.sub_weight[s]); });
     return header + "\n" + weights + "\n\n";
   }
 
@@ -141,17 +146,8 @@ class MauiRows {
                  static_cast<int>(n.user.size()), n.user.data(), static_cast<int>(n.group.size()), n.group.data(),
                  static_cast<int>(n.account.size()), n.account.data(), static_cast<int>(n.qos.size()), n.qos.data(),
                  static_cast<int>(n.job_class.size()), n.job_class.data());
-    for (std::size_t c = 0; c < kMauiComponents; ++c) {
-      if (!components_[c]) continue;
-      std::string values;
-      for (std::size_t s = 0; s < kMauiSubs; ++s) {
-        if (!subs_[s] || static_cast<std::size_t>(ComponentOf(static_cast<MauiSub>(s))) != c) continue;
-        if (!values.empty()) values += ':';
-        AppendFormat(values, "%5s", OneDecimal(f.Contribution(config_, static_cast<MauiSub>(s))).c_str());
-      }
-      const double part = f.Contribution(config_, static_cast<MauiComponent>(c));
-      AppendFormat(out, " %6s(%s)", OneDecimal(f.Percent(part)).c_str(), values.c_str());
-    }
+    AppendCells(out, [&](std::size_t c) { return OneDecimal(f.Percent(f.Contribution(config_, static_cast<MauiComponent>(c)))); },
+                [&](std::size_t s) { return OneDecimal(f.Contribution(config_, static_cast<MauiSub>(s))); });
     out += '\n';
     if (i < result_.dispatchable_tasks) Accumulate(f, sums);
   }
@@ -172,16 +168,8 @@ class MauiRows {
     AppendFormat(out, "\n%-20s %-72s", "Percent Contribution", "(over the dispatchable rows)");
     const double total = sums.back();
     auto percent = [&](double part) { return OneDecimal(total != 0 ? part / total * 100.0 : 0.0); };
-    for (std::size_t c = 0; c < kMauiComponents; ++c) {
-      if (!components_[c]) continue;
-      std::string values;
-      for (std::size_t s = 0; s < kMauiSubs; ++s) {
-        if (!subs_[s] || static_cast<std::size_t>(ComponentOf(static_cast<MauiSub>(s))) != c) continue;
-        if (!values.empty()) values += ':';
-        AppendFormat(values, "%5s", percent(sums[kMauiComponents + s]).c_str());
-      }
-      AppendFormat(out, " %6s(%s)", percent(sums[c]).c_str(), values.c_str());
-    }
+    AppendCells(out, [&](std::size_t c) { return percent(sums[c]); },
+                [&](std::size_t s) { return percent(sums[kMauiComponents + s]); });
     return out + "\n";
   }
 
