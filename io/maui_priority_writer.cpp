@@ -77,15 +77,24 @@ class MauiRows {
   const std::array<bool, kMauiSubs>& subs() const { return subs_; }
   const std::array<bool, kMauiComponents>& components() const { return components_; }
 
-  // The factors, names and state of output row i.
-  MauiFactors Factors(std::size_t i, RowNames& names, const char*& state, JobNumber& job, TaskNumber& task) const {
+  // Output row i: its factors, the names of its credentials and its state.
+  struct Row {
+    MauiFactors factors;
+    RowNames names;
+    const char* state = "";
+    JobNumber job = 0;
+    TaskNumber task = 0;
+  };
+  Row RowAt(std::size_t i) const {
+    Row out;
+    RowNames& names = out.names;
     const DispatchEntry& e = result_.order[i];
     const JobShard& shard = s_.jobs.shards()[index_.shard(e.row)];
     const std::size_t r = index_.row(e.row);
     const RowRole role = result_.roles[e.row];
-    job = shard.number[r];
-    task = e.task;
-    state = QstatState(shard.state[r], role);
+    out.job = shard.number[r];
+    out.task = e.task;
+    out.state = QstatState(shard.state[r], role);
     names.user = s_.names.users.Name(shard.owner[r].index());
     names.group = shard.group[r].valid() ? std::string_view(s_.names.groups.Name(shard.group[r].index())) : "NONE";
     names.account = shard.project[r].valid() ? std::string_view(s_.names.projects.Name(shard.project[r].index())) : "NONE";
@@ -104,7 +113,8 @@ class MauiRows {
       }
     }
     names.job_class = job_class.valid() ? std::string_view(s_.names.queues.Name(job_class.index())) : "NONE";
-    return context_.Factors(shard, r, role);
+    out.factors = context_.Factors(shard, r, role);
+    return out;
   }
 
   // " <component>(<sub>:<sub>...)" for every shown component and its shown
@@ -137,11 +147,7 @@ class MauiRows {
   }
 
   void TableRow(std::size_t i, std::string& out, std::vector<double>& sums) const {
-    RowNames n;
-    const char* state;
-    JobNumber job;
-    TaskNumber task;
-    const MauiFactors f = Factors(i, n, state, job, task);
+    const auto [f, n, state, job, task] = RowAt(i);
     AppendFormat(out, "%8u %6u %10.0f %-5s %-12.*s %-12.*s %-12.*s %-10.*s %-10.*s", job, task, f.priority, state,
                  static_cast<int>(n.user.size()), n.user.data(), static_cast<int>(n.group.size()), n.group.data(),
                  static_cast<int>(n.account.size()), n.account.data(), static_cast<int>(n.qos.size()), n.qos.data(),
@@ -174,11 +180,7 @@ class MauiRows {
   }
 
   void JsonRow(std::size_t i, std::string& out) const {
-    RowNames n;
-    const char* state;
-    JobNumber job;
-    TaskNumber task;
-    const MauiFactors f = Factors(i, n, state, job, task);
+    const auto [f, n, state, job, task] = RowAt(i);
     out += "{\"job\":" + std::to_string(job) + ",\"task\":" + std::to_string(task) + ",\"priority\":";
     AppendJsonNumber(out, f.priority);
     out += ",\"total\":";
@@ -225,11 +227,7 @@ class MauiRows {
   }
 
   void KeyValueRow(std::size_t i, std::string& out) const {
-    RowNames n;
-    const char* state;
-    JobNumber job;
-    TaskNumber task;
-    const MauiFactors f = Factors(i, n, state, job, task);
+    const auto [f, n, state, job, task] = RowAt(i);
     auto number = [&](const std::string& name, double value) {
       out += ' ' + name + '=';
       AppendJsonNumber(out, value);
