@@ -61,7 +61,6 @@ class MauiReader {
 
   Status Read(const ObjectBlock* block, const std::vector<UsageLine>& usage) {
     c_ = MauiConfig{};
-    c_.present = block != nullptr;
     if (block != nullptr && !block->source.empty()) source_ = block->source;
     c_.mem_resource = builder_.FindComplex("mem_free");
     c_.swap_resource = builder_.FindComplex("h_vmem");

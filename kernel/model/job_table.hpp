@@ -1,8 +1,9 @@
 // job_table.hpp
 // The jobs of a snapshot as a struct of arrays, partitioned into shards by job
 // number. One row is one job line: a job (or a range of its array tasks) in
-// one state. Rarely set fields (deadline, running placement, dependencies, Maui bypass counts,
-// runtime) live in a per-shard side table so the hot columns stay dense.
+// one state. Rarely set fields (deadline, running placement, dependencies,
+// runtime, eligibility, Maui bypass counts) live in a per-shard side table so
+// the hot columns stay dense.
 // Invariants:
 //   * every column of a shard has the shard's size();
 //   * all rows of one job number sit in the same shard (ShardOf), their task

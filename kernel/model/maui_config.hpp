@@ -88,7 +88,6 @@ struct MauiCredentialTable {
 };
 
 struct MauiConfig {
-  bool present = false;  // a maui block was given
   std::array<std::int64_t, kMauiComponents> component_weight = {1, 1, 1, 1, 1, 1};
   std::array<std::int64_t, kMauiSubs> sub_weight = [] {
     std::array<std::int64_t, kMauiSubs> w{};

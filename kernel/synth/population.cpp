@@ -240,7 +240,6 @@ void ApplyMauiPolicy(Population& population) {
   c.config.priority_policy = PriorityPolicy::kMaui;
   MauiConfig& m = c.maui;
   m = MauiConfig{};
-  m.present = true;
   auto weight = [&](MauiSub s, std::int64_t w) { m.sub_weight[static_cast<std::size_t>(s)] = w; };
   weight(MauiSub::kUser, 1);
   weight(MauiSub::kAccount, 1);
