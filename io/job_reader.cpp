@@ -328,9 +328,14 @@ std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, con
   return results;
 }
 
+std::optional<std::string> ResolveRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& s,
+                                             RequestSet& set) {
+  return RequestParser(builder, s).Parse(key, set);
+}
+
 std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& s) {
   RequestSet set;
-  return RequestParser(builder, s).Parse(key, set);
+  return ResolveRequestKey(key, builder, s, set);
 }
 
 std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameSpace& names, const Snapshot& s) {
@@ -386,6 +391,16 @@ std::optional<std::pair<std::uint32_t, std::string>> RequestCache::Fill(const Jo
     if (used[r]) sets[r] = *sets_[r];
   }
   return std::nullopt;
+}
+
+void RequestCache::Put(const JobNameSpace& space, std::uint32_t id, RequestSet set) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (space_ != &space) {
+    space_ = &space;
+    sets_.clear();
+  }
+  if (sets_.size() <= id) sets_.resize(id + 1);
+  if (!sets_[id]) sets_[id] = std::move(set);
 }
 
 void RequestCache::Clear() {

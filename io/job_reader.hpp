@@ -49,8 +49,12 @@ struct JobSource {
 // Parses the chunks in parallel (syntax only); each result carries its own error.
 std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, const std::string& source);
 
-// Checks a request key (JobNameSpace::requests) against the snapshot's
-// cluster: what AddJobs would report for the first row using it.
+// Resolves a request key (JobNameSpace::requests) against the snapshot's
+// cluster into `set`: the error is what AddJobs would report for the first
+// row using it.
+std::optional<std::string> ResolveRequestKey(std::string_view key, const ClusterBuilder& builder,
+                                             const Snapshot& snapshot, RequestSet& set);
+// The same check, the set discarded.
 std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& snapshot);
 
 // Checks one row's other references (project, department, granted queue
@@ -69,6 +73,9 @@ class RequestCache {
   std::optional<std::pair<std::uint32_t, std::string>> Fill(const JobNameSpace& space,
                                                             const std::vector<std::uint8_t>& used, const Parse& parse,
                                                             std::vector<RequestSet>& sets);
+  // Keeps `set`, resolved elsewhere (a session checking a new job), for key
+  // id `id` of `space`, so that the next Fill does not parse it again.
+  void Put(const JobNameSpace& space, std::uint32_t id, RequestSet set);
   void Clear();
 
  private:

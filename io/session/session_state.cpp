@@ -203,8 +203,11 @@ std::optional<std::string> SessionState::CheckRow(const ParsedJob& row) const {
   jobs_->ReadNames([&](const JobNameSpace& names) {
     // ClusterBuilder only reads here (FindComplex), but takes the snapshot by reference.
     ClusterBuilder builder(const_cast<Snapshot&>(base));
-    if ((error = CheckRequestKey(names.requests.Name(row.requests), builder, base))) return;
-    error = CheckJobReferences(row, names, base);
+    // The set resolved here is kept for the passes (a job category resolved once, as it arrives).
+    RequestSet set;
+    if ((error = ResolveRequestKey(names.requests.Name(row.requests), builder, base, set))) return;
+    if ((error = CheckJobReferences(row, names, base))) return;
+    request_cache_.Put(names, row.requests, std::move(set));
   });
   if (error) return error;
   std::lock_guard<std::mutex> lock(checked_mutex_);
