@@ -1,13 +1,16 @@
 // test_support.hpp
 // Helpers shared by the tests: loading snapshot text, finding a task's row in a
-// priority result, and the paths of the source tree and the schedk binary.
+// priority result, comparing interval results, and the paths of the source
+// tree and the schedk binary.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "io/snapshot_reader.hpp"
+#include "kernel/dispatch/schedule_result.hpp"
 #include "kernel/priority/priority.hpp"
 
 namespace schedk::testing {
@@ -42,6 +45,33 @@ inline Row Find(const io::Snapshot& s, const PriorityResult& r, JobNumber job, T
   }
   ADD_FAILURE() << "job " << job << "." << task << " not in the result";
   return {};
+}
+
+// Whether two intervals decided the same: decisions, grants and monitor lines, field by field.
+inline bool SameSchedule(const ScheduleResult& a, const ScheduleResult& b) {
+  if (a.decisions.size() != b.decisions.size() || a.grants.size() != b.grants.size() ||
+      a.monitor.size() != b.monitor.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.decisions.size(); ++i) {
+    const Decision &x = a.decisions[i], &y = b.decisions[i];
+    if (std::tie(x.job, x.task, x.kind, x.at, x.duration, x.slots, x.pe, x.reason, x.never, x.object) !=
+        std::tie(y.job, y.task, y.kind, y.at, y.duration, y.slots, y.pe, y.reason, y.never, y.object)) {
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < a.grants.size(); ++i) {
+    if (a.grants[i].instance != b.grants[i].instance || a.grants[i].slots != b.grants[i].slots) return false;
+  }
+  for (std::size_t i = 0; i < a.monitor.size(); ++i) {
+    const MonitorRecord &x = a.monitor[i], &y = b.monitor[i];
+    if (std::tie(x.job, x.task, x.state, x.start, x.duration, x.container.level, x.container.index, x.resource,
+                 x.amount) != std::tie(y.job, y.task, y.state, y.start, y.duration, y.container.level,
+                                       y.container.index, y.resource, y.amount)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 inline std::string SourceDir() { return SCHEDK_SOURCE_DIR; }

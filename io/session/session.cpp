@@ -129,7 +129,8 @@ struct Pass {
   double ms = 0;
 };
 
-Result<Pass> RunPass(const SessionState& state, bool dispatch) {
+// `book`: the running tasks' bookings of the session's previous pass.
+Result<Pass> RunPass(const SessionState& state, bool dispatch, RunningBook* book = nullptr) {
   const auto started = std::chrono::steady_clock::now();
   auto view = state.View();
   if (!view.ok()) return view.status();
@@ -138,7 +139,8 @@ Result<Pass> RunPass(const SessionState& state, bool dispatch) {
   pass.priorities = ComputePriorities(pass.snapshot.cluster, pass.snapshot.jobs);
   if (dispatch) {
     pass.instances = QueueInstanceTable::Build(pass.snapshot.cluster);
-    pass.result = ScheduleInterval(pass.snapshot.cluster, pass.snapshot.jobs, pass.priorities, pass.instances);
+    pass.result = ScheduleInterval(pass.snapshot.cluster, pass.snapshot.jobs, pass.priorities, pass.instances,
+                                   ExecutionMode::kParallel, book);
   }
   pass.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return pass;
@@ -509,7 +511,7 @@ void Session::Schedule(const std::string& id, std::string_view args_text) {
     }
     assume = a.value == "assume";
   }
-  auto pass = RunPass(state_, true);
+  auto pass = RunPass(state_, true, &running_book_);
   if (!pass.ok()) {
     Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
     return;
@@ -563,7 +565,7 @@ void Session::Explain(const std::string& id, std::string_view args_text) {
     Error(id, Refuse(ErrorCode::kNoSuchObject, "no job " + std::to_string(job->job), "job:" + std::to_string(job->job)));
     return;
   }
-  auto pass = RunPass(state_, true);
+  auto pass = RunPass(state_, true, &running_book_);
   if (!pass.ok()) {
     Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
     return;

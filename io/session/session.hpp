@@ -6,7 +6,10 @@
 // request, strictly in order. The state lives in a SessionState; passes build
 // their snapshot from it and call the same kernel and writers as the batch
 // commands, so a session's decisions are those of `schedk schedule` on the
-// equivalent snapshot. Nothing here touches a file descriptor: lines come in
+// equivalent snapshot. The running tasks' bookings in the utilisation
+// diagrams are kept from one pass to the next (kernel/dispatch/running_book.hpp):
+// a pass books only what started, ended or changed since the last one. Nothing
+// here touches a file descriptor: lines come in
 // through HandleLine and replies go out through the sink, so tests and
 // benchmarks drive it exactly as the serve command does.
 // Invariants: an error never ends the session and never leaves a request
@@ -20,6 +23,7 @@
 #include <string_view>
 
 #include "io/session/session_state.hpp"
+#include "kernel/dispatch/running_book.hpp"
 
 namespace schedk::io {
 
@@ -70,6 +74,7 @@ class Session {
   SessionOptions options_;
   Sink out_, log_;
   SessionState state_;
+  RunningBook running_book_;  // used by one pass at a time: passes run in request order
   bool greeted_ = false;
   bool ended_ = false;
   std::optional<Body> body_;

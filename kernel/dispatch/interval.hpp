@@ -23,6 +23,7 @@
 #include "kernel/dispatch/host_load.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/resource_ledger.hpp"
+#include "kernel/dispatch/running_book.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/cluster.hpp"
@@ -134,12 +135,13 @@ struct ParallelFit {
 class Interval {
  public:
   Interval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-           const QueueInstanceTable& instances, ExecutionMode mode)
+           const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book = nullptr)
       : cluster_(cluster),
         jobs_(jobs),
         priorities_(priorities),
         instances_(instances),
         mode_(mode),
+        book_(book),
         config_(cluster.config),
         complexes_(cluster.complexes),
         index_(jobs),
@@ -268,8 +270,11 @@ class Interval {
   // Whether the job would start now if the diagrams held nothing but what is in use now.
   bool FitsIgnoringPlan(const JobView& job);
 
-  // Booking.
+  // Booking. With `capture_` set, Book lists its debits there (and writes the
+  // monitor lines) without touching the ledger: what a running task books,
+  // for the running book to compare.
   void Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d, UsageState state);
+  std::vector<BookedDebit>* capture_ = nullptr;
   void Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
                double amount);
   void Record(Decision d, const std::vector<Grant>& grants);
@@ -279,6 +284,7 @@ class Interval {
   const PriorityResult& priorities_;
   const QueueInstanceTable& instances_;
   ExecutionMode mode_;
+  RunningBook* book_;  // kept between intervals by the caller; may be null
   const SchedulerConfig& config_;
   const ComplexTable& complexes_;
   RowIndex index_;

@@ -153,6 +153,10 @@ void Interval::BookRunningJobs() {
   }
   std::sort(running.begin(), running.end(),
             [](const Running& a, const Running& b) { return std::tie(a.job, a.task) < std::tie(b.job, b.task); });
+  // With a running book (and diagrams: without them booking is a sum per
+  // entry), the debits are listed, and the book applies what changed.
+  const bool keep = book_ != nullptr && ledger_.with_diagrams();
+  std::vector<RunningBooking> wanted;
   for (const Running& r : running) {
     const JobShard& shard = jobs_.shards()[r.shard];
     const JobExtras* e = shard.extras_of(r.row);
@@ -181,9 +185,15 @@ void Interval::BookRunningJobs() {
     const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
                                           cluster_.now, config_.schedule_interval);
     const bool suspended = shard.state[r.row] == JobState::kSuspended;
+    if (keep) {
+      wanted.push_back({r.job, r.task, {}});
+      capture_ = &wanted.back().debits;
+    }
     Book(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning);
+    capture_ = nullptr;
     if (job.owner.valid() && !suspended) ++running_per_user_[job.owner.index()];
   }
+  if (keep) book_->Apply(std::move(wanted), ledger_);
 }
 
 
@@ -212,7 +222,11 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
         amount = first ? demand.debit : 0;
       }
       if (amount == 0) return;
-      ledger_.Debit(demand.entry, amount, start, d, now);
+      if (capture_ != nullptr) {
+        capture_->push_back({demand.entry, amount, start, d, now});
+      } else {
+        ledger_.Debit(demand.entry, amount, start, d, now);
+      }
       last_increase_known_[demand.entry] = 0;
       if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
     });

@@ -62,6 +62,18 @@ void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration 
   if (with_diagrams_ && duration > 0) diagrams_[k].Add(start, duration, amount);
 }
 
+bool ResourceLedger::SameLayout(const ResourceLedger& other) const {
+  if (with_diagrams_ != other.with_diagrams_ || pes_ != other.pes_ || hosts_ != other.hosts_ ||
+      first_ != other.first_ || entries_.size() != other.entries_.size()) {
+    return false;
+  }
+  for (std::size_t k = 0; k < entries_.size(); ++k) {
+    const ConsumableEntry &a = entries_[k], &b = other.entries_[k];
+    if (a.complex != b.complex || a.total != b.total || a.non_exclusive != b.non_exclusive) return false;
+  }
+  return true;
+}
+
 std::optional<Time> ResourceLedger::EarliestFit(std::uint32_t k, Time from, Duration duration, double limit) {
   assert(with_diagrams_);
   if (frontiers_.empty()) frontiers_.resize(diagrams_.size());

@@ -67,6 +67,11 @@ class ResourceLedger {
   // when `now` (a running or starting job), and into the diagram when reservation is on.
   void Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now);
 
+  // Whether `other` has the same containers, entries (complex, capacity,
+  // exclusivity) and diagrams on or off: whether bookings made in one mean the
+  // same in the other.
+  bool SameLayout(const ResourceLedger& other) const;
+
  private:
   std::uint32_t Flat(ContainerRef c) const;
   void AddContainer(const ComplexTable& complexes, const ComplexValueList& values, std::optional<double> slots);

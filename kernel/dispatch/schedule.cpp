@@ -217,8 +217,8 @@ ScheduleResult Interval::Run() {
 }  // namespace dispatch_detail
 
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-                                const QueueInstanceTable& instances, ExecutionMode mode) {
-  return dispatch_detail::Interval(cluster, jobs, priorities, instances, mode).Run();
+                                const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book) {
+  return dispatch_detail::Interval(cluster, jobs, priorities, instances, mode, book).Run();
 }
 
 std::vector<JobNumber> BypassedJobs(const ScheduleResult& result) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/running_book.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/cluster.hpp"
@@ -24,8 +25,12 @@ namespace schedk {
 // `instances` is QueueInstanceTable::Build(cluster); `priorities` is
 // ComputePriorities(cluster, jobs). The parallel queue-end-time iteration runs
 // on oneTBB unless `mode` is kSerial (its serial twin: the descending walk).
+// `book`, if given, holds the running tasks' bookings from the caller's
+// previous interval and is brought up to date (running_book.hpp); the result
+// is the same without it.
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-                                const QueueInstanceTable& instances, ExecutionMode mode = ExecutionMode::kParallel);
+                                const QueueInstanceTable& instances, ExecutionMode mode = ExecutionMode::kParallel,
+                                RunningBook* book = nullptr);
 
 // The jobs a lower-priority job was started ahead of in this interval: every
 // job with a task that did not start before the interval's last start in

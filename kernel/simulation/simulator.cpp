@@ -202,7 +202,10 @@ class Replay {
     for (std::uint32_t set : used_slots) request_slot_[set] = kNoSlot;
 
     const PriorityResult priorities = ComputePriorities(cluster_, table, options_.mode);
-    const ScheduleResult result = ScheduleInterval(cluster_, table, priorities, instances_, options_.mode);
+    // The running tasks' bookings carry over from the previous pass (the serial
+    // twin books them all again, as the oracle of that).
+    RunningBook* book = options_.mode == ExecutionMode::kParallel ? &running_book_ : nullptr;
+    const ScheduleResult result = ScheduleInterval(cluster_, table, priorities, instances_, options_.mode, book);
     std::vector<std::uint32_t> started;
     for (const Decision& d : result.decisions) {
       if (d.kind == DecisionKind::kStart) {
@@ -254,6 +257,7 @@ class Replay {
   std::uint64_t sequence_ = 0;
   std::uint64_t passes_ = 0;
   std::vector<std::uint32_t> request_slot_;  // workload request set -> this pass's, or kNoSlot
+  RunningBook running_book_;
 };
 
 }  // namespace

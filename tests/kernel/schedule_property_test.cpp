@@ -8,7 +8,6 @@
 
 #include <map>
 #include <string>
-#include <tuple>
 
 #include "io/snapshot_generator.hpp"
 #include "kernel/dispatch/schedule.hpp"
@@ -48,32 +47,6 @@ io::GeneratorSpec SmallCluster(std::uint64_t seed) {
   return spec;
 }
 
-bool SameDecisions(const ScheduleResult& a, const ScheduleResult& b) {
-  if (a.decisions.size() != b.decisions.size() || a.grants.size() != b.grants.size() ||
-      a.monitor.size() != b.monitor.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < a.decisions.size(); ++i) {
-    const Decision &x = a.decisions[i], &y = b.decisions[i];
-    if (std::tie(x.job, x.task, x.kind, x.at, x.duration, x.slots, x.pe, x.reason, x.never, x.object) !=
-        std::tie(y.job, y.task, y.kind, y.at, y.duration, y.slots, y.pe, y.reason, y.never, y.object)) {
-      return false;
-    }
-  }
-  for (std::size_t i = 0; i < a.grants.size(); ++i) {
-    if (a.grants[i].instance != b.grants[i].instance || a.grants[i].slots != b.grants[i].slots) return false;
-  }
-  for (std::size_t i = 0; i < a.monitor.size(); ++i) {
-    const MonitorRecord &x = a.monitor[i], &y = b.monitor[i];
-    if (std::tie(x.job, x.task, x.state, x.start, x.duration, x.container.level, x.container.index, x.resource,
-                 x.amount) != std::tie(y.job, y.task, y.state, y.start, y.duration, y.container.level,
-                                       y.container.index, y.resource, y.amount)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 struct Outcomes {
   std::size_t starts = 0, reserves = 0, pending = 0;
 };
@@ -87,7 +60,7 @@ void CheckInterval(const io::GeneratorSpec& spec, Outcomes& outcomes) {
   const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
   const ScheduleResult parallel = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel);
   const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kSerial);
-  ASSERT_TRUE(SameDecisions(parallel, serial)) << "seed " << seed;
+  ASSERT_TRUE(testing::SameSchedule(parallel, serial)) << "seed " << seed;
 
   // Replay every booking of the plan.
   const ResourceLedger capacity(s.cluster, instances, false);
