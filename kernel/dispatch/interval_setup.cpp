@@ -156,7 +156,7 @@ void Interval::BookRunningJobs() {
   // With a running book (and diagrams: without them booking is a sum per
   // entry), the debits are listed, and the book applies what changed.
   const bool keep = book_ != nullptr && ledger_.with_diagrams();
-  std::vector<RunningBooking> wanted;
+  RunningListing* wanted = keep ? &book_->wanted() : nullptr;
   for (const Running& r : running) {
     const JobShard& shard = jobs_.shards()[r.shard];
     const JobExtras* e = shard.extras_of(r.row);
@@ -185,15 +185,14 @@ void Interval::BookRunningJobs() {
     const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
                                           cluster_.now, config_.schedule_interval);
     const bool suspended = shard.state[r.row] == JobState::kSuspended;
-    if (keep) {
-      wanted.push_back({r.job, r.task, {}});
-      capture_ = &wanted.back().debits;
-    }
+    if (keep) capture_ = &wanted->debits;
+    const auto first = keep ? static_cast<std::uint32_t>(wanted->debits.size()) : 0;
     Book(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning);
     capture_ = nullptr;
+    if (keep) wanted->bookings.push_back({r.job, r.task, first, static_cast<std::uint32_t>(wanted->debits.size())});
     if (job.owner.valid() && !suspended) ++running_per_user_[job.owner.index()];
   }
-  if (keep) book_->Apply(std::move(wanted), ledger_);
+  if (keep) book_->Apply(ledger_);
 }
 
 

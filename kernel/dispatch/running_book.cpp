@@ -1,5 +1,6 @@
 #include "kernel/dispatch/running_book.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <utility>
@@ -16,32 +17,40 @@ bool Before(const RunningBooking& a, const RunningBooking& b) {
   return std::tie(a.job, a.task) < std::tie(b.job, b.task);
 }
 
+bool SameDebits(const RunningListing& a, const RunningBooking& x, const RunningListing& b, const RunningBooking& y) {
+  return std::equal(a.debits.begin() + x.first, a.debits.begin() + x.last, b.debits.begin() + y.first,
+                    b.debits.begin() + y.last);
+}
+
 }  // namespace
 
-void RunningBook::Post(const RunningBooking& booking, double sign) {
-  for (const BookedDebit& d : booking.debits) {
+void RunningBook::Post(const RunningListing& listing, const RunningBooking& booking, double sign) {
+  for (std::uint32_t k = booking.first; k < booking.last; ++k) {
+    const BookedDebit& d = listing.debits[k];
     ledger_->Debit(d.entry, sign * d.amount, d.start, d.duration, d.now);
     magnitude_[d.entry] += std::fabs(d.amount);
     exact_ = exact_ && Integral(d.amount) && magnitude_[d.entry] < kExactBound;
   }
 }
 
-void RunningBook::Apply(std::vector<RunningBooking> wanted, ResourceLedger& ledger) {
+void RunningBook::Apply(ResourceLedger& ledger) {
   last_update_ = {};
+  const std::vector<RunningBooking>& held = held_.bookings;
+  const std::vector<RunningBooking>& wanted = wanted_.bookings;
   // Which bookings stay, which go and which come: a merge of two (job, task) orders.
   std::vector<const RunningBooking*> gone, added;
   {
     std::size_t i = 0, j = 0;
-    while (i < bookings_.size() || j < wanted.size()) {
-      if (j == wanted.size() || (i < bookings_.size() && Before(bookings_[i], wanted[j]))) {
-        gone.push_back(&bookings_[i++]);
-      } else if (i == bookings_.size() || Before(wanted[j], bookings_[i])) {
+    while (i < held.size() || j < wanted.size()) {
+      if (j == wanted.size() || (i < held.size() && Before(held[i], wanted[j]))) {
+        gone.push_back(&held[i++]);
+      } else if (i == held.size() || Before(wanted[j], held[i])) {
         added.push_back(&wanted[j++]);
       } else {
-        if (bookings_[i].debits == wanted[j].debits) {
+        if (SameDebits(held_, held[i], wanted_, wanted[j])) {
           ++last_update_.kept;
         } else {
-          gone.push_back(&bookings_[i]);
+          gone.push_back(&held[i]);
           added.push_back(&wanted[j]);
         }
         ++i;
@@ -55,29 +64,30 @@ void RunningBook::Apply(std::vector<RunningBooking> wanted, ResourceLedger& ledg
   bool in_place = ledger_ && ledger_->SameLayout(ledger) && exact_;
   if (in_place && changed) {
     std::vector<double> magnitude = magnitude_;
-    for (const auto* list : {&gone, &added}) {
-      for (const RunningBooking* b : *list) {
-        for (const BookedDebit& d : b->debits) {
-          magnitude[d.entry] += std::fabs(d.amount);
-          in_place = in_place && Integral(d.amount) && magnitude[d.entry] < kExactBound;
-        }
+    auto check = [&](const RunningListing& listing, const RunningBooking* b) {
+      for (std::uint32_t k = b->first; k < b->last; ++k) {
+        const BookedDebit& d = listing.debits[k];
+        magnitude[d.entry] += std::fabs(d.amount);
+        in_place = in_place && Integral(d.amount) && magnitude[d.entry] < kExactBound;
       }
-    }
+    };
+    for (const RunningBooking* b : gone) check(held_, b);
+    for (const RunningBooking* b : added) check(wanted_, b);
   }
   if (!ledger_ || !ledger_->SameLayout(ledger) || (changed && !in_place)) {
     // From scratch, in job order: what an interval without a book does.
     ledger_ = ledger;
     magnitude_.assign(ledger.size(), 0);
     exact_ = true;
-    for (const RunningBooking& b : wanted) Post(b, +1);
-    last_update_ = {0, bookings_.size(), wanted.size(), true};
+    for (const RunningBooking& b : wanted) Post(wanted_, b, +1);
+    last_update_ = {0, held.size(), wanted.size(), true};
   } else {
-    for (const RunningBooking* b : gone) Post(*b, -1);
-    for (const RunningBooking* b : added) Post(*b, +1);
+    for (const RunningBooking* b : gone) Post(held_, *b, -1);
+    for (const RunningBooking* b : added) Post(wanted_, *b, +1);
     last_update_.released = gone.size();
     last_update_.booked = added.size();
   }
-  bookings_ = std::move(wanted);
+  std::swap(held_, wanted_);
   ledger = *ledger_;
 }
 

@@ -45,11 +45,22 @@ struct BookedDebit {
   friend bool operator==(const BookedDebit&, const BookedDebit&) = default;
 };
 
-// What one running or suspended task books, in booking order.
+// What one running or suspended task books: debits [first, last) of its
+// listing, in booking order.
 struct RunningBooking {
   JobNumber job = 0;
   TaskNumber task = 0;
+  std::uint32_t first = 0, last = 0;
+};
+
+// The bookings of every running task, in (job, task) order, and their debits.
+struct RunningListing {
+  std::vector<RunningBooking> bookings;
   std::vector<BookedDebit> debits;
+  void clear() {
+    bookings.clear();
+    debits.clear();
+  }
 };
 
 class RunningBook {
@@ -62,21 +73,27 @@ class RunningBook {
   };
   const Update& last_update() const { return last_update_; }
   // Bookings held (one per running or suspended task of the last interval).
-  std::size_t size() const { return bookings_.size(); }
+  std::size_t size() const { return held_.bookings.size(); }
   // The running tasks' bookings alone (null before the first interval).
   const ResourceLedger* ledger() const { return ledger_ ? &*ledger_ : nullptr; }
 
  private:
   friend class dispatch_detail::Interval;
 
-  // Brings the book to `wanted` (in (job, task) order) and copies its ledger
+  // The interval lists what its running tasks book here (cleared), then
+  // calls Apply, which brings the book to that listing and copies its ledger
   // into `ledger`, the interval's, which holds no booking yet.
-  void Apply(std::vector<RunningBooking> wanted, ResourceLedger& ledger);
-  // Adds `sign` times each of the booking's amounts to the book's ledger.
-  void Post(const RunningBooking& booking, double sign);
+  RunningListing& wanted() {
+    wanted_.clear();
+    return wanted_;
+  }
+  void Apply(ResourceLedger& ledger);
+  // Adds `sign` times each of the booking's amounts (in `listing`) to the book's ledger.
+  void Post(const RunningListing& listing, const RunningBooking& booking, double sign);
 
   std::optional<ResourceLedger> ledger_;
-  std::vector<RunningBooking> bookings_;
+  RunningListing held_;    // what the ledger holds
+  RunningListing wanted_;  // the interval's listing (kept to reuse its memory)
   std::vector<double> magnitude_;  // per entry: the absolute amounts added since the last rebuild
   bool exact_ = true;              // every amount added since the last rebuild is an integer
   Update last_update_;
