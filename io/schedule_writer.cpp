@@ -259,9 +259,9 @@ std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, c
   return "";
 }
 
-bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
-                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink,
-                   std::string_view tag) {
+bool WriteScheduleRecords(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
+                          ScheduleFormat format, const std::function<bool(std::string_view)>& sink,
+                          std::string_view tag) {
   // Blocks of the running tasks' monitor lines, then blocks of decisions (each
   // with its own lines), formatted in parallel a batch at a time and handed
   // over in order, so the text held at once stays bounded.
@@ -293,6 +293,11 @@ bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances
       if (!text[k].empty() && !sink(text[k])) return false;
     }
   }
+  return true;
+}
+
+bool WriteScheduleDone(const ScheduleResult& result, ScheduleFormat format, double elapsed_ms,
+                       const std::function<bool(std::string_view)>& sink, std::string_view tag) {
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.0f", elapsed_ms);
   std::string out;
@@ -305,6 +310,13 @@ bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances
            ",\"pending\":" + std::to_string(result.pending) + ",\"ms\":" + ms + "}\n";
   }
   return sink(out);
+}
+
+bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
+                   ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink,
+                   std::string_view tag) {
+  return WriteScheduleRecords(snapshot, instances, result, format, sink, tag) &&
+         WriteScheduleDone(result, format, elapsed_ms, sink, tag);
 }
 
 std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTable& instances,

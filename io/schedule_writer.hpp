@@ -28,6 +28,14 @@ enum class ScheduleFormat { kText, kJsonl };
 bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
                    ScheduleFormat format, double elapsed_ms, const std::function<bool(std::string_view)>& sink,
                    std::string_view tag = {});
+// Its two parts: every record but `done` (the running tasks' `sched` lines,
+// then each decision with its own), which may be written piece by piece from
+// consecutive slices of one result (ScheduleSlice); and the `done` line.
+bool WriteScheduleRecords(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
+                          ScheduleFormat format, const std::function<bool(std::string_view)>& sink,
+                          std::string_view tag = {});
+bool WriteScheduleDone(const ScheduleResult& result, ScheduleFormat format, double elapsed_ms,
+                       const std::function<bool(std::string_view)>& sink, std::string_view tag = {});
 
 // The interval as Grid Engine appends it to the MONITOR file: "::::::::" and
 // then every line, running and suspended tasks first.

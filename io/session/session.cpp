@@ -2,7 +2,12 @@
 
 #include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "io/ge_value.hpp"
@@ -129,22 +134,95 @@ struct Pass {
   double ms = 0;
 };
 
-// `book`: the running tasks' bookings of the session's previous pass.
-Result<Pass> RunPass(const SessionState& state, bool dispatch, RunningBook* book = nullptr) {
+// Hears of a pass's interval records as they become final (ScheduleProgress),
+// with the pass they belong to (its snapshot and instances are complete by then).
+using PassProgress = std::function<void(const Pass& pass, const ScheduleResult& so_far)>;
+
+// `book`: the running tasks' bookings of the session's previous pass. The pass
+// lives on the heap, so that a listener may keep referring to it.
+Result<std::unique_ptr<Pass>> RunPass(const SessionState& state, bool dispatch, RunningBook* book = nullptr,
+                                      const PassProgress* listen = nullptr) {
   const auto started = std::chrono::steady_clock::now();
   auto view = state.View();
   if (!view.ok()) return view.status();
-  Pass pass;
-  pass.snapshot = std::move(view.value());
-  pass.priorities = ComputePriorities(pass.snapshot.cluster, pass.snapshot.jobs);
+  auto pass = std::make_unique<Pass>();
+  pass->snapshot = std::move(view.value());
+  pass->priorities = ComputePriorities(pass->snapshot.cluster, pass->snapshot.jobs);
   if (dispatch) {
-    pass.instances = QueueInstanceTable::Build(pass.snapshot.cluster);
-    pass.result = ScheduleInterval(pass.snapshot.cluster, pass.snapshot.jobs, pass.priorities, pass.instances,
-                                   ExecutionMode::kParallel, book);
+    pass->instances = QueueInstanceTable::Build(pass->snapshot.cluster);
+    const ScheduleProgress progress = [&](const ScheduleResult& so_far) { (*listen)(*pass, so_far); };
+    pass->result = ScheduleInterval(pass->snapshot.cluster, pass->snapshot.jobs, pass->priorities, pass->instances,
+                                    ExecutionMode::kParallel, book, listen != nullptr ? &progress : nullptr);
   }
-  pass.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  pass->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return pass;
 }
+
+// A pass's records written while its interval goes on: each slice of final
+// decisions is formatted and handed to the sink by a thread of its own, so
+// that formatting and the pipe to the master overlap the dispatch loop. The
+// bytes are those WriteScheduleRecords writes for the whole result.
+class RecordStream {
+ public:
+  RecordStream(std::function<bool(std::string_view)> sink, std::string tag)
+      : sink_(std::move(sink)), tag_(std::move(tag)) {}
+  RecordStream(const RecordStream&) = delete;
+  RecordStream& operator=(const RecordStream&) = delete;
+  ~RecordStream() { Finish(); }
+
+  // On the interval's thread: the decisions not taken yet, as a slice of their own.
+  void Take(const Pass& pass, const ScheduleResult& so_far) {
+    ScheduleResult slice = ScheduleSlice(so_far, taken_, so_far.decisions.size(), !started_);
+    taken_ = so_far.decisions.size();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      slices_.push_back(std::move(slice));
+    }
+    ready_.notify_one();
+    if (!started_) {
+      started_ = true;
+      writer_ = std::thread([this, &pass] { Write(pass); });
+    }
+  }
+  // Waits until every slice taken is written; false if the sink refused one.
+  bool Finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+    if (writer_.joinable()) writer_.join();
+    return sink_ok_;
+  }
+
+ private:
+  void Write(const Pass& pass) {
+    for (;;) {
+      ScheduleResult slice;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [&] { return closed_ || !slices_.empty(); });
+        if (slices_.empty()) return;
+        slice = std::move(slices_.front());
+        slices_.pop_front();
+      }
+      if (sink_ok_) {
+        sink_ok_ = WriteScheduleRecords(pass.snapshot, pass.instances, slice, ScheduleFormat::kText, sink_, tag_);
+      }
+    }
+  }
+
+  std::function<bool(std::string_view)> sink_;
+  std::string tag_;
+  std::size_t taken_ = 0;  // decisions sliced so far
+  bool started_ = false;   // the running tasks' lines are taken, the writer runs
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<ScheduleResult> slices_;
+  bool closed_ = false;
+  bool sink_ok_ = true;  // written by the writer only; read after the join
+  std::thread writer_;
+};
 
 }  // namespace
 
@@ -511,24 +589,29 @@ void Session::Schedule(const std::string& id, std::string_view args_text) {
     }
     assume = a.value == "assume";
   }
-  auto pass = RunPass(state_, true, &running_book_);
+  // The records go out while the interval runs; `done` (or an error, should
+  // the assumption be refused) once it is over.
+  auto sink = [&](std::string_view piece) {
+    Reply(piece);
+    return !ended_;
+  };
+  RecordStream stream(sink, id);
+  const PassProgress listen = [&](const Pass& p, const ScheduleResult& so_far) { stream.Take(p, so_far); };
+  auto pass = RunPass(state_, true, &running_book_, &listen);
+  const bool written = stream.Finish();
   if (!pass.ok()) {
     Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
     return;
   }
+  const Pass& done = *pass.value();
   if (assume) {
-    if (SessionStatus refused = state_.Assume(pass->snapshot, pass->result, pass->instances)) {
+    if (SessionStatus refused = state_.Assume(done.snapshot, done.result, done.instances)) {
       Error(id, Refuse(ErrorCode::kInternal, "assume: " + refused->message));
       return;
     }
   }
-  WriteSchedule(pass->snapshot, pass->instances, pass->result, ScheduleFormat::kText, pass->ms,
-                [&](std::string_view piece) {
-                  Reply(piece);
-                  return !ended_;
-                },
-                id);
-  Log(id, "schedule", "done starts=" + std::to_string(pass->result.starts) + (assume ? " assumed" : ""));
+  if (written) WriteScheduleDone(done.result, ScheduleFormat::kText, done.ms, sink, id);
+  Log(id, "schedule", "done starts=" + std::to_string(done.result.starts) + (assume ? " assumed" : ""));
 }
 
 void Session::Priorities(const std::string& id) {
@@ -538,7 +621,7 @@ void Session::Priorities(const std::string& id) {
     return;
   }
   std::size_t rows = 0;
-  WritePriorities(pass->snapshot, pass->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+  WritePriorities(pass.value()->snapshot, pass.value()->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
     reply_.clear();
     ForEachLine(piece, [&](std::string_view line) {
       reply_ += "prio " + id + " ";
@@ -572,14 +655,14 @@ void Session::Explain(const std::string& id, std::string_view args_text) {
   }
   const std::string number = std::to_string(job->job);
   reply_.clear();
-  WritePriorities(pass->snapshot, pass->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+  WritePriorities(pass.value()->snapshot, pass.value()->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
     ForEachLine(piece, [&](std::string_view line) {
       if (line.rfind("job=" + number + " ", 0) == 0) reply_ += "prio " + id + " " + std::string(line) + "\n";
     });
     return true;
   });
   std::string text;
-  WriteSchedule(pass->snapshot, pass->instances, pass->result, ScheduleFormat::kText, pass->ms,
+  WriteSchedule(pass.value()->snapshot, pass.value()->instances, pass.value()->result, ScheduleFormat::kText, pass.value()->ms,
                 [&](std::string_view piece) {
                   text.append(piece);
                   return true;

@@ -24,6 +24,7 @@
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/resource_ledger.hpp"
 #include "kernel/dispatch/running_book.hpp"
+#include "kernel/dispatch/schedule.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/cluster.hpp"
@@ -135,13 +136,15 @@ struct ParallelFit {
 class Interval {
  public:
   Interval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-           const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book = nullptr)
+           const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book = nullptr,
+           const ScheduleProgress* progress = nullptr)
       : cluster_(cluster),
         jobs_(jobs),
         priorities_(priorities),
         instances_(instances),
         mode_(mode),
         book_(book),
+        progress_(progress),
         config_(cluster.config),
         complexes_(cluster.complexes),
         index_(jobs),
@@ -285,6 +288,8 @@ class Interval {
   const QueueInstanceTable& instances_;
   ExecutionMode mode_;
   RunningBook* book_;  // kept between intervals by the caller; may be null
+  const ScheduleProgress* progress_;  // may be null
+  std::size_t reported_ = 0;          // decisions the progress listener has heard of
   const SchedulerConfig& config_;
   const ComplexTable& complexes_;
   RowIndex index_;

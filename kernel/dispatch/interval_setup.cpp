@@ -259,6 +259,11 @@ void Interval::Record(Decision d, const std::vector<Grant>& grants) {
       break;
   }
   result_.decisions.push_back(d);
+  constexpr std::size_t kProgressEvery = 4096;  // decisions between two reports
+  if (progress_ != nullptr && result_.decisions.size() - reported_ >= kProgressEvery) {
+    reported_ = result_.decisions.size();
+    (*progress_)(result_);
+  }
 }
 
 }  // namespace schedk::dispatch_detail

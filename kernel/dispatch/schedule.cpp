@@ -165,6 +165,7 @@ ScheduleResult Interval::Run() {
   last_increase_known_.assign(ledger_.size(), 0);
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
+  if (progress_ != nullptr) (*progress_)(result_);
   UpdateQueueOrder();
   UpdateAlarms(std::nullopt);
   const bool reservation = config_.max_reservation > 0;
@@ -211,14 +212,44 @@ ScheduleResult Interval::Run() {
     }
     Record(decision, {});
   }
+  if (progress_ != nullptr) (*progress_)(result_);
   return std::move(result_);
 }
 
 }  // namespace dispatch_detail
 
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-                                const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book) {
-  return dispatch_detail::Interval(cluster, jobs, priorities, instances, mode, book).Run();
+                                const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book,
+                                const ScheduleProgress* progress) {
+  return dispatch_detail::Interval(cluster, jobs, priorities, instances, mode, book, progress).Run();
+}
+
+ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std::size_t to, bool with_running) {
+  ScheduleResult slice;
+  if (with_running) {
+    slice.monitor.assign(result.monitor.begin(), result.monitor.begin() + result.running_monitor);
+    slice.running_monitor = result.running_monitor;
+  }
+  if (from >= to) return slice;
+  const std::uint32_t g0 = result.decisions[from].grant_begin, g1 = result.decisions[to - 1].grant_end;
+  const std::uint32_t m0 = result.decisions[from].monitor_begin, m1 = result.decisions[to - 1].monitor_end;
+  const auto base = static_cast<std::uint32_t>(slice.monitor.size());
+  slice.grants.assign(result.grants.begin() + g0, result.grants.begin() + g1);
+  slice.monitor.insert(slice.monitor.end(), result.monitor.begin() + m0, result.monitor.begin() + m1);
+  slice.decisions.assign(result.decisions.begin() + static_cast<std::ptrdiff_t>(from),
+                         result.decisions.begin() + static_cast<std::ptrdiff_t>(to));
+  for (Decision& d : slice.decisions) {
+    d.grant_begin -= g0;
+    d.grant_end -= g0;
+    d.monitor_begin = d.monitor_begin - m0 + base;
+    d.monitor_end = d.monitor_end - m0 + base;
+    switch (d.kind) {
+      case DecisionKind::kStart: ++slice.starts; break;
+      case DecisionKind::kReserve: ++slice.reserves; break;
+      case DecisionKind::kPending: ++slice.pending; break;
+    }
+  }
+  return slice;
 }
 
 std::vector<JobNumber> BypassedJobs(const ScheduleResult& result) {

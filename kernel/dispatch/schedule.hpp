@@ -12,6 +12,9 @@
 // Invariant: the result depends on the inputs only, not on the thread count.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/running_book.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
@@ -22,15 +25,29 @@
 
 namespace schedk {
 
+// Hears of an interval's records as they become final, for a caller that
+// writes them while the interval goes on: once the running tasks are booked
+// (their monitor lines), then every few thousand decisions, and at the end.
+// It is called on the interval's thread with the result so far, whose vectors
+// may grow and move once it returns: ScheduleSlice copies what a listener keeps.
+using ScheduleProgress = std::function<void(const ScheduleResult& so_far)>;
+
+// Decisions [from, to) of `result` with their grants and monitor lines (and the
+// running tasks' lines first when `with_running`) as a result of their own,
+// indices rebased: consecutive slices, written in order, give the records of
+// the whole result.
+ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std::size_t to, bool with_running);
+
 // `instances` is QueueInstanceTable::Build(cluster); `priorities` is
 // ComputePriorities(cluster, jobs). The parallel queue-end-time iteration runs
 // on oneTBB unless `mode` is kSerial (its serial twin: the descending walk).
 // `book`, if given, holds the running tasks' bookings from the caller's
 // previous interval and is brought up to date (running_book.hpp); the result
-// is the same without it.
+// is the same without it. `progress`, if given, hears of the records as they
+// become final.
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
                                 const QueueInstanceTable& instances, ExecutionMode mode = ExecutionMode::kParallel,
-                                RunningBook* book = nullptr);
+                                RunningBook* book = nullptr, const ScheduleProgress* progress = nullptr);
 
 // The jobs a lower-priority job was started ahead of in this interval: every
 // job with a task that did not start before the interval's last start in

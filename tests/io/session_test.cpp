@@ -5,6 +5,7 @@
 // snapshot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -335,6 +336,50 @@ std::string BatchSchedule(const std::string& text) {
   return WithoutTimes(out);
 }
 
+// Consecutive slices of an interval's result, each written on its own (as a
+// session streams them while the interval runs), give the records of the whole.
+TEST(SessionStateTest, SlicesOfAResultWriteItsRecords) {
+  GeneratorSpec spec;
+  spec.jobs = 2000;
+  spec.hosts = 12;
+  spec.seed = 5;
+  spec.max_reservation = 30;
+  std::string text;
+  ASSERT_TRUE(GenerateSnapshot(spec, [&](std::string_view s) {
+    text.append(s);
+    return true;
+  }));
+  auto snapshot = ReadSnapshot(text, "slices");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  const PriorityResult priorities = ComputePriorities(snapshot->cluster, snapshot->jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(snapshot->cluster);
+  const ScheduleResult result = ScheduleInterval(snapshot->cluster, snapshot->jobs, priorities, instances);
+  ASSERT_GT(result.reserves, 0u);
+  ASSERT_GT(result.running_monitor, 0u);
+  auto write = [&](const ScheduleResult& r) {
+    std::string out;
+    WriteScheduleRecords(snapshot.value(), instances, r, ScheduleFormat::kText, [&](std::string_view s) {
+      out.append(s);
+      return true;
+    }, "x");
+    return out;
+  };
+  const std::string whole = write(result);
+  std::mt19937_64 random(5);
+  for (int round = 0; round < 20; ++round) {
+    std::string pieces;
+    std::size_t from = 0;
+    bool first = true;
+    while (from < result.decisions.size() || first) {
+      const std::size_t to = std::min(result.decisions.size(), from + random() % 300);
+      pieces += write(ScheduleSlice(result, from, to, first));
+      first = false;
+      from = to;
+    }
+    ASSERT_EQ(pieces, whole) << "round " << round;
+  }
+}
+
 // A session's schedule replies with the id taken out again.
 std::string SessionRecords(const std::string& out, const std::string& id) {
   std::string records;
@@ -349,7 +394,7 @@ std::string SessionRecords(const std::string& out, const std::string& id) {
 
 TEST(SessionStateTest, DecisionsEqualTheBatchScheduleOfTheDump) {
   GeneratorSpec spec;
-  spec.jobs = 3000;
+  spec.jobs = 12000;  // tasks enough for the session to stream its records in several slices
   spec.hosts = 20;
   spec.seed = 11;
   spec.max_reservation = 20;
