@@ -1,7 +1,7 @@
 // test_support.hpp
-// Helpers shared by the tests: loading snapshot text, finding a task's row in a
-// priority result, comparing interval results, and the paths of the source
-// tree and the schedk binary.
+// Helpers shared by the tests: loading and generating snapshot text, finding a
+// task's row in a priority result, comparing interval results, and the paths of
+// the source tree and the schedk binary.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "io/snapshot_generator.hpp"
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
 #include "kernel/priority/priority.hpp"
@@ -21,6 +22,16 @@ inline io::Snapshot Load(const std::string& text) {
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   if (!s.ok()) return io::Snapshot{};
   return std::move(s).value();
+}
+
+// The text `schedk generate` writes for `spec`.
+inline std::string GeneratedText(const io::GeneratorSpec& spec) {
+  std::string text;
+  EXPECT_TRUE(io::GenerateSnapshot(spec, [&](std::string_view piece) {
+    text += piece;
+    return true;
+  }));
+  return text;
 }
 
 // The status of reading `text`, for bad-input tests.

@@ -344,12 +344,7 @@ TEST(SessionStateTest, SlicesOfAResultWriteItsRecords) {
   spec.hosts = 12;
   spec.seed = 5;
   spec.max_reservation = 30;
-  std::string text;
-  ASSERT_TRUE(GenerateSnapshot(spec, [&](std::string_view s) {
-    text.append(s);
-    return true;
-  }));
-  auto snapshot = ReadSnapshot(text, "slices");
+  auto snapshot = ReadSnapshot(testing::GeneratedText(spec), "slices");
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   const PriorityResult priorities = ComputePriorities(snapshot->cluster, snapshot->jobs);
   const QueueInstanceTable instances = QueueInstanceTable::Build(snapshot->cluster);
@@ -398,11 +393,7 @@ TEST(SessionStateTest, DecisionsEqualTheBatchScheduleOfTheDump) {
   spec.hosts = 20;
   spec.seed = 11;
   spec.max_reservation = 20;
-  std::string snapshot;
-  ASSERT_TRUE(GenerateSnapshot(spec, [&](std::string_view s) {
-    snapshot.append(s);
-    return true;
-  }));
+  const std::string snapshot = testing::GeneratedText(spec);
   // Load, change things the way a master does, then schedule.
   Transcript t = Converse(Requests({"h hello proto=1", "s snapshot"}) + snapshot +
                      Requests({"end snapshot", "1 schedule commit=assume", "2 advance 120",

@@ -39,11 +39,7 @@ Parts Generate(std::uint64_t seed) {
   spec.max_reservation = 5 + seed % 20;
   spec.reserve_in_gaps = seed % 3 == 0;
   if (seed % 4 == 1) spec.exclusive_fraction = 0.15;
-  std::string text;
-  io::GenerateSnapshot(spec, [&](std::string_view piece) {
-    text += piece;
-    return true;
-  });
+  const std::string text = testing::GeneratedText(spec);
   Parts parts;
   std::size_t begin = 0;
   while (begin < text.size()) {

@@ -17,14 +17,7 @@
 namespace schedk {
 namespace {
 
-io::Snapshot Load(const io::GeneratorSpec& spec) {
-  std::string text;
-  io::GenerateSnapshot(spec, [&](std::string_view piece) {
-    text += piece;
-    return true;
-  });
-  return testing::Load(text);
-}
+io::Snapshot Load(const io::GeneratorSpec& spec) { return testing::Load(testing::GeneratedText(spec)); }
 
 io::GeneratorSpec SmallCluster(std::uint64_t seed) {
   io::GeneratorSpec spec;
