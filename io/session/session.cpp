@@ -620,8 +620,9 @@ void Session::Priorities(const std::string& id) {
     Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
     return;
   }
+  const Pass& done = *pass.value();
   std::size_t rows = 0;
-  WritePriorities(pass.value()->snapshot, pass.value()->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+  WritePriorities(done.snapshot, done.priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
     reply_.clear();
     ForEachLine(piece, [&](std::string_view line) {
       reply_ += "prio " + id + " ";
@@ -653,16 +654,17 @@ void Session::Explain(const std::string& id, std::string_view args_text) {
     Error(id, Refuse(ErrorCode::kInternal, pass.status().ToString()));
     return;
   }
+  const Pass& done = *pass.value();
   const std::string number = std::to_string(job->job);
   reply_.clear();
-  WritePriorities(pass.value()->snapshot, pass.value()->priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+  WritePriorities(done.snapshot, done.priorities, PriorityFormat::kKeyValue, [&](std::string_view piece) {
     ForEachLine(piece, [&](std::string_view line) {
       if (line.rfind("job=" + number + " ", 0) == 0) reply_ += "prio " + id + " " + std::string(line) + "\n";
     });
     return true;
   });
   std::string text;
-  WriteSchedule(pass.value()->snapshot, pass.value()->instances, pass.value()->result, ScheduleFormat::kText, pass.value()->ms,
+  WriteSchedule(done.snapshot, done.instances, done.result, ScheduleFormat::kText, done.ms,
                 [&](std::string_view piece) {
                   text.append(piece);
                   return true;

@@ -8,8 +8,9 @@
 // commands, so a session's decisions are those of `schedk schedule` on the
 // equivalent snapshot. The running tasks' bookings in the utilisation
 // diagrams are kept from one pass to the next (kernel/dispatch/running_book.hpp):
-// a pass books only what started, ended or changed since the last one. Nothing
-// here touches a file descriptor: lines come in
+// a pass books only what started, ended or changed since the last one, and a
+// `schedule` reply's records go out while its interval runs. Nothing here
+// touches a file descriptor: lines come in
 // through HandleLine and replies go out through the sink, so tests and
 // benchmarks drive it exactly as the serve command does.
 // Invariants: an error never ends the session and never leaves a request
