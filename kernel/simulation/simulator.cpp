@@ -126,6 +126,7 @@ class Replay {
 
  private:
   static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::size_t kParallelFromRows = 4096;  // smaller passes are ranked on one thread
 
   void Push(Time time, EventKind kind, std::uint32_t job) {
     const bool submissions_first = options_.semantics == SimSemantics::kReference;
@@ -201,7 +202,10 @@ class Replay {
     for (std::uint32_t j : members) add_row(j);
     for (std::uint32_t set : used_slots) request_slot_[set] = kNoSlot;
 
-    const PriorityResult priorities = ComputePriorities(cluster_, table, options_.mode);
+    // A few thousand rows or fewer are ranked quicker on one thread than split
+    // into tasks (KTH-SP2: 0.66 -> 0.61 s); the serial twin gives the same bits.
+    const ExecutionMode ranking = table.rows() < kParallelFromRows ? ExecutionMode::kSerial : options_.mode;
+    const PriorityResult priorities = ComputePriorities(cluster_, table, ranking);
     // The running tasks' bookings carry over from the previous pass (the serial
     // twin books them all again, as the oracle of that).
     RunningBook* book = options_.mode == ExecutionMode::kParallel ? &running_book_ : nullptr;
