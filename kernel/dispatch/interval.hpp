@@ -233,8 +233,21 @@ class Interval {
   // The queue-end-time iterator (§5.5) for one PE: the diagrams whose
   // breakpoints are its candidate start times, and those times, latest first.
   std::vector<std::uint32_t> TimeEntries(const JobView& job, PeId pe) const;
-  // Appends the entries of container c whose breakpoints are candidate times.
-  void AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries) const;
+  // Appends the entries of container c whose breakpoints are candidate times
+  // (but `leave_out`, whose breakpoints another entry lists).
+  void AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries,
+                         std::optional<std::uint32_t> leave_out = std::nullopt) const;
+  // The `slots` entry of host h that a parallel walk may leave out, if any: the
+  // host has a single queue instance, whose `slots` entry has the same diagram
+  // (every booking debits both alike) and at most the host's capacity, so the
+  // host's count never limits the instance's and their breakpoints coincide.
+  // The diagrams' comparison is kept per host until either of them changes.
+  std::optional<std::uint32_t> MirroredHostSlots(std::uint32_t h) const;
+  struct MirrorCheck {
+    std::uint64_t host_version = UINT64_MAX, instance_version = UINT64_MAX;
+    bool same = false;
+  };
+  mutable std::vector<MirrorCheck> mirror_checks_;  // per host; each written by the task planning its host
   // A parallel job's static match against every eligible host and instance,
   // worked out once for the walk: their demands on ledger entries in one flat
   // table (each host's own, then each instance's in queue order), and the

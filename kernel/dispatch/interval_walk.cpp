@@ -16,8 +16,10 @@ namespace schedk::dispatch_detail {
 // start times for one PE: the PE's and the global host's, and those of every
 // statically eligible queue instance and its host, for the consumables the
 // job requests (slots always).
-void Interval::AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries) const {
+void Interval::AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries,
+                                 std::optional<std::uint32_t> leave_out) const {
   for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
+    if (k == leave_out) continue;
     const ComplexId complex = ledger_.entry(k).complex;
     if (complex == complexes_.slots || FindValue(job.requests->hard, complex) != nullptr) entries.push_back(k);
   }
@@ -38,6 +40,22 @@ std::vector<std::uint32_t> Interval::TimeEntries(const JobView& job, PeId pe) co
     }
   }
   return entries;
+}
+
+std::optional<std::uint32_t> Interval::MirroredHostSlots(std::uint32_t h) const {
+  if (instances_.host_first[h + 1] - instances_.host_first[h] != 1 || !ledger_.with_diagrams()) return std::nullopt;
+  const std::optional<std::uint32_t> host = ledger_.Find({ContainerLevel::kHost, h}, complexes_.slots);
+  if (!host) return std::nullopt;
+  const std::uint32_t i = instances_.on_host[instances_.host_first[h]];
+  const std::optional<std::uint32_t> instance = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
+  if (!instance || ledger_.entry(*host).total < ledger_.entry(*instance).total) return std::nullopt;
+  if (mirror_checks_.empty()) return std::nullopt;  // sized in Run
+  MirrorCheck& check = mirror_checks_[h];
+  const std::uint64_t host_version = ledger_.version(*host), instance_version = ledger_.version(*instance);
+  if (check.host_version != host_version || check.instance_version != instance_version) {
+    check = {host_version, instance_version, ledger_.diagram(*host).SameSteps(ledger_.diagram(*instance))};
+  }
+  return check.same ? host : std::nullopt;
 }
 
 namespace {
@@ -85,8 +103,10 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
     tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
       Block& block = blocks[b];
       std::vector<Demand> scratch;
+      std::optional<std::uint32_t> leave_out;  // the host's mirrored slots entry
       auto append = [&](std::uint32_t host_index) {
         for (const Demand& demand : scratch) {
+          if (demand.entry == leave_out) continue;
           block.demands.push_back({demand.entry, demand.amount, demand.kind});
           block.demand_host.push_back(host_index);
         }
@@ -95,6 +115,7 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
       for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
         const HostId host(h);
         if (!HostStatic(job, host)) continue;
+        leave_out.reset();
         HostPlan plan{host, 0, 0, {}};
         const std::size_t mark = block.demands.size();
         const auto host_index = static_cast<std::uint32_t>(block.hosts.size());
@@ -107,7 +128,8 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
           AppendTimeEntries(job, {ContainerLevel::kQueue, i}, block.time_entries);
           if (!host_timed) {
             host_timed = true;
-            AppendTimeEntries(job, {ContainerLevel::kHost, h}, block.time_entries);
+            leave_out = MirroredHostSlots(h);
+            AppendTimeEntries(job, {ContainerLevel::kHost, h}, block.time_entries, leave_out);
           }
           if (alarm_[i]) continue;
           if (!host_fit_known) {

@@ -17,7 +17,10 @@ ResourceLedger::ResourceLedger(const Cluster& cluster, const QueueInstanceTable&
   for (std::size_t i = 0; i < instances.size(); ++i) {
     AddContainer(complexes, *instances.complex_values[i], instances.slots[i]);
   }
-  if (with_diagrams_) diagrams_.resize(entries_.size());
+  if (with_diagrams_) {
+    diagrams_.resize(entries_.size());
+    versions_.assign(entries_.size(), 0);
+  }
 }
 
 void ResourceLedger::AddContainer(const ComplexTable& complexes, const ComplexValueList& values,
@@ -59,7 +62,10 @@ double ResourceLedger::Used(std::uint32_t k, Time start, Duration duration) cons
 
 void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now) {
   if (now) entries_[k].used_now += amount;
-  if (with_diagrams_ && duration > 0) diagrams_[k].Add(start, duration, amount);
+  if (with_diagrams_ && duration > 0) {
+    diagrams_[k].Add(start, duration, amount);
+    versions_[k] = ++last_version_;
+  }
 }
 
 bool ResourceLedger::SameLayout(const ResourceLedger& other) const {

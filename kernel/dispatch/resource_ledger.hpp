@@ -58,6 +58,10 @@ class ResourceLedger {
   // reservation is on, else the amount in use now.
   double Used(std::uint32_t k, Time start, Duration duration) const;
   const UtilizationDiagram& diagram(std::uint32_t k) const { return diagrams_[k]; }
+  // Changes whenever entry k's diagram may have changed (never twice the same
+  // value in one ledger), so that a fact learnt about the diagram can be kept
+  // until then. Contract: with_diagrams().
+  std::uint64_t version(std::uint32_t k) const { return versions_[k]; }
   // The diagram's EarliestFit (gaps included: RESERVE_IN_GAPS), through a
   // FitFrontier per entry, so that the questions of one pass start where the
   // earlier answers on that entry allow. Contract: with_diagrams().
@@ -81,6 +85,8 @@ class ResourceLedger {
   std::vector<std::uint32_t> first_;  // per flat container, plus the end
   std::vector<ConsumableEntry> entries_;
   std::vector<UtilizationDiagram> diagrams_;  // parallel to entries_ when reservation is on
+  std::vector<std::uint64_t> versions_;       // parallel to diagrams_
+  std::uint64_t last_version_ = 0;
   std::vector<FitFrontier> frontiers_;        // parallel to diagrams_ once EarliestFit is used
 };
 

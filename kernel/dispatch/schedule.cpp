@@ -163,6 +163,7 @@ ScheduleResult Interval::Run() {
   request_categories_.assign(access_lists_ ? 0 : sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
+  if (ledger_.with_diagrams()) mirror_checks_.assign(cluster_.hosts.size(), MirrorCheck{});
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
   if (progress_ != nullptr) (*progress_)(result_);

@@ -432,6 +432,15 @@ std::vector<Breakpoint> UtilizationDiagram::Breakpoints() const {
   return points;
 }
 
+bool UtilizationDiagram::SameSteps(const UtilizationDiagram& other) const {
+  if (size_ != other.size_) return false;
+  Position a{0, 0}, b{0, 0};
+  for (std::size_t n = 0; n < size_; ++n, a = Next(a), b = other.Next(b)) {
+    if (TimeAt(a) != other.TimeAt(b) || AmountAt(a) != other.AmountAt(b)) return false;
+  }
+  return true;
+}
+
 void UtilizationDiagram::AppendTimesIn(Time from, Time to, std::vector<Time>& out) const {
   for (Position p = LowerBound(from); p < End() && TimeAt(p) < to; p = Next(p)) out.push_back(TimeAt(p));
 }

@@ -98,6 +98,8 @@ class UtilizationDiagram {
 
   // Every breakpoint in time order.
   std::vector<Breakpoint> Breakpoints() const;
+  // Whether both diagrams have the same breakpoints (the same step function).
+  bool SameSteps(const UtilizationDiagram& other) const;
   // The times of the breakpoints in [from, to), in time order, appended to `out`.
   void AppendTimesIn(Time from, Time to, std::vector<Time>& out) const;
   // The time of the first breakpoint; nullopt when empty.

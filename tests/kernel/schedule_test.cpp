@@ -390,3 +390,41 @@ TEST(ScheduleTest, NoParallelReservationAtTheEndOfTime) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// A host with one queue instance books the same slots on both, so the parallel
+// walk weighs only the instance's diagram when the host has at least the
+// instance's slots; where the host has fewer, the host's own count limits and
+// stays in the walk. h1 and h2 hold 2 slots each below queue instances of 4:
+// job 1 uses both of h1's until 1050, job 2 one of h2's until 1250. Three
+// slots are free from 1050 (2 on h1, 1 on h2); counting the instances' 4 would
+// have found them at once.
+TEST(ScheduleTest, HostSlotsBelowTheInstanceSlotsLimitTheWalk) {
+  const std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 5\nparams DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\ncomplex_values slots=2\nend exechost\n"
+      "begin exechost h2\ncomplex_values slots=2\nend exechost\n"
+      "begin exechost h3\ncomplex_values slots=8\nend exechost\n"
+      "begin pe mpi\nslots 16\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\npe_list mpi\nend queue\n"
+      "begin queue big.q\nhostlist h3\nslots 4\npe_list mpi\nend queue\n"
+      "job 1 owner=u submit=800 state=r start=950 granted=all.q@h1:2 l_hard=h_rt=100\n"
+      "job 2 owner=u submit=800 state=r start=950 granted=all.q@h2:1 l_hard=h_rt=300\n"
+      "job 3 owner=u submit=800 state=r start=950 granted=big.q@h3:4 l_hard=h_rt=400\n"
+      "job 20 owner=u submit=900 p=1000 R=y pe_name=mpi pe_min=3 pe_max=3 l_hard=h_rt=100\n"
+      "job 21 owner=u submit=901 R=y pe_name=mpi pe_min=7 pe_max=7 l_hard=h_rt=100\n";
+  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
+  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  EXPECT_TRUE(Has(serial, "reserve 20.1 at=1050 dur=100 slots=3 pe=mpi granted=all.q@h1:2,all.q@h2:1")) << serial;
+  // h3's 8 slots never limit its instance's 4. Job 21 needs 7: h1 and h2
+  // give 4 from 1250 (job 20's reservation ends at 1150, job 2 at 1250) and h3
+  // its 4 from 1350; $fill_up takes 2, 2 and 3.
+  EXPECT_TRUE(Has(serial, "reserve 21.1 at=1350 dur=100 slots=7 pe=mpi granted=all.q@h1:2,all.q@h2:2,big.q@h3:3"))
+      << serial;
+}
+
+}  // namespace
+}  // namespace schedk

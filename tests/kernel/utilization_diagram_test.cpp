@@ -212,3 +212,30 @@ TEST(UtilizationDiagramTest, MatchesTheNaiveTwinOnRandomSequences) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// SameSteps compares the step functions, not how the breakpoints lie in
+// blocks: the same 300 bookings added in two orders (the blocks split
+// differently) give the same steps; one amount or one breakpoint more does not.
+TEST(UtilizationDiagramTest, SameStepsComparesTheStepFunctions) {
+  UtilizationDiagram forward, backward;
+  for (Time t = 0; t < 300; ++t) forward.Add(10 * t, 15, 1 + static_cast<double>(t % 3));
+  for (Time t = 300; t-- > 0;) backward.Add(10 * t, 15, 1 + static_cast<double>(t % 3));
+  ASSERT_GT(forward.size(), UtilizationDiagram::kBlockCapacity);
+  EXPECT_TRUE(forward.SameSteps(backward));
+  EXPECT_TRUE(backward.SameSteps(forward));
+  UtilizationDiagram changed = backward;
+  changed.Add(1500, 5, 0.5);  // inside an existing step: same times, other amounts
+  EXPECT_FALSE(forward.SameSteps(changed));
+  changed.Add(1500, 5, -0.5);
+  EXPECT_TRUE(forward.SameSteps(changed));
+  changed.Add(5000, 10, 1);  // past the end: one breakpoint more
+  EXPECT_FALSE(forward.SameSteps(changed));
+  EXPECT_TRUE(UtilizationDiagram().SameSteps(UtilizationDiagram()));
+  EXPECT_FALSE(UtilizationDiagram().SameSteps(forward));
+}
+
+}  // namespace
+}  // namespace schedk
