@@ -188,6 +188,9 @@ class Interval {
   bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
   LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                std::vector<Demand>* demands) const;
+  // Fit's static part: the match of the job's other requests against the
+  // container's fixed and load values (`found` as for Fit; slots 0 on a mismatch).
+  LevelFit MatchStatic(ContainerRef c, const JobView& job, std::uint64_t& found) const;
   // Calls visit(Demand) for each ledger entry the job draws on in container c:
   // its explicit consumable requests, the defaults of the container's other
   // consumables, `slots` itself, and both counts of an EXCL consumable.

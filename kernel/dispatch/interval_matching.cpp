@@ -97,6 +97,31 @@ bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
 // demands are appended to `demands_out` when given.
 LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                        std::vector<Demand>* demands_out) const {
+  LevelFit fit = MatchStatic(c, job, found);
+  ForEachDemand(c, job, [&](const Demand& demand) {
+    if (demands_out != nullptr) demands_out->push_back(demand);
+    const ConsumableEntry& e = ledger_.entry(demand.entry);
+    const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(demand.entry, start, d));
+    std::uint32_t n = kUnlimited;
+    if (demand.kind != DemandKind::kPerSlot) {
+      if (demand.amount > left) n = 0;
+    } else {
+      const double fits = std::floor(left / demand.amount);
+      n = fits <= 0 ? 0 : fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(fits);
+    }
+    if (demand.amount > e.total && fit.never == NeverCause::kNone) {
+      fit.never = NeverCause::kExceedsCapacity;
+      fit.limiting = e.complex;
+    }
+    if (n < fit.slots) {
+      fit.slots = n;
+      if (!fit.static_mismatch && fit.never == NeverCause::kNone) fit.limiting = e.complex;
+    }
+  });
+  return fit;
+}
+
+LevelFit Interval::MatchStatic(ContainerRef c, const JobView& job, std::uint64_t& found) const {
   LevelFit fit;
   const ComplexValueList& hard = job.requests->hard;
   for (std::size_t r = 0; r < hard.size(); ++r) {
@@ -149,26 +174,6 @@ LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration 
       if (!fit.limiting.valid()) fit.limiting = req.complex;
     }
   }
-  ForEachDemand(c, job, [&](const Demand& demand) {
-    if (demands_out != nullptr) demands_out->push_back(demand);
-    const ConsumableEntry& e = ledger_.entry(demand.entry);
-    const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(demand.entry, start, d));
-    std::uint32_t n = kUnlimited;
-    if (demand.kind != DemandKind::kPerSlot) {
-      if (demand.amount > left) n = 0;
-    } else {
-      const double fits = std::floor(left / demand.amount);
-      n = fits <= 0 ? 0 : fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(fits);
-    }
-    if (demand.amount > e.total && fit.never == NeverCause::kNone) {
-      fit.never = NeverCause::kExceedsCapacity;
-      fit.limiting = e.complex;
-    }
-    if (n < fit.slots) {
-      fit.slots = n;
-      if (!fit.static_mismatch && fit.never == NeverCause::kNone) fit.limiting = e.complex;
-    }
-  });
   return fit;
 }
 

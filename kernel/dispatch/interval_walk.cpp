@@ -83,7 +83,6 @@ std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
 
 // Blocks of hosts in parallel, each with its own tables, joined in host order.
 Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const {
-  const Duration d = job.duration;
   WalkPlan walk;
   std::vector<DemandSlot>& demands = walk.demands;
   std::vector<std::uint32_t>& demand_host = walk.demand_host;
@@ -135,7 +134,8 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
           if (!host_fit_known) {
             host_fit_known = true;
             scratch.clear();
-            host_usable = !Fit({ContainerLevel::kHost, h}, job, cluster_.now, d, found_host, &scratch).static_mismatch;
+            host_usable = !MatchStatic({ContainerLevel::kHost, h}, job, found_host).static_mismatch;
+            ForEachDemand({ContainerLevel::kHost, h}, job, [&](const Demand& demand) { scratch.push_back(demand); });
             plan.first = static_cast<std::uint32_t>(block.demands.size());
             if (host_usable) append(host_index);
             plan.last = static_cast<std::uint32_t>(block.demands.size());
@@ -143,8 +143,8 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
           if (!host_usable) continue;
           std::uint64_t found = global_found | found_host;
           scratch.clear();
-          const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, d, found, &scratch);
-          if (!AllFound(job, found) || q.static_mismatch) continue;
+          if (MatchStatic({ContainerLevel::kQueue, i}, job, found).static_mismatch || !AllFound(job, found)) continue;
+          ForEachDemand({ContainerLevel::kQueue, i}, job, [&](const Demand& demand) { scratch.push_back(demand); });
           const auto first = static_cast<std::uint32_t>(block.demands.size());
           append(host_index);
           plan.instances.push_back({i, first, static_cast<std::uint32_t>(block.demands.size())});
