@@ -342,6 +342,10 @@ class Interval {
   // monotone region: where QueueEndStart looks first (it changes the order of
   // the work, never the result).
   mutable std::optional<Time> walk_failure_hint_;
+  // Parallel walks since the ledger last had no breakpoint index: building
+  // one costs about as much as the searches of a few walks save.
+  static constexpr std::uint32_t kWalksBeforeIndex = 4;
+  std::uint32_t walks_without_index_ = 0;
   std::vector<std::uint32_t> running_per_user_;
   std::unordered_map<CategoryKey, CategoryState, CategoryKeyHash> categories_;  // with access lists
   std::vector<CategoryState> request_categories_;  // without: by request set and -now flag

@@ -286,6 +286,11 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
         walk_start = t;
       }
     } else {
+      // Past a few walks, the breakpoint index pays for its building.
+      if (ledger_.breakpoint_index() == nullptr && ++walks_without_index_ >= kWalksBeforeIndex) {
+        walks_without_index_ = 0;
+        ledger_.IndexBreakpoints();
+      }
       walk_start = QueueEndStart(job, pe, least, room);
     }
     if (!walk_start) continue;

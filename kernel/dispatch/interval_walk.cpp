@@ -1,6 +1,7 @@
 #include "kernel/dispatch/interval.hpp"
 
 #include <atomic>
+#include <cassert>
 #include <functional>
 
 #include <tbb/blocked_range.h>
@@ -343,12 +344,43 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     return start;
   };
   const std::vector<std::uint32_t>& time_entries = walk.time_entries;
-  std::optional<Time> first_time;
-  for (std::uint32_t k : time_entries) {
-    if (const std::optional<Time> t = ledger_.diagram(k).FirstBreakpoint()) {
-      first_time = first_time ? std::min(*first_time, *t) : *t;
-    }
+  // With the ledger's breakpoint index, the candidate times of a stretch are
+  // read from its postings of the walk's entries, not searched for in every
+  // one of their diagrams.
+  const BreakpointIndex* index = ledger_.breakpoint_index();
+  std::vector<std::uint8_t> weighed;  // per ledger entry: one of time_entries
+  if (index != nullptr) {
+    weighed.assign(ledger_.size(), 0);
+    for (std::uint32_t k : time_entries) weighed[k] = 1;
   }
+  // TimesIn over time_entries: the distinct candidate times in [from, to), latest first.
+  auto times_in = [&](Time from, Time to) {
+    if (index == nullptr) return TimesIn(ledger_, time_entries, from, to);
+    std::vector<Time> times;
+    index->ForEachIn(from, to, [&](Time t, std::uint32_t k) {
+      if (weighed[k] && (times.empty() || times.back() != t)) times.push_back(t);
+      return true;
+    });
+    std::reverse(times.begin(), times.end());
+    return times;
+  };
+  // The earliest candidate time in [low, high).
+  auto earliest_candidate_in = [&](Time low, Time high) -> std::optional<Time> {
+    std::optional<Time> earliest;
+    if (index != nullptr) {
+      index->ForEachIn(low, high, [&](Time t, std::uint32_t k) {
+        if (weighed[k]) earliest = t;
+        return !earliest;
+      });
+      return earliest;
+    }
+    for (std::uint32_t k : time_entries) {
+      const std::optional<Time> t = ledger_.diagram(k).NextBreakpoint(low);
+      if (t && *t < high) earliest = earliest ? std::min(*earliest, *t) : *t;
+    }
+    return earliest;
+  };
+  const std::optional<Time> first_time = earliest_candidate_in(0, kDiagramForever + 1);
   if (!first_time) {  // no breakpoint at all: the walk's only candidate is now
     return found(feasible_at(cluster_.now) ? std::optional<Time>(cluster_.now) : std::nullopt);
   }
@@ -363,7 +395,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // Binary search over the candidates above the last rise, from evaluations at
   // both ends. A host's availability is monotone there too, so a host equal at
   // both ends of the bracket stays so inside it: only the others are looked at.
-  const std::vector<Time> upper = TimesIn(ledger_, time_entries, rises, kDiagramForever + 1);
+  const std::vector<Time> upper = times_in(rises, kDiagramForever + 1);
   std::size_t lo = 0;  // the first failure in `upper`
   if (!upper.empty()) {
     const std::size_t bottom_index = upper.size() - 1;
@@ -432,14 +464,36 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   const bool packable = demands.size() < (std::size_t{1} << kDemandBits);
   auto event_time = [&](std::uint64_t e) { return static_cast<Time>(e >> kDemandBits) - static_cast<Time>(kTimeBias); };
   auto event_demand = [&](std::uint64_t e) { return static_cast<std::uint32_t>(e & ((1u << kDemandBits) - 1)); };
+  auto pack = [](Time t, std::uint32_t g) {
+    return (static_cast<std::uint64_t>(t + static_cast<Time>(kTimeBias)) << kDemandBits) | g;
+  };
+  std::vector<std::uint32_t> demand_of;  // per ledger entry: its demand, with the index (each entry has at most one)
   // The events in [low, high), latest first.
   auto events_of = [&](Time low, Time high) {
+    if (index != nullptr) {
+      if (demand_of.empty()) {
+        demand_of.assign(ledger_.size(), UINT32_MAX);
+        for (std::uint32_t g = 0; g < demands.size(); ++g) {
+          assert(demand_of[demands[g].entry] == UINT32_MAX);  // a container is planned once
+          demand_of[demands[g].entry] = g;
+        }
+      }
+      std::vector<std::uint64_t> events;
+      auto collect = [&](Time from, Time to, Duration shift) {
+        index->ForEachIn(from, to, [&](Time b, std::uint32_t k) {
+          if (demand_of[k] != UINT32_MAX) events.push_back(pack(b - shift, demand_of[k]));
+          return true;
+        });
+      };
+      collect(low + 1, high + 1, 1);  // below b, the amount before b is in effect
+      if (d < kInfiniteDuration) collect(low + d, high + d, d);  // from b - d down, b is past the window
+      RadixSort64(events);
+      std::reverse(events.begin(), events.end());
+      return events;
+    }
     std::vector<std::vector<std::uint64_t>> parts((demands.size() + 255) / 256);
     tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
       std::vector<Time> times;
-      auto pack = [](Time t, std::uint32_t g) {
-        return (static_cast<std::uint64_t>(t + static_cast<Time>(kTimeBias)) << kDemandBits) | g;
-      };
       const auto end = static_cast<std::uint32_t>(std::min(demands.size(), (part + 1) * 256));
       for (auto g = static_cast<std::uint32_t>(part * 256); g < end; ++g) {
         const UtilizationDiagram& diagram = ledger_.diagram(demands[g].entry);
@@ -511,14 +565,6 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   constexpr std::size_t kHalvingsBeforeEmptyCheck = 64;
   std::size_t halvings = 0;
   std::vector<std::pair<Time, Time>> skipped;  // skipped stretches since last_feasible, latest last
-  auto earliest_candidate_in = [&](Time low, Time high) -> std::optional<Time> {
-    std::optional<Time> earliest;
-    for (std::uint32_t k : time_entries) {
-      const std::optional<Time> t = ledger_.diagram(k).NextBreakpoint(low);
-      if (t && *t < high) earliest = earliest ? std::min(*earliest, *t) : *t;
-    }
-    return earliest;
-  };
   // The last feasible candidate so far: the earliest one of the latest skipped
   // stretch that has any, else the one the sweep left.
   auto last_feasible_so_far = [&]() {
@@ -558,7 +604,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       stretches.push_back({mid, high});
       continue;
     }
-    const std::vector<Time> chunk = TimesIn(ledger_, time_entries, low, high);
+    const std::vector<Time> chunk = times_in(low, high);
     if (chunk.empty()) continue;
     const std::size_t failure = sweep(chunk);
     if (failure < chunk.size()) {

@@ -1,6 +1,7 @@
 #include "kernel/dispatch/resource_ledger.hpp"
 
 #include <cassert>
+#include <tuple>
 
 namespace schedk {
 
@@ -62,10 +63,47 @@ double ResourceLedger::Used(std::uint32_t k, Time start, Duration duration) cons
 
 void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now) {
   if (now) entries_[k].used_now += amount;
-  if (with_diagrams_ && duration > 0) {
-    diagrams_[k].Add(start, duration, amount);
-    versions_[k] = ++last_version_;
+  if (!with_diagrams_ || duration <= 0) return;
+  UtilizationDiagram& diagram = diagrams_[k];
+  versions_[k] = ++last_version_;
+  if (!index_) {
+    diagram.Add(start, duration, amount);
+    return;
   }
+  // An addition changes the breakpoints at its window's two ends only (the
+  // steps inside move together), unless rounding makes two of them equal.
+  const Time end = DiagramEnd(start, duration);
+  const bool had_start = diagram.HasBreakpointAt(start), had_end = diagram.HasBreakpointAt(end);
+  const auto before = static_cast<std::ptrdiff_t>(diagram.size());
+  diagram.Add(start, duration, amount);
+  const bool has_start = diagram.HasBreakpointAt(start), has_end = diagram.HasBreakpointAt(end);
+  if (static_cast<std::ptrdiff_t>(diagram.size()) != before + has_start - had_start + has_end - had_end ||
+      !BreakpointIndex::Packable(end, k)) {
+    index_.reset();
+    return;
+  }
+  for (const auto& [time, had, has] : {std::tuple{start, had_start, has_start}, std::tuple{end, had_end, has_end}}) {
+    if (has && !had) index_->Insert(time, k);
+    if (had && !has) index_->Erase(time, k);
+  }
+}
+
+bool ResourceLedger::IndexBreakpoints() {
+  assert(with_diagrams_);
+  index_.reset();
+  if (diagrams_.size() > BreakpointIndex::kMaxDiagrams) return false;
+  std::vector<std::uint64_t> postings;
+  std::vector<Time> times;
+  for (std::uint32_t k = 0; k < diagrams_.size(); ++k) {
+    times.clear();
+    diagrams_[k].AppendTimesIn(0, kDiagramForever + 1, times);
+    for (Time t : times) {
+      if (!BreakpointIndex::Packable(t, k)) return false;
+      postings.push_back(BreakpointIndex::Pack(t, k));
+    }
+  }
+  index_.emplace(std::move(postings));
+  return true;
 }
 
 bool ResourceLedger::SameLayout(const ResourceLedger& other) const {

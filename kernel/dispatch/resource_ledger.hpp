@@ -16,6 +16,7 @@
 
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/model/cluster.hpp"
+#include "kernel/reservation/breakpoint_index.hpp"
 #include "kernel/reservation/utilization_diagram.hpp"
 
 namespace schedk {
@@ -71,6 +72,14 @@ class ResourceLedger {
   // when `now` (a running or starting job), and into the diagram when reservation is on.
   void Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now);
 
+  // Indexes the breakpoints of every diagram (postings numbered by entry),
+  // kept up to date by Debit from then on. Returns false, with no index, when
+  // they do not fit BreakpointIndex. Debit drops the index when an addition
+  // merges steps inside its window (rounding can make two amounts equal); ask
+  // again to rebuild it. Contract: with_diagrams().
+  bool IndexBreakpoints();
+  const BreakpointIndex* breakpoint_index() const { return index_ ? &*index_ : nullptr; }
+
   // Whether `other` has the same containers, entries (complex, capacity,
   // exclusivity) and diagrams on or off: whether bookings made in one mean the
   // same in the other.
@@ -86,6 +95,7 @@ class ResourceLedger {
   std::vector<ConsumableEntry> entries_;
   std::vector<UtilizationDiagram> diagrams_;  // parallel to entries_ when reservation is on
   std::vector<std::uint64_t> versions_;       // parallel to diagrams_
+  std::optional<BreakpointIndex> index_;      // of diagrams_, if asked for
   std::uint64_t last_version_ = 0;
   std::vector<FitFrontier> frontiers_;        // parallel to diagrams_ once EarliestFit is used
 };

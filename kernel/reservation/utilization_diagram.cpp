@@ -451,6 +451,11 @@ std::optional<Time> UtilizationDiagram::NextBreakpoint(Time t) const {
   return TimeAt(p);
 }
 
+bool UtilizationDiagram::HasBreakpointAt(Time t) const {
+  const std::optional<Position> floor = Floor(t);
+  return floor && TimeAt(*floor) == t;
+}
+
 std::optional<Time> UtilizationDiagram::FirstBreakpoint() const {
   if (empty()) return std::nullopt;
   return TimeAt({0, 0});

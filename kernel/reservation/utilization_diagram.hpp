@@ -106,6 +106,8 @@ class UtilizationDiagram {
   std::optional<Time> FirstBreakpoint() const;
   // The time of the first breakpoint at or after t; nullopt if there is none.
   std::optional<Time> NextBreakpoint(Time t) const;
+  // Whether a breakpoint lies at t.
+  bool HasBreakpointAt(Time t) const;
 
  private:
   // A breakpoint's place: a block in time order (an index into order_) and an

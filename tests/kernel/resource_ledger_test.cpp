@@ -1,8 +1,14 @@
-// The resource ledger's entry versions: what a walk may keep about a diagram
-// (a host's mirrored slots) is valid until the entry's version changes.
+// The resource ledger's entry versions (what a walk may keep about a diagram,
+// a host's mirrored slots, is valid until the entry's version changes) and its
+// breakpoint index, kept up to date through bookings and releases.
 #include "kernel/dispatch/resource_ledger.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <utility>
+#include <vector>
 
 #include "tests/test_support.hpp"
 
@@ -31,6 +37,77 @@ TEST(ResourceLedgerTest, EveryDiagramChangeGivesTheEntryANewVersion) {
   const std::uint64_t released = ledger.version(host);
   ledger.Debit(host, 1, 1000, 0, true);  // no duration: the diagram stays as it is
   EXPECT_EQ(ledger.version(host), released);
+}
+
+}  // namespace
+}  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// Every posting of an index, in order.
+std::vector<std::pair<Time, std::uint32_t>> Postings(const BreakpointIndex& index) {
+  std::vector<std::pair<Time, std::uint32_t>> out;
+  index.ForEachIn(0, BreakpointIndex::kMaxTime + 1, [&](Time t, std::uint32_t k) {
+    out.emplace_back(t, k);
+    return true;
+  });
+  return out;
+}
+
+// Bookings and releases kept up to date in the index are the index built
+// afresh; a rounding that merges two steps inside a booking's window drops it.
+TEST(ResourceLedgerTest, TheBreakpointIndexFollowsEveryDebit) {
+  const io::Snapshot s = testing::Load(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin exechost h1\ncomplex_values slots=64\nend exechost\n"
+      "begin exechost h2\ncomplex_values slots=64\nend exechost\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 64\nend queue\n");
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  ResourceLedger ledger(s.cluster, instances, true);
+  ledger.Debit(0, 3, 1000, 500, true);
+  ASSERT_TRUE(ledger.IndexBreakpoints());
+  std::mt19937_64 rng(11);
+  struct Booking {
+    std::uint32_t entry;
+    double amount;
+    Time start;
+    Duration duration;
+  };
+  std::vector<Booking> booked;
+  for (int step = 0; step < 3000; ++step) {
+    if (rng() % 3 == 0 && !booked.empty()) {  // a release, exactly undoing a booking
+      const std::size_t b = rng() % booked.size();
+      const Booking x = booked[b];
+      ledger.Debit(x.entry, -x.amount, x.start, x.duration, false);
+      booked.erase(booked.begin() + static_cast<long>(b));
+    } else {
+      const Booking x{static_cast<std::uint32_t>(rng() % ledger.size()), static_cast<double>(1 + rng() % 4),
+                      static_cast<Time>(1000 + rng() % 400), static_cast<Duration>(1 + rng() % 300)};
+      ledger.Debit(x.entry, x.amount, x.start, x.duration, false);
+      booked.push_back(x);
+    }
+    ASSERT_NE(ledger.breakpoint_index(), nullptr) << "step " << step;
+  }
+  const auto kept = Postings(*ledger.breakpoint_index());
+  EXPECT_GT(kept.size(), 500u);
+  ResourceLedger fresh = ledger;
+  ASSERT_TRUE(fresh.IndexBreakpoints());
+  EXPECT_EQ(kept, Postings(*fresh.breakpoint_index()));
+
+  // 0.1 and the next double above it step apart at 50; with 1 added over
+  // both they round to the same 1.1, and the step at 50 is gone.
+  ResourceLedger rounding(s.cluster, instances, true);
+  ASSERT_TRUE(rounding.IndexBreakpoints());
+  rounding.Debit(1, 0.1, 0, 100, false);
+  rounding.Debit(1, std::nextafter(0.1, 1.0) - 0.1, 50, 50, false);
+  ASSERT_NE(rounding.breakpoint_index(), nullptr);
+  EXPECT_EQ(Postings(*rounding.breakpoint_index()), (std::vector<std::pair<Time, std::uint32_t>>{{0, 1}, {50, 1}, {100, 1}}));
+  rounding.Debit(1, 1.0, 0, 200, false);
+  EXPECT_EQ(rounding.diagram(1).size(), 3u);  // 0, 100 and 200: the step at 50 merged
+  EXPECT_EQ(rounding.breakpoint_index(), nullptr);
+  ASSERT_TRUE(rounding.IndexBreakpoints());
+  EXPECT_EQ(Postings(*rounding.breakpoint_index()), (std::vector<std::pair<Time, std::uint32_t>>{{0, 1}, {100, 1}, {200, 1}}));
 }
 
 }  // namespace

@@ -1,0 +1,90 @@
+// The breakpoint index against a plain ordered set of (time, diagram)
+// postings: random insertions and erasures across many buckets, and range
+// reads of every shape (empty, within a bucket, across buckets, unbounded,
+// stopped early).
+#include "kernel/reservation/breakpoint_index.hpp"
+
+#include <gtest/gtest.h>
+
+#include <iterator>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace schedk {
+namespace {
+
+using Posting = std::pair<Time, std::uint32_t>;
+
+std::vector<Posting> Read(const BreakpointIndex& index, Time from, Time to, std::size_t limit = SIZE_MAX) {
+  std::vector<Posting> out;
+  index.ForEachIn(from, to, [&](Time t, std::uint32_t d) {
+    out.emplace_back(t, d);
+    return out.size() < limit;
+  });
+  return out;
+}
+
+std::vector<Posting> Expected(const std::set<Posting>& set, Time from, Time to, std::size_t limit = SIZE_MAX) {
+  std::vector<Posting> out;
+  for (auto it = set.lower_bound({from, 0}); it != set.end() && it->first < to && out.size() < limit; ++it) {
+    out.push_back(*it);
+  }
+  return out;
+}
+
+TEST(BreakpointIndexTest, MatchesAnOrderedSetOfPostings) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<Time> time(0, 20000);
+  std::uniform_int_distribution<std::uint32_t> diagram(0, 40);
+  std::set<Posting> truth;
+  std::vector<std::uint64_t> initial;
+  while (truth.size() < 3000) {
+    const Posting p{time(rng), diagram(rng)};
+    if (truth.insert(p).second) initial.push_back(BreakpointIndex::Pack(p.first, p.second));
+  }
+  BreakpointIndex index(initial);
+  for (int step = 0; step < 20000; ++step) {
+    if (rng() % 2 == 0 && !truth.empty()) {
+      auto it = truth.begin();
+      std::advance(it, static_cast<long>(rng() % truth.size()));
+      index.Erase(it->first, it->second);
+      truth.erase(it);
+    } else {
+      const Posting p{time(rng), diagram(rng)};
+      if (!truth.insert(p).second) continue;
+      index.Insert(p.first, p.second);
+    }
+    ASSERT_EQ(index.size(), truth.size());
+    if (step % 500 == 0) {
+      const Time from = time(rng), to = from + static_cast<Time>(rng() % 3000);
+      ASSERT_EQ(Read(index, from, to), Expected(truth, from, to)) << "step " << step;
+      ASSERT_EQ(Read(index, from, from + 1), Expected(truth, from, from + 1));
+      ASSERT_EQ(Read(index, from, to, 3), Expected(truth, from, to, 3));
+    }
+  }
+  EXPECT_EQ(Read(index, 0, BreakpointIndex::kMaxTime + 1), Expected(truth, 0, BreakpointIndex::kMaxTime + 1));
+  EXPECT_EQ(Read(index, -50, 100), Expected(truth, 0, 100));  // nothing lies before 0
+  EXPECT_TRUE(Read(index, 500, 500).empty());
+  EXPECT_TRUE(Read(index, 600, 500).empty());
+}
+
+TEST(BreakpointIndexTest, TheLargestTimesAndDiagramsPack) {
+  const Time last = BreakpointIndex::kMaxTime;
+  const std::uint32_t top = BreakpointIndex::kMaxDiagrams - 1;
+  EXPECT_TRUE(BreakpointIndex::Packable(last, top));
+  EXPECT_FALSE(BreakpointIndex::Packable(last + 1, 0));
+  EXPECT_FALSE(BreakpointIndex::Packable(-1, 0));
+  EXPECT_FALSE(BreakpointIndex::Packable(0, top + 1));
+  BreakpointIndex index({BreakpointIndex::Pack(last, top), BreakpointIndex::Pack(0, 0)});
+  index.Insert(4294967295, 3);  // kDiagramForever, the end of every plan
+  EXPECT_EQ(Read(index, 1, last + 5), (std::vector<Posting>{{4294967295, 3}, {last, top}}));
+  EXPECT_EQ(Read(index, 0, last), (std::vector<Posting>{{0, 0}, {4294967295, 3}}));
+  index.Erase(last, top);
+  index.Erase(0, 0);
+  EXPECT_EQ(Read(index, 0, last + 1), (std::vector<Posting>{{4294967295, 3}}));
+}
+
+}  // namespace
+}  // namespace schedk
