@@ -216,10 +216,15 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // One demand's slot count over [t, t + window) (kUnlimited when it does not
   // limit the count). In the monotone region the peak is the amount at t.
   std::vector<std::uint32_t> fits(demands.size(), kUnlimited);
+  // Each demand's diagram is asked at nearby times again and again: each
+  // search starts where the demand's previous one ended.
+  std::vector<std::uint32_t> hints(demands.size(), 0);
   auto fits_at = [&](std::uint32_t g, Time t, Duration window, bool monotone) -> std::uint32_t {
     const DemandSlot& demand = demands[g];
-    const double used = monotone && t < kDiagramForever ? ledger_.diagram(demand.entry).AmountAt(t)
-                                                        : ledger_.Used(demand.entry, t, window);
+    const UtilizationDiagram& diagram = ledger_.diagram(demand.entry);
+    const double used = monotone && t < kDiagramForever ? diagram.AmountAt(t, hints[g])
+                        : ledger_.with_diagrams()          ? diagram.Max(t, window, hints[g])
+                                                           : ledger_.entry(demand.entry).used_now;
     const double left = ledger_.entry(demand.entry).total - used;
     if (demand.kind != DemandKind::kPerSlot) return demand.amount > left ? 0 : kUnlimited;
     const double n = std::floor(left / demand.amount);
@@ -561,7 +566,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // down to stretches short enough to list and sweep exactly. The stretch at
   // the previous walk's failure, a likely place for this one to fail, is
   // settled apart (in the same order, so the first failure found is the same).
-  constexpr Duration kSweptExactly = 128;  // seconds
+  constexpr Duration kSweptExactly = 1024;  // seconds
   constexpr std::size_t kHalvingsBeforeEmptyCheck = 64;
   std::size_t halvings = 0;
   std::vector<std::pair<Time, Time>> skipped;  // skipped stretches since last_feasible, latest last

@@ -329,6 +329,55 @@ double UtilizationDiagram::Max(Time start, Duration duration) const {
   return std::max(at_start, RangeMax(inside, LowerBound(end)));
 }
 
+namespace {
+
+// The first of times[0, n) after t, searched for from `from` outwards in
+// doubling steps (O(log distance)). Contract: times ascend.
+std::uint32_t UpperBoundFrom(const Time* times, std::uint32_t n, Time t, std::uint32_t from) {
+  from = std::min(from, n);
+  std::uint32_t lo = 0, hi = n;  // the answer lies in [lo, hi]
+  if (from < n && times[from] <= t) {
+    lo = from + 1;
+    std::uint32_t step = 1;
+    while (lo + step <= n && times[lo + step - 1] <= t) {
+      lo += step;
+      step *= 2;
+    }
+    hi = std::min(n, lo + step - 1);
+  } else {
+    hi = from;  // times[hi] > t, or hi == n
+    std::uint32_t step = 1;
+    while (hi >= step && times[hi - step] > t) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step + 1 : 0;
+  }
+  return static_cast<std::uint32_t>(std::upper_bound(times + lo, times + hi, t) - times);
+}
+
+}  // namespace
+
+double UtilizationDiagram::Max(Time start, Duration duration, std::uint32_t& hint) const {
+  if (blocks() != 1 || start >= kDiagramForever) return Max(start, duration);
+  const Time end = DiagramEnd(start, duration);
+  const Time* times = time_.data() + Slot(0);
+  const double* amounts = amount_.data() + Slot(0);
+  const std::uint32_t n = Count(0);
+  std::uint32_t i = UpperBoundFrom(times, n, start, hint);
+  hint = i;
+  double peak = i > 0 ? amounts[i - 1] : 0.0;
+  for (; i < n && times[i] < end; ++i) peak = std::max(peak, amounts[i]);
+  return peak;
+}
+
+double UtilizationDiagram::AmountAt(Time t, std::uint32_t& hint) const {
+  if (blocks() != 1) return AmountAt(t);
+  const std::uint32_t i = UpperBoundFrom(time_.data() + Slot(0), Count(0), t, hint);
+  hint = i;
+  return i > 0 ? amount_[Slot(0) + i - 1] : 0.0;
+}
+
 double UtilizationDiagram::AmountAt(Time t) const {
   const std::optional<Position> in_effect = Floor(t);
   return in_effect ? AmountAt(*in_effect) : 0.0;

@@ -67,6 +67,13 @@ class UtilizationDiagram {
   // increase on, it equals Max(t, d) for every d.
   double AmountAt(Time t) const;
 
+  // Max and AmountAt for a caller that asks one diagram again and again at
+  // nearby times: the search for `start` begins where `hint` points (the place
+  // an earlier question left there; any value is valid) and gallops from
+  // there. The answers are Max's and AmountAt's.
+  double Max(Time start, Duration duration, std::uint32_t& hint) const;
+  double AmountAt(Time t, std::uint32_t& hint) const;
+
   // utilization_queue_end: the last amount, or the one before it when the last
   // breakpoint is at kDiagramForever (an infinite job). 0 when empty.
   double QueueEnd() const;

@@ -239,3 +239,31 @@ TEST(UtilizationDiagramTest, SameStepsComparesTheStepFunctions) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// The hinted Max and AmountAt answer as the plain ones whatever the hint:
+// one hint carried across random questions (near and far, before the first
+// breakpoint and past the last), on diagrams of one block and of many.
+TEST(UtilizationDiagramTest, HintedQuestionsAnswerAsThePlainOnes) {
+  std::mt19937_64 rng(5);
+  for (const int bookings : {0, 1, 3, 40, 400}) {
+    UtilizationDiagram d;
+    for (int b = 0; b < bookings; ++b) {
+      d.Add(static_cast<Time>(rng() % 5000), static_cast<Duration>(1 + rng() % 400), static_cast<double>(1 + rng() % 5));
+    }
+    std::uint32_t hint = static_cast<std::uint32_t>(rng() % 300);
+    Time t = 2500;
+    for (int q = 0; q < 2000; ++q) {
+      t = rng() % 4 == 0 ? static_cast<Time>(rng() % 6000) - 200 : std::max<Time>(0, t + static_cast<Time>(rng() % 41) - 20);
+      const Duration window = static_cast<Duration>(1 + rng() % 800);
+      ASSERT_EQ(d.Max(t, window, hint), d.Max(t, window)) << bookings << " bookings, t " << t;
+      ASSERT_EQ(d.AmountAt(t, hint), d.AmountAt(t)) << bookings << " bookings, t " << t;
+      if (q % 100 == 0) hint = static_cast<std::uint32_t>(rng());  // any value is valid
+    }
+  }
+}
+
+}  // namespace
+}  // namespace schedk
