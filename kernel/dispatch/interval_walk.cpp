@@ -322,7 +322,15 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     ParallelRoom room = RoomBase(job, pe, start, unused);
     if (!room.usable) return room;
     evaluate_hosts(start, d, false);
+    // Hosts in the order parallel jobs take them: load, then host.
+    std::vector<std::pair<double, std::uint32_t>> order;  // (load, plan index), plan indices in host order
+    order.reserve(hosts.size());
     for (std::uint32_t h = 0; h < hosts.size(); ++h) {
+      if (available[h] > 0) order.emplace_back(host_value_[hosts[h].host.index()], h);
+    }
+    std::sort(order.begin(), order.end());
+    room.hosts.reserve(order.size());
+    for (const auto& [load, h] : order) {
       const HostPlan& plan = hosts[h];
       const std::uint32_t host_slots = slots_of(plan.first, plan.last);
       if (host_slots == 0) continue;
@@ -338,10 +346,6 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       slots.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_slots, sum));
       room.hosts.push_back(std::move(slots));
     }
-    // Hosts in the order parallel jobs take them: load, then host.
-    std::sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
-      return std::make_pair(host_value_[a.host.index()], a.host) < std::make_pair(host_value_[b.host.index()], b.host);
-    });
     return room;
   };
   auto found = [&](std::optional<Time> start) {
