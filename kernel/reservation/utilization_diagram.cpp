@@ -282,6 +282,14 @@ void UtilizationDiagram::Replace(std::uint32_t first, std::uint32_t last, const 
     RebuildTree();
   }
   size_ = size_ - replaced + n;
+  if (size_ == 0) {
+    tail_time_ = std::numeric_limits<Time>::min();
+    tail_amount_ = 0;
+  } else {
+    const Position tail = Previous(End());
+    tail_time_ = TimeAt(tail);
+    tail_amount_ = AmountAt(tail);
+  }
 }
 
 void UtilizationDiagram::RebuildTree() {
@@ -359,6 +367,7 @@ std::uint32_t UpperBoundFrom(const Time* times, std::uint32_t n, Time t, std::ui
 }  // namespace
 
 double UtilizationDiagram::Max(Time start, Duration duration, std::uint32_t& hint) const {
+  if (start >= tail_time_ && start < kDiagramForever) return tail_amount_;  // past the last breakpoint (or empty)
   if (blocks() != 1 || start >= kDiagramForever) return Max(start, duration);
   const Time end = DiagramEnd(start, duration);
   const Time* times = time_.data() + Slot(0);
@@ -372,6 +381,7 @@ double UtilizationDiagram::Max(Time start, Duration duration, std::uint32_t& hin
 }
 
 double UtilizationDiagram::AmountAt(Time t, std::uint32_t& hint) const {
+  if (t >= tail_time_) return tail_amount_;
   if (blocks() != 1) return AmountAt(t);
   const std::uint32_t i = UpperBoundFrom(time_.data() + Slot(0), Count(0), t, hint);
   hint = i;

@@ -160,6 +160,11 @@ class UtilizationDiagram {
     return test == Test::kAbove ? tree_max_[node] > limit : tree_min_[node] <= limit;
   }
 
+  // The last breakpoint, kept by Replace (time: the lowest Time when empty):
+  // questions from there on are answered without a search, reading only the
+  // object's first cache line.
+  Time tail_time_ = std::numeric_limits<Time>::min();
+  double tail_amount_ = 0;
   // Block slot s holds its breakpoints at [s * kBlockCapacity, + count_[s]).
   std::vector<Time> time_;
   std::vector<double> amount_;

@@ -263,6 +263,25 @@ TEST(UtilizationDiagramTest, HintedQuestionsAnswerAsThePlainOnes) {
       if (q % 100 == 0) hint = static_cast<std::uint32_t>(rng());  // any value is valid
     }
   }
+  // Past the last breakpoint the answer is the last amount, without a search;
+  // a diagram emptied again answers 0 there.
+  UtilizationDiagram d;
+  d.Add(100, 50, 2);
+  d.Add(120, 100, 3);  // 100: 2, 120: 5, 150: 3, 220: 0
+  std::uint32_t hint = 0;
+  EXPECT_EQ(d.Max(130, 10, hint), 5);
+  EXPECT_EQ(d.Max(150, 1000, hint), 3);
+  EXPECT_EQ(d.Max(220, 1000, hint), 0);
+  d.Add(300, 50, 1);  // a new last breakpoint
+  EXPECT_EQ(d.Max(220, 1000, hint), 1);
+  EXPECT_EQ(d.AmountAt(320, hint), 1);
+  EXPECT_EQ(d.AmountAt(400, hint), 0);
+  d.Add(100, 50, -2);
+  d.Add(120, 100, -3);
+  d.Add(300, 50, -1);
+  ASSERT_TRUE(d.empty());
+  EXPECT_EQ(d.Max(0, 1000, hint), 0);
+  EXPECT_EQ(d.AmountAt(320, hint), 0);
 }
 
 }  // namespace
