@@ -1,5 +1,7 @@
 #include "kernel/priority/override_policy.hpp"
 
+#include <algorithm>
+
 #include "kernel/priority/lazy_max_heap.hpp"
 #include "kernel/priority/ticket_categories.hpp"
 
@@ -179,6 +181,19 @@ void OverrideTicketsPending(const SchedulerConfig& config, const EntityTables& e
     }
   }
   loop.Finish();
+}
+
+bool AnyPendingOverrideTickets(const EntityTables& entities, const TicketRefs& refs) {
+  auto holds = [](const auto& entity) { return entity.oticket != 0; };
+  if (std::any_of(entities.users.begin(), entities.users.end(), holds) ||
+      std::any_of(entities.projects.begin(), entities.projects.end(), holds) ||
+      std::any_of(entities.usersets.begin(), entities.usersets.end(), holds)) {
+    return true;
+  }
+  for (std::size_t i = refs.running; i < refs.size(); ++i) {
+    if (refs.job_oticket[i] != 0) return true;
+  }
+  return false;
 }
 
 void OverrideTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,

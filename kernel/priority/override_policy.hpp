@@ -27,4 +27,9 @@ void OverrideTicketsPending(const SchedulerConfig& config, const EntityTables& e
 void OverrideTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                                  bool dependent, TicketRefs& refs);
 
+// Whether any user, project, department or pending task holds override
+// tickets. Without any, every pending task's otix is 0 in either mode, as the
+// refs already hold, and the pending pass has nothing to do.
+bool AnyPendingOverrideTickets(const EntityTables& entities, const TicketRefs& refs);
+
 }  // namespace schedk

@@ -212,6 +212,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
           }
           break;
         case TicketPolicy::kOverride:
+          if (!AnyPendingOverrideTickets(cluster.entities, refs)) break;  // every otix stays 0
           if (mode == ExecutionMode::kParallel) {
             OverrideTicketsPending(config, cluster.entities, counts, dependent, refs);
           } else {

@@ -63,3 +63,49 @@ TEST(OverridePolicyTest, JobTicketsCanWinTheFirstRound) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// Without override tickets on any user, project, department or pending task
+// the pending pass is skipped; a pending task's own -ot, or an entity's
+// tickets, must still be seen.
+TEST(OverridePolicyTest, ThePendingPassRunsWheneverAnyTicketsExist) {
+  auto snapshot = [](const std::string& user_tickets, const std::string& running_extra,
+                     const std::string& pending_extra) {
+    return "schedk-snapshot 1\nnow 2000\nbegin user U\n" + user_tickets +
+           "end user\nbegin queue all.q\nhostlist n1\nslots 8\nend queue\n"
+           "job 1 owner=U submit=1000 state=r start=1100 granted=all.q@n1:1 " + running_extra + "\n"
+           "job 5 owner=U submit=1500\njob 6 owner=U submit=1501 " + pending_extra + "\n";
+  };
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    {
+      const auto s = Load(snapshot("", "", ""));
+      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      for (JobNumber j : {1u, 5u, 6u}) EXPECT_DOUBLE_EQ(Find(s, r, j).values.otckt, 0);
+    }
+    {  // a running job's own tickets do not reach the pending ones
+      const auto s = Load(snapshot("", "oticket=70", ""));
+      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      EXPECT_DOUBLE_EQ(Find(s, r, 1).values.otckt, 70);
+      EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 0);
+      EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 0);
+    }
+    {  // a pending job's own tickets
+      const auto s = Load(snapshot("", "", "oticket=50"));
+      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 50);
+      EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 0);
+    }
+    {  // the owner's tickets, shared by the running job and the two pending ones in turn
+      const auto s = Load(snapshot("oticket 600\n", "", ""));
+      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      EXPECT_DOUBLE_EQ(Find(s, r, 1).values.otckt, 600);
+      EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 300);
+      EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 200);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace schedk
