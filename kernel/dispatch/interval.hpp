@@ -279,9 +279,16 @@ class Interval {
   // Where the descending walk over QueueEndTimes stops for `least` slots: the
   // last candidate of its feasible run from the latest one, nullopt when the
   // latest already fails; `room_at_start` is then RoomFor at that start (not
-  // before 0). The parallel sweep twin of that walk.
-  std::optional<Time> QueueEndStart(const JobView& job, PeId pe, std::uint32_t least,
+  // before 0), its hosts cut where they can give `most` slots (RoomSuffices).
+  // The parallel sweep twin of that walk.
+  std::optional<Time> QueueEndStart(const JobView& job, PeId pe, std::uint32_t least, std::uint32_t most,
                                     ParallelRoom& room_at_start) const;
+  // Whether a room's first hosts in load order, `sum` slots on `hosts` hosts of
+  // which `roomy` have room for the rule's per-host count, `last` the latest,
+  // can give `enough` slots under the allocation rule: Distribute then assigns
+  // any count up to `enough` from them exactly as from every host.
+  static bool RoomSuffices(const ParallelEnvironment& p, std::uint64_t sum, std::uint64_t roomy, std::size_t hosts,
+                           const HostSlots& last, std::uint32_t enough);
 
   void RejectForNow(CategoryState& category, const Decision& why);
   // One task of the dispatch loop (§5.6).

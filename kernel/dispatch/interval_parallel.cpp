@@ -81,20 +81,6 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
     // give `enough` slots under the allocation rule.
     const std::uint32_t per_host = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
     std::uint64_t sum = 0, roomy = 0;  // available slots; hosts with room for per_host
-    auto suffices = [&](const HostSlots& last) {
-      if (enough == kUnlimited) return false;
-      switch (p.allocation_rule) {
-        case AllocationRule::kFillUp:
-          return sum >= enough;
-        case AllocationRule::kRoundRobin:  // the first round gives one slot per host
-          return room.hosts.size() >= enough;
-        case AllocationRule::kPeSlots:
-          return last.available >= enough;
-        case AllocationRule::kFixed:
-          return roomy * per_host >= enough;
-      }
-      return false;
-    };
     for (const auto& [value, h] : free_hosts_) {
       HostSlots* slots = nullptr;
       for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
@@ -104,7 +90,7 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
       close_host(*slots);
       sum += slots->available;
       roomy += slots->available >= per_host;
-      if (suffices(*slots)) break;
+      if (RoomSuffices(p, sum, roomy, room.hosts.size(), *slots, enough)) break;
     }
     return room;
   }
@@ -123,6 +109,22 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
   });
   for (HostSlots& h : room.hosts) close_host(h);
   return room;
+}
+
+bool Interval::RoomSuffices(const ParallelEnvironment& p, std::uint64_t sum, std::uint64_t roomy, std::size_t hosts,
+                            const HostSlots& last, std::uint32_t enough) {
+  if (enough == kUnlimited) return false;
+  switch (p.allocation_rule) {
+    case AllocationRule::kFillUp:
+      return sum >= enough;
+    case AllocationRule::kRoundRobin:  // the first round gives one slot per host
+      return hosts >= enough;
+    case AllocationRule::kPeSlots:
+      return last.available >= enough;
+    case AllocationRule::kFixed:
+      return roomy * p.slots_per_host >= enough;
+  }
+  return false;
 }
 
 ParallelFit Interval::Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const {
@@ -291,7 +293,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
         walks_without_index_ = 0;
         ledger_.IndexBreakpoints();
       }
-      walk_start = QueueEndStart(job, pe, least, room);
+      walk_start = QueueEndStart(job, pe, least, candidates.back(), room);
     }
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});

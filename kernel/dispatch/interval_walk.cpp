@@ -192,7 +192,7 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
 // sum of available slots for $fill_up and $round_robin, the hosts with room for
 // the whole job for $pe_slots, the hosts with room for n slots for a fixed n),
 // which is exactly when AssignParallel succeeds.
-std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::uint32_t least,
+std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::uint32_t least, std::uint32_t most,
                                             ParallelRoom& room_at_start) const {
   const Duration d = job.duration;
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
@@ -329,7 +329,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       if (available[h] > 0) order.emplace_back(host_value_[hosts[h].host.index()], h);
     }
     std::sort(order.begin(), order.end());
-    room.hosts.reserve(order.size());
+    std::uint64_t room_sum = 0, room_roomy = 0;  // as RoomFor counts them, to stop where the hosts suffice
     for (const auto& [load, h] : order) {
       const HostPlan& plan = hosts[h];
       const std::uint32_t host_slots = slots_of(plan.first, plan.last);
@@ -345,6 +345,10 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       if (slots.queues.empty()) continue;
       slots.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_slots, sum));
       room.hosts.push_back(std::move(slots));
+      const HostSlots& last = room.hosts.back();
+      room_sum += last.available;
+      room_roomy += last.available >= per_host;
+      if (RoomSuffices(p, room_sum, room_roomy, room.hosts.size(), last, most)) break;
     }
     return room;
   };
