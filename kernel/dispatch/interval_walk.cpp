@@ -600,16 +600,20 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     const auto [low, high, likely_failure] = stretches.back();
     stretches.pop_back();
     if (low >= high) continue;
+    // A stretch without candidate times has nothing to walk. With the
+    // breakpoint index that costs a look at its postings, and such stretches
+    // are dropped before any lower-bound test.
+    if (index != nullptr && !earliest_candidate_in(low, high)) continue;
     if (!likely_failure && feasible_throughout(low, high - 1)) {
       skipped.emplace_back(low, high);
       continue;
     }
-    // A stretch without candidate times has nothing to walk. Where the lower
-    // bounds fail everywhere (a window reaching to the end of a far plan),
-    // halving would visit every empty piece; past a budget of halvings (a
-    // usual walk needs a few dozen) empty stretches are dropped, for the price
-    // of one look at every candidate diagram each.
-    if (halvings > kHalvingsBeforeEmptyCheck && !earliest_candidate_in(low, high)) continue;
+    // Without the index: where the lower bounds fail everywhere (a window
+    // reaching to the end of a far plan), halving would visit every empty
+    // piece; past a budget of halvings (a usual walk needs a few dozen) empty
+    // stretches are dropped, for the price of one look at every candidate
+    // diagram each.
+    if (index == nullptr && halvings > kHalvingsBeforeEmptyCheck && !earliest_candidate_in(low, high)) continue;
     if (high - low > kSweptExactly) {
       ++halvings;
       const Time mid = low + (high - low) / 2;
