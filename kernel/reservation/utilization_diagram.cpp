@@ -324,12 +324,7 @@ double UtilizationDiagram::Max(Time start, Duration duration) const {
     // One block (most diagrams of hosts and queue instances): a search for the
     // amount in effect, then a scan to the window's end.
     const Time* times = time_.data() + Slot(0);
-    const double* amounts = amount_.data() + Slot(0);
-    const std::uint32_t n = Count(0);
-    std::uint32_t i = static_cast<std::uint32_t>(std::upper_bound(times, times + n, start) - times);
-    double peak = i > 0 ? amounts[i - 1] : 0.0;
-    for (; i < n && times[i] < end; ++i) peak = std::max(peak, amounts[i]);
-    return peak;
+    return OneBlockPeak(static_cast<std::uint32_t>(std::upper_bound(times, times + Count(0), start) - times), end);
   }
   const std::optional<Position> in_effect = Floor(start);
   const double at_start = in_effect ? AmountAt(*in_effect) : 0.0;
@@ -369,12 +364,14 @@ std::uint32_t UpperBoundFrom(const Time* times, std::uint32_t n, Time t, std::ui
 double UtilizationDiagram::Max(Time start, Duration duration, std::uint32_t& hint) const {
   if (start >= tail_time_ && start < kDiagramForever) return tail_amount_;  // past the last breakpoint (or empty)
   if (blocks() != 1 || start >= kDiagramForever) return Max(start, duration);
-  const Time end = DiagramEnd(start, duration);
+  hint = UpperBoundFrom(time_.data() + Slot(0), Count(0), start, hint);
+  return OneBlockPeak(hint, DiagramEnd(start, duration));
+}
+
+double UtilizationDiagram::OneBlockPeak(std::uint32_t i, Time end) const {
   const Time* times = time_.data() + Slot(0);
   const double* amounts = amount_.data() + Slot(0);
   const std::uint32_t n = Count(0);
-  std::uint32_t i = UpperBoundFrom(times, n, start, hint);
-  hint = i;
   double peak = i > 0 ? amounts[i - 1] : 0.0;
   for (; i < n && times[i] < end; ++i) peak = std::max(peak, amounts[i]);
   return peak;

@@ -135,6 +135,9 @@ class UtilizationDiagram {
   Position Previous(Position p) const;  // contract: p is not the first breakpoint
 
   std::optional<Position> Floor(Time t) const;  // the latest breakpoint at or before t
+  // Max over a window ending at `end` of a one-block diagram, the amount in
+  // effect at its start being that before breakpoint i (the first after the start).
+  double OneBlockPeak(std::uint32_t i, Time end) const;
   Position LowerBound(Time t) const;            // the first breakpoint at or after t
 
   double RangeMax(Position from, Position to) const;                        // over [from, to); -inf if empty
