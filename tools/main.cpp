@@ -147,6 +147,11 @@ int main(int argc, char** argv) {
   si->add_option("--summary-format", simulate.summary_format, "Summary format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  si->add_option("--passes", simulate.passes,
+                 "auto: an SWF trace's fcfs and easy passes under reference semantics run on the one-pool engine; "
+                 "kernel: every pass is the kernel's priority and dispatch pass")
+      ->check(CLI::IsMember({"auto", "kernel"}))
+      ->capture_default_str();
   si->add_flag("--lenient", simulate.lenient, "Skip and count malformed SWF lines instead of failing");
   si->add_option("--maui", simulate.maui, "Replay an SWF trace under the Maui policy configured by this file of maui.cfg lines");
   si->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);

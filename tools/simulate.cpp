@@ -117,6 +117,10 @@ int Simulate(const SimulateOptions& options) {
                                                   : SimPolicy::kEasy;
   sim.semantics = options.semantics == "native" ? SimSemantics::kNative : SimSemantics::kReference;
   sim.interval = options.interval;
+  // The machine built from an SWF trace is one pool; under --maui its order is not submission.
+  if (format == "swf" && options.maui.empty() && options.passes == "auto") {
+    sim.pool_processors = static_cast<std::uint32_t>(*trace.max_procs);
+  }
   const bool bar = ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](double share) {
     const int width = 40, filled = static_cast<int>(share * width);

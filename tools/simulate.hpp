@@ -6,7 +6,9 @@
 // the summary (text or JSON), and draws it (--plot, SVG); a progress bar goes
 // to stderr when stderr is a terminal. An SWF trace replays in submission order,
 // or with --maui FILE under the Maui policy that FILE's maui.cfg lines configure
-// (a snapshot trace carries its own sconf and maui block).
+// (a snapshot trace carries its own sconf and maui block). An SWF trace's
+// machine is one pool of processors, so under fcfs and easy with reference
+// semantics its passes run on the one-pool engine unless --passes kernel.
 #pragma once
 
 #include <string>
@@ -25,6 +27,7 @@ struct SimulateOptions {
   std::string plot;  // an SVG file
   std::string summary_format = "text";
   bool lenient = false;
+  std::string passes = "auto";  // auto | kernel (never the one-pool engine)
   std::string maui;  // an SWF trace under PRIORITY_POLICY=maui, configured by this file of maui.cfg lines
 };
 

@@ -1,6 +1,7 @@
 #include "kernel/simulation/simulator.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -11,6 +12,7 @@
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
+#include "kernel/simulation/pool_backfill.hpp"
 
 namespace schedk {
 namespace {
@@ -77,6 +79,9 @@ class Replay {
     });
     for (std::uint32_t j = 0; j < jobs_.size(); ++j) Push(jobs_[j].out.submit, EventKind::kSubmission, j);
     request_slot_.assign(workload.request_sets().size(), kNoSlot);
+    if (PoolApplies(cluster_, options)) {
+      pool_.emplace(options.pool_processors, options.policy == SimPolicy::kFcfs ? PoolPolicy::kFcfs : PoolPolicy::kEasy);
+    }
   }
 
   SimulationResult Run(const std::function<void(double)>& progress) {
@@ -84,17 +89,17 @@ class Replay {
     const Duration step = options_.interval;
     std::optional<Time> tick;  // interval passes: the next one
     std::size_t done = 0, reported = 0;
-    while (!events_.empty() || (!per_event && !pending_.empty())) {
+    while (!events_.empty() || (!per_event && Waiting())) {
       if (!per_event) {
         if (!tick) tick = events_.top().time;
         if (events_.empty() || events_.top().time > *tick) {
           // The pass due at this tick, after every event up to it.
-          if (!pending_.empty()) {
+          if (Waiting()) {
             Pass(*tick);
             if (events_.empty()) break;  // nothing started and nothing will end: no pass can change anything
           }
           *tick += step;
-          if (pending_.empty() && events_.top().time > *tick) {  // idle: on to the first tick at the next event
+          if (!Waiting() && events_.top().time > *tick) {  // idle: on to the first tick at the next event
             *tick += (events_.top().time - *tick + step - 1) / step * step;
           }
           continue;
@@ -105,13 +110,21 @@ class Replay {
       Job& job = jobs_[e.job];
       if (e.kind == EventKind::kSubmission) {
         job.phase = Phase::kPending;
-        pending_.push_back(e.job);
+        if (pool_) {
+          pool_->Submit(e.job, job.out.slots, job.out.estimate);
+        } else {
+          pending_.push_back(e.job);
+        }
       } else {
         job.phase = Phase::kDone;
-        running_.erase(std::find(running_.begin(), running_.end(), e.job));
+        if (pool_) {
+          pool_->Terminate(e.job, job.out.start + job.out.estimate);
+        } else {
+          running_.erase(std::find(running_.begin(), running_.end(), e.job));
+        }
         ++done;
       }
-      if (per_event && !pending_.empty()) Pass(e.time);
+      if (per_event && Waiting()) Pass(e.time);
       if (progress && done * 100 / std::max<std::size_t>(1, jobs_.size()) > reported) {
         reported = done * 100 / jobs_.size();
         progress(static_cast<double>(done) / static_cast<double>(jobs_.size()));
@@ -134,9 +147,34 @@ class Replay {
     events_.push({time, rank, sequence_++, job, kind});
   }
 
+  static bool PoolApplies(const Cluster& cluster, const SimulationOptions& options) {
+    if (options.pool_processors == 0 || options.policy == SimPolicy::kConservative ||
+        options.semantics != SimSemantics::kReference || cluster.config.priority_policy != PriorityPolicy::kGridEngine) {
+      return false;
+    }
+    // The contract of pool_processors, as far as it is cheap to check.
+    assert(cluster.hosts.size() == 1 && cluster.queues.size() == 1 && cluster.pes.size() <= 1);
+    assert(cluster.config.weight_priority == 0 && cluster.config.weight_urgency == 0 &&
+           cluster.config.weight_ticket == 0);
+    return true;
+  }
+
+  bool Waiting() const { return pool_ ? pool_->waiting() > 0 : !pending_.empty(); }
+
   // One scheduling pass at `now` over the running and pending jobs.
   void Pass(Time now) {
     ++passes_;
+    if (pool_) {
+      pool_started_.clear();
+      pool_->Pass(now, pool_started_);
+      for (std::uint32_t j : pool_started_) {
+        Job& job = jobs_[j];
+        job.phase = Phase::kRunning;
+        job.out.start = now;
+        Push(now + job.out.runtime, EventKind::kTermination, j);
+      }
+      return;
+    }
     cluster_.now = now;
     JobTable table(0);  // one shard: the pass's jobs are few
     JobShard& shard = table.shards()[0];
@@ -262,6 +300,8 @@ class Replay {
   std::uint64_t passes_ = 0;
   std::vector<std::uint32_t> request_slot_;  // workload request set -> this pass's, or kNoSlot
   RunningBook running_book_;
+  std::optional<PoolBackfill> pool_;  // the one-pool passes, where they apply
+  std::vector<std::uint32_t> pool_started_;
 };
 
 }  // namespace

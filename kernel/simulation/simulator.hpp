@@ -21,6 +21,9 @@
 //   * native: terminations before submissions; a running job holds its
 //     processors until its termination; with an interval, passes run every
 //     `interval` seconds instead of after each event.
+// On a one-pool machine (SimulationOptions::pool_processors), fcfs and easy
+// under reference semantics keep their state from pass to pass in
+// PoolBackfill, whose rules are those of the kernel's passes on that machine.
 // Invariants: a job starts at most once, never before its submission, and
 // ends start + runtime later; the result is the same with 1 and N threads.
 #pragma once
@@ -43,6 +46,12 @@ struct SimulationOptions {
   SimSemantics semantics = SimSemantics::kReference;
   Duration interval = 0;  // native only: seconds between passes; 0 = a pass per event
   ExecutionMode mode = ExecutionMode::kParallel;
+  // > 0: the machine is one pool of this many processors (one host, one queue,
+  // one parallel environment, every priority weight 0: an SWF trace's machine),
+  // and fcfs and easy passes under reference semantics run on PoolBackfill
+  // instead of the kernel's passes, with the same schedule. 0: always the
+  // kernel's passes.
+  std::uint32_t pool_processors = 0;
 };
 
 struct SimulatedJob {

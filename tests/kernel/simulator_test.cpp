@@ -26,8 +26,12 @@ struct Replayed {
   SimulationSummary summary;
 };
 
+// Which passes replay: the kernel's, or the one-pool engine's where it applies.
+enum class Passes { kKernel, kPool };
+
 Replayed Replay(io::SwfTrace trace, SimPolicy policy, bool runtime_estimate = false,
-                SimSemantics semantics = SimSemantics::kReference, Duration interval = 0) {
+                SimSemantics semantics = SimSemantics::kReference, Duration interval = 0,
+                Passes passes = Passes::kKernel) {
   io::SwfWorkloadOptions workload;
   workload.runtime_estimate = runtime_estimate;
   auto text = io::SwfSnapshotText(trace, workload);
@@ -38,6 +42,7 @@ Replayed Replay(io::SwfTrace trace, SimPolicy policy, bool runtime_estimate = fa
   options.policy = policy;
   options.semantics = semantics;
   options.interval = interval;
+  if (passes == Passes::kPool) options.pool_processors = static_cast<std::uint32_t>(*trace.max_procs);
   Replayed r;
   r.result = Simulate(snapshot->cluster, snapshot->jobs, options);
   r.summary = Summarize(r.result, static_cast<double>(*trace.max_procs));
@@ -66,6 +71,10 @@ std::vector<Time> Finishes(const SimulationResult& r) {
   return out;
 }
 
+Replayed PoolReplay(io::SwfTrace trace, SimPolicy policy, bool runtime_estimate = false) {
+  return Replay(std::move(trace), policy, runtime_estimate, SimSemantics::kReference, 0, Passes::kPool);
+}
+
 TEST(SimulatorTest, ConsBfInput0UnderEachPolicy) {
   // Conservative: the fourth job would overlap the third's reservation at 200.
   EXPECT_EQ(Finishes(Replay(Parse(kConsBf0), SimPolicy::kConservative).result), (std::vector<Time>{100, 200, 300, 550}));
@@ -73,6 +82,11 @@ TEST(SimulatorTest, ConsBfInput0UnderEachPolicy) {
   EXPECT_EQ(Finishes(Replay(Parse(kConsBf0), SimPolicy::kEasy).result), (std::vector<Time>{100, 200, 400, 300}));
   // FCFS: nobody passes anybody.
   EXPECT_EQ(Finishes(Replay(Parse(kConsBf0), SimPolicy::kFcfs).result), (std::vector<Time>{100, 200, 300, 550}));
+  EXPECT_EQ(Finishes(PoolReplay(Parse(kConsBf0), SimPolicy::kEasy).result), (std::vector<Time>{100, 200, 400, 300}));
+  EXPECT_EQ(Finishes(PoolReplay(Parse(kConsBf0), SimPolicy::kFcfs).result), (std::vector<Time>{100, 200, 300, 550}));
+  // Conservative has no one-pool engine: the kernel's passes replay it.
+  EXPECT_EQ(Finishes(PoolReplay(Parse(kConsBf0), SimPolicy::kConservative).result),
+            (std::vector<Time>{100, 200, 300, 550}));
   EXPECT_EQ(Finishes(Replay(Parse(kConsBf0), SimPolicy::kEasy, false, SimSemantics::kNative).result),
             (std::vector<Time>{100, 200, 400, 300}));
 }
@@ -140,6 +154,7 @@ void ExpectFinishes(const std::vector<MicroJob>& jobs, SimPolicy policy, const c
   std::vector<Time> expected;
   for (const MicroJob& j : jobs) expected.push_back(j.finish);
   EXPECT_EQ(Finishes(Replay(Parse(MicroSwf(jobs)), policy).result), expected) << what;
+  EXPECT_EQ(Finishes(PoolReplay(Parse(MicroSwf(jobs)), policy).result), expected) << what << ", one-pool passes";
 }
 
 TEST(SimulatorTest, PyssMicroCases) {
@@ -216,7 +231,8 @@ std::optional<io::SwfTrace> Stored(const std::string& relative) {
 }
 
 // Level 1: the reference file's fields 1, 2, 4, 8 and 9 are the input; every
-// job's simulated wait must equal its field 3.
+// job's simulated wait must equal its field 3, with the kernel's passes and
+// with the one-pool engine's.
 void ExpectPublishedSchedule(const std::string& trace_name, bool runtime_estimate, double bsld, double wait) {
   const std::string file = runtime_estimate
                                ? "res_easy_prediction_backfill_scheduler_predictorclairvoyant_throw_an_error.swf.gz"
@@ -225,19 +241,22 @@ void ExpectPublishedSchedule(const std::string& trace_name, bool runtime_estimat
   if (!trace) GTEST_SKIP() << "../shared/datasets is absent";
   std::map<JobNumber, Time> published;
   for (const io::SwfJob& j : trace->jobs) published[static_cast<JobNumber>(j.get(io::kSwfJob))] = j.get(io::kSwfWait);
-  const Replayed r = Replay(std::move(*trace), SimPolicy::kEasy, runtime_estimate);
-  std::size_t same = 0;
-  JobNumber first_different = 0;
-  for (const SimulatedJob& j : r.result.jobs) {
-    if (j.start - j.submit == published[j.job]) {
-      ++same;
-    } else if (first_different == 0) {
-      first_different = j.job;
+  for (Passes passes : {Passes::kKernel, Passes::kPool}) {
+    const Replayed r = Replay(*trace, SimPolicy::kEasy, runtime_estimate, SimSemantics::kReference, 0, passes);
+    const char* engine = passes == Passes::kKernel ? "kernel passes" : "one-pool passes";
+    std::size_t same = 0;
+    JobNumber first_different = 0;
+    for (const SimulatedJob& j : r.result.jobs) {
+      if (j.start - j.submit == published[j.job]) {
+        ++same;
+      } else if (first_different == 0) {
+        first_different = j.job;
+      }
     }
+    EXPECT_EQ(same, r.result.jobs.size()) << engine << ": first job with another wait: " << first_different;
+    EXPECT_NEAR(r.summary.mean_bsld, bsld, 0.005) << engine;  // the published value, to its printed digits
+    EXPECT_NEAR(r.summary.mean_wait, wait, 0.05) << engine;
   }
-  EXPECT_EQ(same, r.result.jobs.size()) << "first job with another wait: " << first_different;
-  EXPECT_NEAR(r.summary.mean_bsld, bsld, 0.005);  // the published value, to its printed digits
-  EXPECT_NEAR(r.summary.mean_wait, wait, 0.05);
 }
 
 TEST(SimulationDatasetTest, KthSp2EasyRequestedTime) { ExpectPublishedSchedule("KTH-SP2", false, 92.58, 6836.9); }
