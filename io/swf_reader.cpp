@@ -26,6 +26,22 @@ std::optional<long long> HeaderNumber(std::string_view line, std::string_view ke
   return v;
 }
 
+// Most fields are short integers ("-1", "3600"): read them without strtod.
+// Up to 15 digits the integer is exact as a double, so the value is strtod's;
+// anything else is left to strtod.
+bool IntegerField(std::string_view token, double& value) {
+  const bool negative = !token.empty() && token.front() == '-';
+  const std::string_view digits = token.substr(negative ? 1 : 0);
+  if (digits.empty() || digits.size() > 15) return false;
+  long long v = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  value = negative ? -static_cast<double>(v) : static_cast<double>(v);
+  return true;
+}
+
 // The 18 fields of a job line; what is wrong otherwise.
 std::optional<std::string> ParseJobLine(std::string_view line, SwfJob& job) {
   int n = 0;
@@ -36,10 +52,14 @@ std::optional<std::string> ParseJobLine(std::string_view line, SwfJob& job) {
     const std::size_t start = i;
     while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
     if (n == kSwfFields) return "more than " + std::to_string(kSwfFields) + " fields";
-    const std::string token(line.substr(start, i - start));
-    char* end = nullptr;
-    const double v = std::strtod(token.c_str(), &end);
-    if (end != token.c_str() + token.size()) return "field " + std::to_string(n + 1) + " is not a number: '" + token + "'";
+    const std::string_view token = line.substr(start, i - start);
+    double v = 0;
+    if (!IntegerField(token, v)) {
+      const std::string text(token);
+      char* end = nullptr;
+      v = std::strtod(text.c_str(), &end);
+      if (end != text.c_str() + text.size()) return "field " + std::to_string(n + 1) + " is not a number: '" + text + "'";
+    }
     job.field[static_cast<std::size_t>(n++)] = v;
   }
   if (n != kSwfFields) return "expected " + std::to_string(kSwfFields) + " fields, not " + std::to_string(n);

@@ -3,6 +3,8 @@
 // jobs, and on the stored CTC-SP2 trace: 77,199 jobs, as the SC'15 runs used).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <zlib.h>
 
 #include <cstdio>
@@ -51,6 +53,22 @@ TEST(SwfReaderTest, HeaderAndFields) {
   EXPECT_DOUBLE_EQ(t->jobs[1].field[kSwfAverageCpu], 12.5);
   EXPECT_EQ(t->jobs[1].get(kSwfGroup), 3);
   EXPECT_EQ(t->jobs[1].line, 7);
+}
+
+TEST(SwfReaderTest, NumbersOtherThanShortIntegersAreStrtods) {
+  // Short integers are read directly; the rest as strtod reads them.
+  auto t = ReadSwf("1 +5 1e3 12345678901234567 -0 0.25 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n", "n.swf");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->jobs[0].field[kSwfSubmit], 5.0);
+  EXPECT_EQ(t->jobs[0].field[kSwfWait], 1000.0);
+  EXPECT_EQ(t->jobs[0].field[kSwfRunTime], 12345678901234567.0);
+  EXPECT_TRUE(std::signbit(t->jobs[0].field[kSwfAllocatedProcs]));
+  EXPECT_EQ(t->jobs[0].field[kSwfAverageCpu], 0.25);
+  for (const char* bad : {"-", "1-", "--1", "5x"}) {
+    auto b = ReadSwf(std::string("1 ") + bad + " 0 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n", "b.swf");
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.status().ToString(), std::string("b.swf:1: field 2 is not a number: '") + bad + "'");
+  }
 }
 
 TEST(SwfReaderTest, MalformedLinesNameTheirLineOrAreCountedWhenLenient) {
