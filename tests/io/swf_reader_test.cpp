@@ -55,7 +55,7 @@ TEST(SwfReaderTest, HeaderAndFields) {
   EXPECT_EQ(t->jobs[1].line, 7);
 }
 
-TEST(SwfReaderTest, NumbersOtherThanShortIntegersAreStrtods) {
+TEST(SwfReaderTest, NumbersOtherThanShortIntegersAreReadByStrtod) {
   // Short integers are read directly; the rest as strtod reads them.
   auto t = ReadSwf("1 +5 1e3 12345678901234567 -0 0.25 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n", "n.swf");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
