@@ -370,10 +370,19 @@ TEST(CliSimulateTest, BundledExampleSummaryAndJobsOut) {
   }
   EXPECT_EQ(count, 300u);
   EXPECT_NE(jobs.find("\n1 2204 0 7251 2 "), std::string::npos) << "job 1 finds the machine empty: it waits 0";
-  // The same schedule with one worker thread.
+  // The same schedule with one worker thread, and through the kernel's passes
+  // instead of the one-pool engine, with one and with all threads.
   const CliRun one = Schedk("--threads 1 simulate " + Dataset("replay-small.swf") + " --jobs-out " + out);
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(ReadFile(out), jobs);
+  for (const char* threads : {"--threads 1 ", ""}) {
+    const CliRun kernel = Schedk(std::string(threads) + "simulate " + Dataset("replay-small.swf") +
+                                 " --passes kernel --summary-format json --jobs-out " + out);
+    ASSERT_EQ(kernel.exit_code, 0) << kernel.err;
+    EXPECT_EQ(ReadFile(out), jobs) << threads;
+    EXPECT_NE(kernel.out.find("\"passes\":585,"), std::string::npos) << kernel.out;
+  }
+  EXPECT_NE(easy.out.find("\"passes\":585,"), std::string::npos) << easy.out;
   std::remove(out.c_str());
   const CliRun fcfs = Schedk("simulate " + Dataset("replay-small.swf") + " --policy fcfs --summary-format json");
   ASSERT_EQ(fcfs.exit_code, 0) << fcfs.err;
