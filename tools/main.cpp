@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   si->add_option("--passes", simulate.passes,
-                 "auto: an SWF trace's fcfs and easy passes under reference semantics run on the one-pool engine; "
+                 "auto: an SWF trace's fcfs and easy passes run on the one-pool engine; "
                  "kernel: every pass is the kernel's priority and dispatch pass")
       ->check(CLI::IsMember({"auto", "kernel"}))
       ->capture_default_str();

@@ -7,8 +7,8 @@
 // to stderr when stderr is a terminal. An SWF trace replays in submission order,
 // or with --maui FILE under the Maui policy that FILE's maui.cfg lines configure
 // (a snapshot trace carries its own sconf and maui block). An SWF trace's
-// machine is one pool of processors, so under fcfs and easy with reference
-// semantics its passes run on the one-pool engine unless --passes kernel.
+// machine is one pool of processors, so under fcfs and easy its passes run
+// on the one-pool engine unless --passes kernel.
 #pragma once
 
 #include <string>

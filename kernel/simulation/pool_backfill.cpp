@@ -17,7 +17,7 @@ void PoolBackfill::Terminate(std::uint32_t job, Time estimated_end) {
   const auto at = std::lower_bound(holding_.begin(), holding_.end(), key, [](const Holding& a, const Holding& b) {
     return std::tie(a.end, a.job) < std::tie(b.end, b.job);
   });
-  // Absent where its estimated end came first and a pass let it go.
+  // Absent where its estimated end came first and a pass let it go (reference semantics).
   if (at != holding_.end() && at->end == estimated_end && at->job == job) {
     held_ -= at->size;
     holding_.erase(at);
@@ -37,26 +37,36 @@ void PoolBackfill::Start(Waiting& w, Time now, std::vector<std::uint32_t>& start
   --waiting_count_;
 }
 
-std::pair<Time, std::uint64_t> PoolBackfill::Shadow(std::uint64_t size, std::uint64_t free) const {
+std::pair<Time, std::uint64_t> PoolBackfill::Shadow(std::uint64_t size, std::uint64_t free, Time now) const {
+  // Holders past their estimated end (native semantics only; a prefix of
+  // holding_) are all assumed to end at now + schedule_interval.
+  std::size_t k = 0;
+  std::uint64_t overdue = 0;
+  for (; k < holding_.size() && holding_[k].end <= now; ++k) overdue += holding_[k].size;
+  const Time overdue_end = now + rules_.schedule_interval;
   std::uint64_t available = free;
-  for (std::size_t k = 0; k < holding_.size(); ++k) {
-    available += holding_[k].size;
-    if (available < size) continue;
-    // Everything that ends at the same time is free then too.
-    const Time shadow = holding_[k].end;
-    while (k + 1 < holding_.size() && holding_[k + 1].end == shadow) available += holding_[++k].size;
-    return {shadow, available - size};
+  while (k < holding_.size() || overdue > 0) {
+    // The next assumed end, and everything that ends then.
+    Time t = k < holding_.size() ? holding_[k].end : overdue_end;
+    if (overdue > 0) t = std::min(t, overdue_end);
+    if (overdue > 0 && t == overdue_end) {
+      available += overdue;
+      overdue = 0;
+    }
+    for (; k < holding_.size() && holding_[k].end == t; ++k) available += holding_[k].size;
+    if (available >= size) return {t, available - size};
   }
   assert(false && "a job no larger than the pool fits once every holder has ended");
   return {0, 0};
 }
 
 void PoolBackfill::Pass(Time now, std::vector<std::uint32_t>& started) {
-  // Estimated ends that have come free their processors (reference semantics).
-  const auto ended = std::upper_bound(holding_.begin(), holding_.end(), now,
-                                      [](Time t, const Holding& h) { return t < h.end; });
-  for (auto h = holding_.begin(); h != ended; ++h) held_ -= h->size;
-  holding_.erase(holding_.begin(), ended);
+  if (rules_.estimated_end_frees) {  // estimated ends that have come free their processors
+    const auto ended = std::upper_bound(holding_.begin(), holding_.end(), now,
+                                        [](Time t, const Holding& h) { return t < h.end; });
+    for (auto h = holding_.begin(); h != ended; ++h) held_ -= h->size;
+    holding_.erase(holding_.begin(), ended);
+  }
 
   std::uint64_t free = processors_ - held_;
   std::size_t k = head_;
@@ -69,14 +79,14 @@ void PoolBackfill::Pass(Time now, std::vector<std::uint32_t>& started) {
     if (w.size <= free) {
       free -= w.size;
       Start(w, now, started);
-    } else if (w.size <= processors_ || policy_ == PoolPolicy::kFcfs) {
+    } else if (w.size <= processors_ || rules_.policy == PoolPolicy::kFcfs) {
       break;  // under fcfs, even a job that never fits holds back the rest
     }
   }
-  if (policy_ == PoolPolicy::kEasy && k < end && free > 0) {
+  if (rules_.policy == PoolPolicy::kEasy && k < end && free > 0) {
     // The blocked job reserves; later ones start now where they leave its
     // processors free at its shadow time.
-    const auto [shadow, extra_at_shadow] = Shadow(waiting_[k].size, free);
+    const auto [shadow, extra_at_shadow] = Shadow(waiting_[k].size, free, now);
     std::uint64_t extra = extra_at_shadow;
     for (std::size_t b = k + 1; b < end && free > 0; ++b) {
       Waiting& w = waiting_[b];

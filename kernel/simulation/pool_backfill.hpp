@@ -6,22 +6,24 @@
 // one rather than the length of the queue.
 //
 // The rules are the kernel's passes on that machine (ComputePriorities and
-// ScheduleInterval with max_reservation 1 or 0, reference semantics), which
-// stay its test oracle:
+// ScheduleInterval with max_reservation 1 or 0), which stay its test oracle:
 //   * the dispatch order is the order of submission;
 //   * in that order, a job starts where its processors are free now;
 //   * easy: the first job that cannot start reserves its processors from the
-//     shadow time S, the earliest estimated end by which they are free; a
-//     later job starts where its processors are free now and it either ends by
-//     S or fits beside the reservation (in the extra processors free at S);
+//     shadow time S, the earliest assumed end by which they are free; a later
+//     job starts where its processors are free now and it either ends by S or
+//     fits beside the reservation (in the extra processors free at S);
 //   * fcfs: no job passes the first one that cannot start;
-//   * a running job holds its processors until its termination or its
-//     estimated end, whichever comes first (workloads.md §5 point 3).
+//   * a running job is assumed to end at its estimated end; under reference
+//     semantics (workloads.md §5 point 3) it holds its processors until its
+//     termination or that end, whichever comes first; under native semantics
+//     until its termination, and once past its estimated end it is assumed to
+//     end schedule_interval after now (RunningJobDuration).
 // Invariants: `waiting_` keeps the submission order, with started jobs left as
 // holes (size 0) until the next compaction; `holding_` is sorted by (estimated
 // end, job) and holds exactly the started jobs whose termination has not come
-// and whose estimated end was after the last pass; `held_` is the sum of their
-// sizes and never exceeds what the passes let start.
+// (under reference semantics, also whose estimated end was after the last
+// pass); `held_` is the sum of their sizes.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +35,15 @@ namespace schedk {
 
 enum class PoolPolicy : std::uint8_t { kFcfs, kEasy };
 
+struct PoolRules {
+  PoolPolicy policy = PoolPolicy::kEasy;
+  bool estimated_end_frees = true;  // reference semantics; false: native
+  Duration schedule_interval = 15;  // native: what an overrunning job is assumed to need beyond now
+};
+
 class PoolBackfill {
  public:
-  PoolBackfill(std::uint32_t processors, PoolPolicy policy) : processors_(processors), policy_(policy) {}
+  PoolBackfill(std::uint32_t processors, PoolRules rules) : processors_(processors), rules_(rules) {}
 
   // A submission, after every earlier one. Contract: size >= 1, estimate >= 0.
   void Submit(std::uint32_t job, std::uint32_t size, Duration estimate);
@@ -62,13 +70,13 @@ class PoolBackfill {
   };
 
   void Start(Waiting& w, Time now, std::vector<std::uint32_t>& started);
-  // The shadow time of a job of `size` processors when `free` are free now,
-  // and the processors free beside it then (extra). Contract: size <= processors_.
-  std::pair<Time, std::uint64_t> Shadow(std::uint64_t size, std::uint64_t free) const;
+  // The shadow time at `now` of a job of `size` processors when `free` are
+  // free, and the processors free beside it then (extra). Contract: size <= processors_.
+  std::pair<Time, std::uint64_t> Shadow(std::uint64_t size, std::uint64_t free, Time now) const;
   void Compact();
 
   std::uint32_t processors_;
-  PoolPolicy policy_;
+  PoolRules rules_;
   std::vector<Waiting> waiting_;
   std::size_t head_ = 0;  // waiting_[0, head_) are holes
   std::size_t holes_ = 0;  // holes in waiting_[head_, end)

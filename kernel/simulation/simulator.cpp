@@ -80,7 +80,11 @@ class Replay {
     for (std::uint32_t j = 0; j < jobs_.size(); ++j) Push(jobs_[j].out.submit, EventKind::kSubmission, j);
     request_slot_.assign(workload.request_sets().size(), kNoSlot);
     if (PoolApplies(cluster_, options)) {
-      pool_.emplace(options.pool_processors, options.policy == SimPolicy::kFcfs ? PoolPolicy::kFcfs : PoolPolicy::kEasy);
+      PoolRules rules;
+      rules.policy = options.policy == SimPolicy::kFcfs ? PoolPolicy::kFcfs : PoolPolicy::kEasy;
+      rules.estimated_end_frees = options.semantics == SimSemantics::kReference;
+      rules.schedule_interval = c.schedule_interval;
+      pool_.emplace(options.pool_processors, rules);
     }
   }
 
@@ -149,7 +153,7 @@ class Replay {
 
   static bool PoolApplies(const Cluster& cluster, const SimulationOptions& options) {
     if (options.pool_processors == 0 || options.policy == SimPolicy::kConservative ||
-        options.semantics != SimSemantics::kReference || cluster.config.priority_policy != PriorityPolicy::kGridEngine) {
+        cluster.config.priority_policy != PriorityPolicy::kGridEngine) {
       return false;
     }
     // The contract of pool_processors, as far as it is cheap to check.

@@ -22,8 +22,8 @@
 //     processors until its termination; with an interval, passes run every
 //     `interval` seconds instead of after each event.
 // On a one-pool machine (SimulationOptions::pool_processors), fcfs and easy
-// under reference semantics keep their state from pass to pass in
-// PoolBackfill, whose rules are those of the kernel's passes on that machine.
+// keep their state from pass to pass in PoolBackfill, whose rules are those
+// of the kernel's passes on that machine.
 // Invariants: a job starts at most once, never before its submission, and
 // ends start + runtime later; the result is the same with 1 and N threads.
 #pragma once
@@ -48,9 +48,8 @@ struct SimulationOptions {
   ExecutionMode mode = ExecutionMode::kParallel;
   // > 0: the machine is one pool of this many processors (one host, one queue,
   // one parallel environment, every priority weight 0: an SWF trace's machine),
-  // and fcfs and easy passes under reference semantics run on PoolBackfill
-  // instead of the kernel's passes, with the same schedule. 0: always the
-  // kernel's passes.
+  // and fcfs and easy passes run on PoolBackfill instead of the kernel's
+  // passes, with the same schedule. 0: always the kernel's passes.
   std::uint32_t pool_processors = 0;
 };
 

@@ -17,6 +17,8 @@
 namespace schedk {
 namespace {
 
+PoolRules Easy(bool reference = true) { return {PoolPolicy::kEasy, reference, 15}; }
+
 std::vector<std::uint32_t> PassAt(PoolBackfill& pool, Time now) {
   std::vector<std::uint32_t> started;
   pool.Pass(now, started);
@@ -24,7 +26,7 @@ std::vector<std::uint32_t> PassAt(PoolBackfill& pool, Time now) {
 }
 
 TEST(PoolBackfillTest, BackfillsByTheShadowTimeOrBesideTheReservation) {
-  PoolBackfill pool(10, PoolPolicy::kEasy);
+  PoolBackfill pool(10, Easy());
   pool.Submit(1, 5, 100);
   EXPECT_EQ(PassAt(pool, 0), (std::vector<std::uint32_t>{1}));
   // Job 2 needs 8: job 1's end at 100 frees them (the shadow time), leaving 2 extra.
@@ -40,7 +42,7 @@ TEST(PoolBackfillTest, BackfillsByTheShadowTimeOrBesideTheReservation) {
 }
 
 TEST(PoolBackfillTest, HoldersEndingTogetherAllCountAtTheShadowTime) {
-  PoolBackfill pool(11, PoolPolicy::kEasy);
+  PoolBackfill pool(11, Easy());
   pool.Submit(1, 3, 50);
   pool.Submit(2, 3, 50);
   pool.Submit(3, 4, 80);
@@ -53,7 +55,7 @@ TEST(PoolBackfillTest, HoldersEndingTogetherAllCountAtTheShadowTime) {
 }
 
 TEST(PoolBackfillTest, EstimatedEndsAndTerminationsFreeProcessors) {
-  PoolBackfill pool(4, PoolPolicy::kEasy);
+  PoolBackfill pool(4, Easy());
   pool.Submit(1, 4, 10);
   EXPECT_EQ(PassAt(pool, 0), (std::vector<std::uint32_t>{1}));
   pool.Submit(2, 4, 100);
@@ -68,9 +70,30 @@ TEST(PoolBackfillTest, EstimatedEndsAndTerminationsFreeProcessors) {
   EXPECT_EQ(PassAt(pool, 50), (std::vector<std::uint32_t>{3}));
 }
 
+TEST(PoolBackfillTest, NativeSemanticsHoldUntilTheTermination) {
+  PoolBackfill pool(10, Easy(false));
+  pool.Submit(1, 6, 100);
+  pool.Submit(2, 2, 300);
+  EXPECT_EQ(PassAt(pool, 0), (std::vector<std::uint32_t>{1, 2}));
+  // At 150 job 1 is past its estimated end but holds its 6 processors; it is
+  // assumed to end at 150 + 15, job 2 at 300. Job 3 needs 8: shadow time 165,
+  // 0 extra. Job 4 ends by then; job 5 would not, and nothing is extra.
+  pool.Submit(3, 8, 100);
+  pool.Submit(4, 1, 15);
+  pool.Submit(5, 1, 16);
+  EXPECT_EQ(PassAt(pool, 150), (std::vector<std::uint32_t>{4}));
+  // Its termination frees them: 7 free at 160, job 3 still needs 8 (by job
+  // 4's end at 165), and job 5 would run past that.
+  pool.Terminate(1, 100);
+  EXPECT_TRUE(PassAt(pool, 160).empty());
+  pool.Terminate(4, 165);
+  EXPECT_EQ(PassAt(pool, 165), (std::vector<std::uint32_t>{3}));
+  EXPECT_EQ(pool.waiting(), 1u);
+}
+
 TEST(PoolBackfillTest, AJobLargerThanThePool) {
   // easy: it never starts and never reserves; later jobs start where they fit.
-  PoolBackfill easy(10, PoolPolicy::kEasy);
+  PoolBackfill easy(10, Easy());
   easy.Submit(1, 20, 100);
   easy.Submit(2, 6, 100);
   easy.Submit(3, 6, 100);
@@ -79,7 +102,7 @@ TEST(PoolBackfillTest, AJobLargerThanThePool) {
   EXPECT_EQ(PassAt(easy, 0), (std::vector<std::uint32_t>{2, 4}));
   EXPECT_EQ(easy.waiting(), 2u);
   // fcfs: nothing passes it.
-  PoolBackfill fcfs(10, PoolPolicy::kFcfs);
+  PoolBackfill fcfs(10, {PoolPolicy::kFcfs, true, 15});
   fcfs.Submit(1, 6, 100);
   fcfs.Submit(2, 20, 100);
   fcfs.Submit(3, 1, 100);
@@ -90,7 +113,7 @@ TEST(PoolBackfillTest, AJobLargerThanThePool) {
 TEST(PoolBackfillTest, KeepsTheOrderAcrossManyHoles) {
   // 200 one-processor jobs on 1 processor, each estimated at 1 s: they start
   // one per second in submission order however the waiting list is compacted.
-  PoolBackfill pool(1, PoolPolicy::kEasy);
+  PoolBackfill pool(1, Easy());
   for (std::uint32_t j = 0; j < 200; ++j) pool.Submit(j, 1, 1);
   for (Time t = 0; t < 200; ++t) {
     EXPECT_EQ(PassAt(pool, t), (std::vector<std::uint32_t>{static_cast<std::uint32_t>(t)})) << "at " << t;
@@ -121,7 +144,7 @@ std::string RandomSwf(std::uint64_t seed) {
 }
 
 TEST(PoolBackfillTest, SameScheduleAsTheKernelPasses) {
-  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 600; ++seed) {
     const std::string swf = RandomSwf(seed);
     auto trace = io::ReadSwf(swf, "random.swf");
     ASSERT_TRUE(trace.ok()) << trace.status().ToString();
@@ -129,9 +152,15 @@ TEST(PoolBackfillTest, SameScheduleAsTheKernelPasses) {
     ASSERT_TRUE(text.ok()) << text.status().ToString();
     auto snapshot = io::ReadSnapshot(text.value(), "random");
     ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+    // Reference semantics, then native with a pass per event, then native
+    // with a pass every 7 s.
+    const SimSemantics semantics = seed % 3 == 0 ? SimSemantics::kReference : SimSemantics::kNative;
+    const Duration interval = seed % 3 == 2 ? 7 : 0;
     for (SimPolicy policy : {SimPolicy::kEasy, SimPolicy::kFcfs}) {
       SimulationOptions options;
       options.policy = policy;
+      options.semantics = semantics;
+      options.interval = interval;
       const SimulationResult kernel = Simulate(snapshot->cluster, snapshot->jobs, options);
       options.pool_processors = static_cast<std::uint32_t>(*trace->max_procs);
       const SimulationResult pool = Simulate(snapshot->cluster, snapshot->jobs, options);
@@ -139,7 +168,9 @@ TEST(PoolBackfillTest, SameScheduleAsTheKernelPasses) {
       EXPECT_EQ(kernel.passes, pool.passes) << "seed " << seed;
       for (std::size_t k = 0; k < kernel.jobs.size(); ++k) {
         ASSERT_EQ(kernel.jobs[k].start, pool.jobs[k].start)
-            << "seed " << seed << (policy == SimPolicy::kEasy ? " easy" : " fcfs") << ", job " << kernel.jobs[k].job
+            << "seed " << seed << (policy == SimPolicy::kEasy ? " easy" : " fcfs")
+            << (semantics == SimSemantics::kReference ? " reference" : " native") << " interval " << interval << ", job "
+            << kernel.jobs[k].job
             << "\n"
             << swf;
       }
