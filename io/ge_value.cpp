@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace schedk::io {
@@ -172,11 +173,13 @@ std::optional<Duration> ParseDuration(std::string_view text) {
 }
 
 std::optional<std::uint64_t> ParseUnsigned(std::string_view text) {
-  if (text.empty() || text.size() > 19) return std::nullopt;
+  if (text.empty() || text.size() > 20) return std::nullopt;
   std::uint64_t v = 0;
   for (char c : text) {
     if (!IsDigit(c)) return std::nullopt;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;  // beyond 2^64 - 1
+    v = v * 10 + digit;
   }
   return v;
 }
@@ -188,7 +191,9 @@ std::optional<std::int64_t> ParseInteger(std::string_view text) {
     text.remove_prefix(1);
   }
   auto v = ParseUnsigned(text);
-  if (!v) return std::nullopt;
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (!v || *v > kMax + (negative ? 1 : 0)) return std::nullopt;
+  if (negative && *v == kMax + 1) return std::numeric_limits<std::int64_t>::min();
   return negative ? -static_cast<std::int64_t>(*v) : static_cast<std::int64_t>(*v);
 }
 
@@ -202,10 +207,21 @@ std::optional<bool> ParseBool(std::string_view t) {
   return std::nullopt;
 }
 
+namespace {
+
+// Grid Engine keeps times as unsigned 32-bit seconds, and its largest value
+// means "forever" (kDiagramForever): a time must lie before it.
+std::optional<Time> InTimeRange(std::int64_t t) {
+  if (t < 0 || t >= std::int64_t{std::numeric_limits<std::uint32_t>::max()}) return std::nullopt;
+  return t;
+}
+
+}  // namespace
+
 std::optional<Time> ParseTime(std::string_view t) {
   if (t.empty()) return std::nullopt;
   if (t.find('-') == std::string_view::npos || t.find('T') == std::string_view::npos) {
-    if (auto v = ParseInteger(t)) return *v;
+    if (auto v = ParseInteger(t)) return InTimeRange(*v);
     return std::nullopt;
   }
   // YYYY-MM-DDThh:mm:ss
@@ -240,7 +256,7 @@ std::optional<Time> ParseTime(std::string_view t) {
     return std::nullopt;  // zone-less times are ambiguous and refused
   }
   const std::int64_t days = DaysFromCivil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
-  return days * 86400 + *hour * 3600 + *minute * 60 + *second - offset;
+  return InTimeRange(days * 86400 + *hour * 3600 + *minute * 60 + *second - offset);
 }
 
 std::vector<std::string_view> SplitWords(std::string_view text) {

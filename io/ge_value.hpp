@@ -36,7 +36,8 @@ std::optional<std::int64_t> ParseInteger(std::string_view text);
 // Grid Engine booleans: TRUE/FALSE, true/false, 1/0, y/n, yes/no.
 std::optional<bool> ParseBool(std::string_view text);
 
-// A point in time: epoch seconds, or ISO-8601 "YYYY-MM-DDThh:mm:ss[.f](Z|+hh:mm|-hh:mm|+hhmm)".
+// A point in time: epoch seconds, or ISO-8601 "YYYY-MM-DDThh:mm:ss[.f](Z|+hh:mm|-hh:mm|+hhmm)",
+// in Grid Engine's range: from 0 (1970) to before 2^32 - 1 (2106), which means "forever".
 std::optional<Time> ParseTime(std::string_view text);
 
 // Returns true for NONE (case-insensitive) or an empty value.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 #include "io/ge_value.hpp"
@@ -25,6 +26,8 @@ std::optional<long long> HeaderNumber(std::string_view line, std::string_view ke
   if (ec != std::errc() || end == rest.data()) return std::nullopt;
   return v;
 }
+
+constexpr double kLargestField = 9007199254740992.0;  // 2^53
 
 // Most fields are short integers ("-1", "3600"): read them without strtod.
 // Up to 15 digits the integer is exact as a double, so the value is strtod's;
@@ -59,6 +62,10 @@ std::optional<std::string> ParseJobLine(std::string_view line, SwfJob& job) {
       char* end = nullptr;
       v = std::strtod(text.c_str(), &end);
       if (end != text.c_str() + text.size()) return "field " + std::to_string(n + 1) + " is not a number: '" + text + "'";
+      // Integral fields are read as long long: keep every value where that is exact.
+      if (!(std::fabs(v) <= kLargestField)) {
+        return "field " + std::to_string(n + 1) + " is out of range: '" + text + "'";
+      }
     }
     job.field[static_cast<std::size_t>(n++)] = v;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 
 #include <tbb/parallel_for.h>
 
@@ -470,6 +471,12 @@ SessionStatus SessionState::SetClock(Time now) {
 SessionStatus SessionState::Advance(Duration d) {
   if (d < 0) return Refuse(ErrorCode::kInvalidValue, "advance: the clock does not go back (" + std::to_string(d) + ")");
   std::unique_lock<std::shared_mutex> lock(config_mutex_);
+  // Grid Engine's times end at 2^32 - 2; the next second means "forever".
+  constexpr Time kLastSecond = std::numeric_limits<std::uint32_t>::max() - 1;
+  if (d > kLastSecond - config_.now) {
+    return Refuse(ErrorCode::kInvalidValue, "advance: the clock would pass " + std::to_string(kLastSecond) +
+                                                ", the last second Grid Engine can express");
+  }
   config_.now += d;
   base_.snapshot.cluster.now = config_.now;
   Changed();

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cfloat>
 
 namespace schedk::io {
@@ -61,6 +63,26 @@ TEST(GeValueTest, TimeStamps) {
   EXPECT_FALSE(ParseTime("2004-02-27T17:36:56").has_value());  // no zone: refused
   EXPECT_FALSE(ParseTime("2004-13-27T17:36:56Z").has_value());
   EXPECT_FALSE(ParseTime("yesterday").has_value());
+  // Grid Engine's range: unsigned 32-bit seconds, the largest meaning "forever".
+  EXPECT_EQ(*ParseTime("0"), 0);
+  EXPECT_EQ(*ParseTime("4294967294"), 4294967294);
+  EXPECT_FALSE(ParseTime("-1").has_value());
+  EXPECT_FALSE(ParseTime("4294967295").has_value());
+  EXPECT_FALSE(ParseTime("1969-12-31T23:59:59Z").has_value());
+  EXPECT_EQ(*ParseTime("1970-01-01T01:00:00+01:00"), 0);
+}
+
+TEST(GeValueTest, IntegersAtTheEdgesOfTheirRange) {
+  EXPECT_EQ(*ParseUnsigned("18446744073709551615"), 18446744073709551615ull);
+  EXPECT_FALSE(ParseUnsigned("18446744073709551616").has_value());  // 2^64
+  EXPECT_FALSE(ParseUnsigned("99999999999999999999").has_value());
+  EXPECT_FALSE(ParseUnsigned("100000000000000000000").has_value());
+  EXPECT_EQ(*ParseInteger("9223372036854775807"), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(*ParseInteger("-9223372036854775808"), std::numeric_limits<std::int64_t>::min());
+  EXPECT_FALSE(ParseInteger("9223372036854775808").has_value());
+  EXPECT_FALSE(ParseInteger("-9223372036854775809").has_value());
+  EXPECT_EQ(*ParseInteger("+12"), 12);
+  EXPECT_EQ(*ParseInteger("-12"), -12);
 }
 
 TEST(GeValueTest, Lists) {

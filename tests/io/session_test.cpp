@@ -22,6 +22,7 @@
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
+#include "tests/damage.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk::io {
@@ -317,6 +318,43 @@ TEST(SessionStateTest, RandomRequestStreamsGetOneTerminalLineEach) {
     EXPECT_EQ(terminal, expected) << input;
     EXPECT_NE(t.out.find("ok last\n"), std::string::npos);
   }
+}
+
+// Damaged golden transcripts: whatever the damage, the session answers in
+// known reply types only, each error with a code and a reason, and the
+// output ends with a terminal reply (the last request's, or the refusal of a
+// body the input ended inside).
+TEST(SessionStateTest, DamagedTranscriptsKeepTheProtocol) {
+  const std::string dir = testing::SourceDir() + "/tests/io/serve/";
+  SplitMix64 rng(11);
+  std::size_t errors = 0, answered_last = 0;
+  for (const char* name : {"handshake", "jobs", "objects", "maui", "maui_objects"}) {
+    const std::string original = ReadText(dir + name + ".in");
+    for (int round = 0; round < 60; ++round) {
+      std::string input = testing::DamagedText(original, rng);
+      if (!input.empty() && input.back() != '\n') input += '\n';
+      input += "last ping\n";
+      const Transcript t = Converse(input);
+      std::istringstream lines(t.out);
+      std::string type;
+      for (std::string line; std::getline(lines, line);) {
+        type = line.substr(0, line.find(' '));
+        ASSERT_TRUE(type == "ok" || type == "done" || type == "err" || type == "bye" || type == "hello" ||
+                    type == "start" || type == "reserve" || type == "pending" || type == "sched" ||
+                    type == "prio" || type == "data")
+            << line << "\n--- input:\n" << input;
+        if (type == "err") {
+          ++errors;
+          EXPECT_TRUE(std::regex_match(line, std::regex(R"(err \S+ [1-5][0-9][0-9] [a-z-]+ ".*"( [a-z]+=\S*)*)"))) << line;
+        }
+        if (line.rfind("ok last", 0) == 0 || line.rfind("err last ", 0) == 0) ++answered_last;
+      }
+      EXPECT_TRUE(type == "ok" || type == "done" || type == "err" || type == "bye" || type == "hello")
+          << "--- input:\n" << input << "\n--- output:\n" << t.out;
+    }
+  }
+  EXPECT_GT(errors, 100u);
+  EXPECT_GT(answered_last, 20u);  // most transcripts end with a quit, which the damage mostly keeps
 }
 
 // --- decisions against the batch command ---------------------------------------------------------

@@ -43,6 +43,10 @@ TEST(SnapshotReaderTest, UnknownComplexInARequest) {
 
 TEST(SnapshotReaderTest, BadTime) {
   ExpectError("schedk-snapshot 1\nnow yesterday\n", 2, "now: expected epoch seconds");
+  // Grid Engine's times are unsigned 32-bit seconds: before 1970 or at 2^32 - 1 ("forever") is no time.
+  ExpectError("schedk-snapshot 1\nnow -1\n", 2, "now: expected epoch seconds");
+  ExpectError("schedk-snapshot 1\nnow 4294967295\n", 2, "now: expected epoch seconds");
+  ExpectError(kHeader + "job 1 owner=u state=r start=-5 granted=q@h1:1\n", 3, "job key 'start'");
   ExpectError(kHeader + "job 1 owner=u submit=2004-02-27T17:36:56\n", 3, "job key 'submit'");
   ExpectError(kHeader + "begin sconf\ndefault_duration 1:30\nend\n", 4, "attribute 'default_duration'");
 }

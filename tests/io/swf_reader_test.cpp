@@ -3,15 +3,15 @@
 // jobs, and on the stored CTC-SP2 trace: 77,199 jobs, as the SC'15 runs used).
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include <zlib.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "io/swf_reader.hpp"
+#include "io/swf_workload.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk::io {
@@ -57,18 +57,46 @@ TEST(SwfReaderTest, HeaderAndFields) {
 
 TEST(SwfReaderTest, NumbersOtherThanShortIntegersAreReadByStrtod) {
   // Short integers are read directly; the rest as strtod reads them.
-  auto t = ReadSwf("1 +5 1e3 12345678901234567 -0 0.25 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n", "n.swf");
+  auto t = ReadSwf("1 +5 1e3 1234567890123456 -0 0.25 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n", "n.swf");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->jobs[0].field[kSwfSubmit], 5.0);
   EXPECT_EQ(t->jobs[0].field[kSwfWait], 1000.0);
-  EXPECT_EQ(t->jobs[0].field[kSwfRunTime], 12345678901234567.0);
+  EXPECT_EQ(t->jobs[0].field[kSwfRunTime], 1234567890123456.0);
   EXPECT_TRUE(std::signbit(t->jobs[0].field[kSwfAllocatedProcs]));
   EXPECT_EQ(t->jobs[0].field[kSwfAverageCpu], 0.25);
+  // Beyond 2^53 an integral field would not be exact; infinities and NaN are no numbers of a trace.
+  for (const char* big : {"12345678901234567", "1e309", "-1e300", "nan", "inf"}) {
+    auto b = ReadSwf(std::string("1 ") + big + " 0 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n", "b.swf");
+    ASSERT_FALSE(b.ok()) << big;
+    EXPECT_EQ(b.status().ToString(), std::string("b.swf:1: field 2 is out of range: '") + big + "'");
+  }
   for (const char* bad : {"-", "1-", "--1", "5x"}) {
     auto b = ReadSwf(std::string("1 ") + bad + " 0 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n", "b.swf");
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_EQ(b.status().ToString(), std::string("b.swf:1: field 2 is not a number: '") + bad + "'");
   }
+}
+
+TEST(SwfReaderTest, WorkloadErrorsNameTheTraceLine) {
+  auto text = [](const std::string& swf) {
+    auto t = ReadSwf(swf, "w.swf");
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    auto s = SwfSnapshotText(t.value(), {});
+    return s.ok() ? std::string("ok") : s.status().ToString();
+  };
+  const std::string job = " 0 -1 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+  EXPECT_EQ(text("; MaxProcs: 4\n1" + job + "2" + job), "ok");
+  EXPECT_EQ(text("; MaxProcs: 4\n1" + job + "1" + job), "w.swf:3: job 1: a job of this number came earlier");
+  EXPECT_EQ(text("; MaxProcs: 4\n4294967296" + job), "w.swf:2: job 4294967296: job number out of range");
+  EXPECT_EQ(text("; MaxProcs: 10000000\n1" + job),
+            "w.swf: the trace's header gives MaxProcs 10000000: the machine's parallel environment and queue hold at "
+            "most 9999999 slots");
+  EXPECT_EQ(text("; MaxProcs: 4\n1 4294967295 -1 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
+            "w.swf:2: job 1: submit time out of range (at most 4294967294)");
+  EXPECT_EQ(text("; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 4294967295 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
+            "w.swf:2: job 1: run time or estimate out of range (at most 4294967294 s)");
+  EXPECT_EQ(text("; MaxProcs: 4\n1 0 -1 10 0 -1 -1 0 60 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
+            "w.swf:2: job 1: no processor count (the archive filter, --filter pwa, drops such jobs)");
 }
 
 TEST(SwfReaderTest, MalformedLinesNameTheirLineOrAreCountedWhenLenient) {
