@@ -55,7 +55,7 @@ std::string SummaryText(const SimulationSummary& s, double sched_seconds) {
   char buffer[512];
   std::snprintf(buffer, sizeof buffer,
                 "jobs %zu\nmean_wait %.1f s\nmean_bsld %.4f\nutilization %.4f\nmakespan %lld s\npasses %llu\n"
-                "sched_seconds %.3f\n",
+                "sched_seconds %.4f\n",
                 s.jobs, s.mean_wait, s.mean_bsld, s.utilization, static_cast<long long>(s.makespan),
                 static_cast<unsigned long long>(s.passes), sched_seconds);
   std::string out = buffer;
