@@ -22,7 +22,8 @@ Result<std::string> SwfSnapshotText(const SwfTrace& trace, const SwfWorkloadOpti
   if (procs > kLargestMachine) {
     return Status::InvalidInput(trace.source, 0,
                                 "the trace's header gives MaxProcs " + std::to_string(procs) +
-                                    ": the machine's parallel environment and queue hold at most 9999999 slots");
+                                    ": the machine's parallel environment and queue hold at most " +
+                                    std::to_string(kLargestMachine) + " slots");
   }
   long long first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().get(kSwfSubmit);
   for (const SwfJob& j : trace.jobs) first_submit = std::min(first_submit, j.get(kSwfSubmit));
@@ -63,8 +64,9 @@ Result<std::string> SwfSnapshotText(const SwfTrace& trace, const SwfWorkloadOpti
     if (estimate <= 0) return fail("no estimate");
     if (j.get(kSwfSubmit) < 0) return fail("no submit time");
     // Grid Engine's times and durations are unsigned 32-bit seconds, the largest meaning "forever".
-    if (j.get(kSwfSubmit) >= kForever) return wrong("submit time out of range (at most 4294967294)");
-    if (run >= kForever || estimate >= kForever) return wrong("run time or estimate out of range (at most 4294967294 s)");
+    const std::string last = std::to_string(kForever - 1);
+    if (j.get(kSwfSubmit) >= kForever) return wrong("submit time out of range (at most " + last + ")");
+    if (run >= kForever || estimate >= kForever) return wrong("run time or estimate out of range (at most " + last + " s)");
     const long long user = j.get(kSwfUser);
     text += "job " + std::to_string(j.get(kSwfJob)) + " owner=" + (user >= 0 ? "user" + std::to_string(user) : "unknown") +
             " submit=" + std::to_string(j.get(kSwfSubmit)) + " l_hard=h_rt=" + std::to_string(estimate);
