@@ -43,6 +43,7 @@ Result<std::string> SwfSnapshotText(const SwfTrace& trace, const SwfWorkloadOpti
                      "begin pe swf\nslots " + std::to_string(procs) + "\nallocation_rule $pe_slots\nend pe\n"
                      "begin queue batch\nhostlist machine\nslots " + std::to_string(procs) + "\npe_list swf\nend queue\n";
   std::unordered_set<long long> numbers;
+  const std::string last = std::to_string(kForever - 1);  // for the messages
   for (const SwfJob& j : trace.jobs) {
     const long long size = j.get(kSwfRequestedProcs) > 0 ? j.get(kSwfRequestedProcs) : j.get(kSwfAllocatedProcs);
     const long long run = j.get(kSwfRunTime);
@@ -64,7 +65,6 @@ Result<std::string> SwfSnapshotText(const SwfTrace& trace, const SwfWorkloadOpti
     if (estimate <= 0) return fail("no estimate");
     if (j.get(kSwfSubmit) < 0) return fail("no submit time");
     // Grid Engine's times and durations are unsigned 32-bit seconds, the largest meaning "forever".
-    const std::string last = std::to_string(kForever - 1);
     if (j.get(kSwfSubmit) >= kForever) return wrong("submit time out of range (at most " + last + ")");
     if (run >= kForever || estimate >= kForever) return wrong("run time or estimate out of range (at most " + last + " s)");
     const long long user = j.get(kSwfUser);
