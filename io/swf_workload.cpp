@@ -43,6 +43,7 @@ Result<std::string> SwfSnapshotText(const SwfTrace& trace, const SwfWorkloadOpti
                      "begin pe swf\nslots " + std::to_string(procs) + "\nallocation_rule $pe_slots\nend pe\n"
                      "begin queue batch\nhostlist machine\nslots " + std::to_string(procs) + "\npe_list swf\nend queue\n";
   std::unordered_set<long long> numbers;
+  numbers.reserve(trace.jobs.size());
   const std::string last = std::to_string(kForever - 1);  // for the messages
   for (const SwfJob& j : trace.jobs) {
     const long long size = j.get(kSwfRequestedProcs) > 0 ? j.get(kSwfRequestedProcs) : j.get(kSwfAllocatedProcs);
