@@ -209,19 +209,14 @@ std::optional<bool> ParseBool(std::string_view t) {
 
 namespace {
 
-// Grid Engine keeps times as unsigned 32-bit seconds, and its largest value
-// means "forever" (kDiagramForever): a time must lie before it.
-std::optional<Time> InTimeRange(std::int64_t t) {
-  if (t < 0 || t >= std::int64_t{std::numeric_limits<std::uint32_t>::max()}) return std::nullopt;
-  return t;
-}
+std::optional<Time> IfInTimeRange(std::int64_t t) { return InTimeRange(t) ? std::optional<Time>(t) : std::nullopt; }
 
 }  // namespace
 
 std::optional<Time> ParseTime(std::string_view t) {
   if (t.empty()) return std::nullopt;
   if (t.find('-') == std::string_view::npos || t.find('T') == std::string_view::npos) {
-    if (auto v = ParseInteger(t)) return InTimeRange(*v);
+    if (auto v = ParseInteger(t)) return IfInTimeRange(*v);
     return std::nullopt;
   }
   // YYYY-MM-DDThh:mm:ss
@@ -256,7 +251,7 @@ std::optional<Time> ParseTime(std::string_view t) {
     return std::nullopt;  // zone-less times are ambiguous and refused
   }
   const std::int64_t days = DaysFromCivil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
-  return InTimeRange(days * 86400 + *hour * 3600 + *minute * 60 + *second - offset);
+  return IfInTimeRange(days * 86400 + *hour * 3600 + *minute * 60 + *second - offset);
 }
 
 std::vector<std::string_view> SplitWords(std::string_view text) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,8 +37,14 @@ std::optional<std::int64_t> ParseInteger(std::string_view text);
 // Grid Engine booleans: TRUE/FALSE, true/false, 1/0, y/n, yes/no.
 std::optional<bool> ParseBool(std::string_view text);
 
+// Grid Engine keeps times as unsigned 32-bit seconds; the largest, 2^32 - 1
+// (kDiagramForever), means "forever", so the last time it can express is one
+// second before (in 2106).
+inline constexpr Time kLastTime = std::numeric_limits<std::uint32_t>::max() - 1;
+inline bool InTimeRange(std::int64_t t) { return t >= 0 && t <= kLastTime; }
+
 // A point in time: epoch seconds, or ISO-8601 "YYYY-MM-DDThh:mm:ss[.f](Z|+hh:mm|-hh:mm|+hhmm)",
-// in Grid Engine's range: from 0 (1970) to before 2^32 - 1 (2106), which means "forever".
+// from 0 (1970) to kLastTime.
 std::optional<Time> ParseTime(std::string_view text);
 
 // Returns true for NONE (case-insensitive) or an empty value.

@@ -4,13 +4,13 @@
 #include <limits>
 #include <unordered_set>
 
+#include "io/ge_value.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk::io {
 namespace {
 
 constexpr long long kLargestMachine = 9999999;  // Grid Engine's largest slot count
-constexpr long long kForever = 4294967295;       // 2^32 - 1
 
 }  // namespace
 
@@ -44,7 +44,7 @@ Result<std::string> SwfSnapshotText(const SwfTrace& trace, const SwfWorkloadOpti
                      "begin queue batch\nhostlist machine\nslots " + std::to_string(procs) + "\npe_list swf\nend queue\n";
   std::unordered_set<long long> numbers;
   numbers.reserve(trace.jobs.size());
-  const std::string last = std::to_string(kForever - 1);  // for the messages
+  const std::string last = std::to_string(kLastTime);  // for the messages
   for (const SwfJob& j : trace.jobs) {
     const long long size = j.get(kSwfRequestedProcs) > 0 ? j.get(kSwfRequestedProcs) : j.get(kSwfAllocatedProcs);
     const long long run = j.get(kSwfRunTime);
@@ -66,8 +66,8 @@ Result<std::string> SwfSnapshotText(const SwfTrace& trace, const SwfWorkloadOpti
     if (estimate <= 0) return fail("no estimate");
     if (j.get(kSwfSubmit) < 0) return fail("no submit time");
     // Grid Engine's times and durations are unsigned 32-bit seconds, the largest meaning "forever".
-    if (j.get(kSwfSubmit) >= kForever) return wrong("submit time out of range (at most " + last + ")");
-    if (run >= kForever || estimate >= kForever) return wrong("run time or estimate out of range (at most " + last + " s)");
+    if (!InTimeRange(j.get(kSwfSubmit))) return wrong("submit time out of range (at most " + last + ")");
+    if (run > kLastTime || estimate > kLastTime) return wrong("run time or estimate out of range (at most " + last + " s)");
     const long long user = j.get(kSwfUser);
     text += "job " + std::to_string(j.get(kSwfJob)) + " owner=" + (user >= 0 ? "user" + std::to_string(user) : "unknown") +
             " submit=" + std::to_string(j.get(kSwfSubmit)) + " l_hard=h_rt=" + std::to_string(estimate);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <functional>
-#include <limits>
 
 #include <tbb/parallel_for.h>
 
@@ -471,10 +470,8 @@ SessionStatus SessionState::SetClock(Time now) {
 SessionStatus SessionState::Advance(Duration d) {
   if (d < 0) return Refuse(ErrorCode::kInvalidValue, "advance: the clock does not go back (" + std::to_string(d) + ")");
   std::unique_lock<std::shared_mutex> lock(config_mutex_);
-  // Grid Engine's times end at 2^32 - 2; the next second means "forever".
-  constexpr Time kLastSecond = std::numeric_limits<std::uint32_t>::max() - 1;
-  if (d > kLastSecond - config_.now) {
-    return Refuse(ErrorCode::kInvalidValue, "advance: the clock would pass " + std::to_string(kLastSecond) +
+  if (d > kLastTime - config_.now) {
+    return Refuse(ErrorCode::kInvalidValue, "advance: the clock would pass " + std::to_string(kLastTime) +
                                                 ", the last second Grid Engine can express");
   }
   config_.now += d;

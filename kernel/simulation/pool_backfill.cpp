@@ -5,6 +5,12 @@
 #include <tuple>
 
 namespace schedk {
+namespace {
+
+// holding_'s order: by estimated end, then job.
+constexpr auto EndsBefore = [](const auto& a, const auto& b) { return std::tie(a.end, a.job) < std::tie(b.end, b.job); };
+
+}  // namespace
 
 void PoolBackfill::Submit(std::uint32_t job, std::uint32_t size, Duration estimate) {
   assert(size >= 1 && estimate >= 0);
@@ -13,10 +19,7 @@ void PoolBackfill::Submit(std::uint32_t job, std::uint32_t size, Duration estima
 }
 
 void PoolBackfill::Terminate(std::uint32_t job, Time estimated_end) {
-  const Holding key{estimated_end, job, 0};
-  const auto at = std::lower_bound(holding_.begin(), holding_.end(), key, [](const Holding& a, const Holding& b) {
-    return std::tie(a.end, a.job) < std::tie(b.end, b.job);
-  });
+  const auto at = std::lower_bound(holding_.begin(), holding_.end(), Holding{estimated_end, job, 0}, EndsBefore);
   // Absent where its estimated end came first and a pass let it go (reference semantics).
   if (at != holding_.end() && at->end == estimated_end && at->job == job) {
     held_ -= at->size;
@@ -26,10 +29,7 @@ void PoolBackfill::Terminate(std::uint32_t job, Time estimated_end) {
 
 void PoolBackfill::Start(Waiting& w, Time now, std::vector<std::uint32_t>& started) {
   const Holding h{now + w.estimate, w.job, w.size};
-  const auto at = std::upper_bound(holding_.begin(), holding_.end(), h, [](const Holding& a, const Holding& b) {
-    return std::tie(a.end, a.job) < std::tie(b.end, b.job);
-  });
-  holding_.insert(at, h);
+  holding_.insert(std::upper_bound(holding_.begin(), holding_.end(), h, EndsBefore), h);
   held_ += w.size;
   started.push_back(w.job);
   w.size = 0;

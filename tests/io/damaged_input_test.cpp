@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,11 +25,11 @@
 namespace schedk {
 namespace {
 
+// A bundled input, read as the tools read files.
 std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto text = io::ReadWholeFile(path.string());
+  EXPECT_TRUE(text.ok()) << text.status().ToString();
+  return text.ok() ? std::move(text.value()) : std::string();
 }
 
 void ExpectNamedError(const io::Status& status, const std::string& source, const std::string& input) {
