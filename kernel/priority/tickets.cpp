@@ -6,6 +6,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
+#include <tbb/task_group.h>
 
 #include "kernel/priority/functional_policy.hpp"
 #include "kernel/priority/override_policy.hpp"
@@ -161,66 +162,87 @@ std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
   return free;
 }
 
-TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
-                            const JobListOrder& order, const std::vector<RowRole>& roles, ExecutionMode mode) {
+TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index, JobListOrder&& order,
+                            const std::vector<RowRole>& roles, ExecutionMode mode) {
   const SchedulerConfig& config = cluster.config;
-  TicketResult result = BuildRefs(cluster, jobs, roles, index, order, mode);
+  TicketResult result = [&] {
+    const JobListOrder released = std::move(order);
+    return BuildRefs(cluster, jobs, roles, index, released, mode);
+  }();
   TicketRefs& refs = result.refs;
   EntityCounts counts = RunningCounts(cluster, refs);
 
-  // Pass A, pass 0: share-tree nodes (in ref order, which creates temporary
-  // "default" copies in Grid Engine's order), usage and targets.
-  ShareTreeWorkspace tree(cluster);
-  std::vector<ShareNodeId> ref_node = tree.NodesOf(refs, mode);
-  tree.ComputeUsage(mode);
-  tree.ComputeTargets(refs, ref_node, /*with_pending=*/true, mode);
   const double share_total = config.weight_tickets_share;
+  ShareTreeWorkspace tree(cluster);
   const bool share_tree_on = share_total > 0 && !tree.empty();
-
+  std::vector<ShareNodeId> ref_node;
+  // Pass A, pass 0: share-tree nodes (in ref order, which creates temporary
+  // "default" copies in Grid Engine's order), usage and targets; passes 1 and
+  // 2 for the share tree: its running tasks' tickets.
+  auto prepare_tree = [&] {
+    ref_node = tree.NodesOf(refs, mode);
+    tree.ComputeUsage(mode);
+    tree.ComputeTargets(refs, ref_node, /*with_pending=*/true, mode);
+    if (share_tree_on) tree.RunningTickets(ref_node, share_total, refs);
+  };
   // Pass A, passes 1 and 2: running tasks.
-  if (share_tree_on) tree.RunningTickets(ref_node, share_total, refs);
   const FunctionalSums running_sums = FunctionalTicketsRunning(config, cluster.entities, counts, refs);
   OverrideTicketsRunning(config, cluster.entities, counts, refs);
 
   // Pass A: pending tasks, policy by policy.
-  if (refs.size() > refs.running) {
-    const std::vector<std::pair<TicketPolicy, bool>> policies = PolicyOrder(config);
-    for (std::size_t k = 0; k < policies.size(); ++k) {
-      const auto [policy, dependent] = policies[k];
-      switch (policy) {
-        case TicketPolicy::kShareTree:
-          if (!share_tree_on) break;
-          // The share tree's ranking is the largest working set of the pass:
-          // columns no later pass reads are freed before it.
-          if (std::all_of(policies.begin() + static_cast<std::ptrdiff_t>(k) + 1, policies.end(),
-                          [](const auto& later) { return later.first == TicketPolicy::kShareTree; })) {
-            refs.ReleaseEntityColumns();
-          }
-          if (mode == ExecutionMode::kParallel) {
-            tree.PendingTickets(ref_node, share_total, dependent, refs);
-          } else {
-            tree.PendingTicketsSerial(ref_node, share_total, dependent, refs);
-          }
-          break;
-        case TicketPolicy::kFunctional:
-          if (config.functional_split == FunctionalSplit::kLinear) {
-            FunctionalTicketsPendingLinear(config, cluster.entities, dependent, refs, mode);
-          } else if (mode == ExecutionMode::kParallel) {
-            FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs);
-          } else {
-            FunctionalTicketsPendingNaive(config, cluster.entities, counts, running_sums, dependent, refs);
-          }
-          break;
-        case TicketPolicy::kOverride:
-          if (!AnyPendingOverrideTickets(cluster.entities, refs)) break;  // every otix stays 0
-          if (mode == ExecutionMode::kParallel) {
-            OverrideTicketsPending(config, cluster.entities, counts, dependent, refs);
-          } else {
-            OverrideTicketsPendingNaive(config, cluster.entities, counts, dependent, refs);
-          }
-          break;
-      }
+  auto pending_pass = [&](TicketPolicy policy, bool dependent, bool last_reader_of_entities) {
+    switch (policy) {
+      case TicketPolicy::kShareTree:
+        if (!share_tree_on) return;
+        // The share tree's ranking is the largest working set of the pass:
+        // columns no later pass reads are freed before it.
+        if (last_reader_of_entities) refs.ReleaseEntityColumns();
+        if (mode == ExecutionMode::kParallel) {
+          tree.PendingTickets(ref_node, share_total, dependent, refs);
+        } else {
+          tree.PendingTicketsSerial(ref_node, share_total, dependent, refs);
+        }
+        return;
+      case TicketPolicy::kFunctional:
+        if (config.functional_split == FunctionalSplit::kLinear) {
+          FunctionalTicketsPendingLinear(config, cluster.entities, dependent, refs, mode);
+        } else if (mode == ExecutionMode::kParallel) {
+          FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs);
+        } else {
+          FunctionalTicketsPendingNaive(config, cluster.entities, counts, running_sums, dependent, refs);
+        }
+        return;
+      case TicketPolicy::kOverride:
+        if (!AnyPendingOverrideTickets(cluster.entities, refs)) return;  // every otix stays 0
+        if (mode == ExecutionMode::kParallel) {
+          OverrideTicketsPending(config, cluster.entities, counts, dependent, refs);
+        } else {
+          OverrideTicketsPendingNaive(config, cluster.entities, counts, dependent, refs);
+        }
+        return;
     }
+  };
+  const std::vector<std::pair<TicketPolicy, bool>> policies =
+      refs.size() > refs.running ? PolicyOrder(config) : std::vector<std::pair<TicketPolicy, bool>>{};
+  // An override pass ranked first neither reads the tree nor writes what
+  // preparing the tree reads (the refs' identity and entity columns, the
+  // running refs' share-tree tickets), and its working set is small: in
+  // parallel mode the two run side by side, the tree's preparation being
+  // mostly serial and the override loop entirely so.
+  std::size_t next = 0;
+  if (mode == ExecutionMode::kParallel && !policies.empty() && policies[0].first == TicketPolicy::kOverride) {
+    tbb::task_group side;
+    side.run(prepare_tree);
+    pending_pass(policies[0].first, policies[0].second, false);
+    side.wait();
+    next = 1;
+  } else {
+    prepare_tree();
+  }
+  for (; next < policies.size(); ++next) {
+    const bool last_reader = std::all_of(policies.begin() + static_cast<std::ptrdiff_t>(next) + 1, policies.end(),
+                                         [](const auto& later) { return later.first == TicketPolicy::kShareTree; });
+    pending_pass(policies[next].first, policies[next].second, last_reader);
   }
   // Pass B: running tasks alone define the share tree's active nodes.
   if (!tree.empty()) tree.ComputeTargets(refs, ref_node, /*with_pending=*/false, mode);

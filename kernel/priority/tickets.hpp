@@ -47,7 +47,9 @@ struct TicketResult {
 // running and suspended tasks).
 std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs);
 
-TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
-                            const JobListOrder& order, const std::vector<RowRole>& roles, ExecutionMode mode);
+// `order` is only read to build the refs; its memory is freed right after
+// (the caller's object is left empty).
+TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index, JobListOrder&& order,
+                            const std::vector<RowRole>& roles, ExecutionMode mode);
 
 }  // namespace schedk
