@@ -7,11 +7,11 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 #include <tbb/task_group.h>
 
 #include "kernel/priority/usage_decay.hpp"
 #include "kernel/sort_key.hpp"
+#include "kernel/sorted_runs.hpp"
 
 namespace schedk {
 namespace {
@@ -534,7 +534,12 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     const auto first = slots.begin() + begin, last = slots.begin() + end;
     if (!std::is_sorted(first, last, better)) {
       if constexpr (kParallel) {
-        tbb::parallel_sort(first, last, better);
+        // The node's own tasks, then each child's: the children's tasks come
+        // back from their own ranking nearly always in order under this level's
+        // keys too, so the runs are merged rather than sorted afresh.
+        std::vector<std::size_t> cuts = {0, bucket_start[pre[n] + 1] - begin};
+        for (std::uint32_t c : nodes_[n].children) cuts.push_back(range_of(c).second - begin);
+        SortRuns(slots.data() + begin, std::move(cuts), better, /*parallel=*/true);
       } else {
         std::sort(first, last, better);
       }
