@@ -312,22 +312,33 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
                         e.row);
   };
   // Running and suspended tasks by prio; then the tasks without priority information.
+  // Shards are collected apart (in parallel unless serial) and joined in shard
+  // order; both lists are then sorted by keys that order them totally.
   std::vector<std::pair<MergeKey, DispatchEntry>> running;
   std::vector<std::pair<JobNumber, DispatchEntry>> rest;
-  for (std::size_t s = 0; s < jobs.shards().size(); ++s) {
-    const JobShard& shard = jobs.shards()[s];
-    for (std::size_t r = 0; r < shard.size(); ++r) {
-      const std::uint32_t flat = index.offsets()[s] + static_cast<std::uint32_t>(r);
-      const RowRole role = result.roles[flat];
-      if (role == RowRole::kRunning || role == RowRole::kSuspended) {
-        const DispatchEntry e{flat, shard.task_first[r], tickets.first_ref[flat], true};
-        running.emplace_back(key_for(0, e), e);
-      } else if (role == RowRole::kInactive) {
-        for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
-          rest.emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
-          if (shard.task_last[r] - t < shard.task_step[r]) break;
+  {
+    const std::size_t shards = jobs.shards().size();
+    std::vector<std::vector<std::pair<MergeKey, DispatchEntry>>> shard_running(shards);
+    std::vector<std::vector<std::pair<JobNumber, DispatchEntry>>> shard_rest(shards);
+    ForEachIndex(mode, shards, [&](std::size_t s) {
+      const JobShard& shard = jobs.shards()[s];
+      for (std::size_t r = 0; r < shard.size(); ++r) {
+        const std::uint32_t flat = index.offsets()[s] + static_cast<std::uint32_t>(r);
+        const RowRole role = result.roles[flat];
+        if (role == RowRole::kRunning || role == RowRole::kSuspended) {
+          const DispatchEntry e{flat, shard.task_first[r], tickets.first_ref[flat], true};
+          shard_running[s].emplace_back(key_for(0, e), e);
+        } else if (role == RowRole::kInactive) {
+          for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
+            shard_rest[s].emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
+            if (shard.task_last[r] - t < shard.task_step[r]) break;
+          }
         }
       }
+    });
+    for (std::size_t s = 0; s < shards; ++s) {
+      running.insert(running.end(), shard_running[s].begin(), shard_running[s].end());
+      rest.insert(rest.end(), shard_rest[s].begin(), shard_rest[s].end());
     }
   }
   std::sort(running.begin(), running.end(), [](const auto& a, const auto& b) {
