@@ -45,16 +45,26 @@ class LazyMaxHeap {
       Entry& top = heap_.front();
       const Key now = fresh(top.category);
       if (!better_(top.key, now) && !better_(now, top.key)) return top;
-      std::pop_heap(heap_.begin(), heap_.end(), Worse{better_});
-      heap_.back().key = now;
-      std::push_heap(heap_.begin(), heap_.end(), Worse{better_});
+      ReplaceTop(now);
     }
   }
-  // Replaces the top's key (after its category advanced to a new head).
+  // Replaces the top's key (after its category advanced to a new head): the
+  // entry sinks from the root to its place, one pass down the heap. (Which
+  // entry is on top depends only on the keys, Better being a total order, so
+  // the heap's layout never changes a result.)
   void ReplaceTop(const Key& key) {
-    std::pop_heap(heap_.begin(), heap_.end(), Worse{better_});
-    heap_.back().key = key;
-    std::push_heap(heap_.begin(), heap_.end(), Worse{better_});
+    Entry moving{key, heap_.front().category};
+    const std::size_t n = heap_.size();
+    std::size_t hole = 0;
+    for (;;) {
+      std::size_t child = 2 * hole + 1;
+      if (child >= n) break;
+      if (child + 1 < n && better_(heap_[child + 1].key, heap_[child].key)) ++child;
+      if (!better_(heap_[child].key, moving.key)) break;
+      heap_[hole] = heap_[child];
+      hole = child;
+    }
+    heap_[hole] = moving;
   }
   void PopTop() {
     std::pop_heap(heap_.begin(), heap_.end(), Worse{better_});
