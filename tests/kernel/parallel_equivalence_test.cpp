@@ -90,6 +90,37 @@ TEST_F(ParallelEquivalenceTest, EveryPolicyContributes) {
   EXPECT_GT(s, 10000);
 }
 
+// With the override policy ranked first (OFS), the share tree is prepared on a
+// second task while the override pass runs. (Not in the ThreadSanitizer run of
+// .ci/run: Debian's oneTBB is not instrumented, and ThreadSanitizer reports
+// TBB's own work stealing inside any parallel_for of the pass.)
+TEST(PrioritySideTaskTest, TreePreparedBesideTheOverridePassMatchesTheSerialTwin) {
+  PopulationSpec spec;
+  spec.seed = 13;
+  spec.pending_jobs = 20000;
+  spec.running_jobs = 1000;
+  spec.users = 800;
+  spec.projects = 20;
+  spec.hosts = 50;
+  spec.array_fraction = 0.05;
+  spec.submit_in_job_order = false;
+  const Population p = GeneratePopulation(spec);
+  ASSERT_FALSE(p.cluster.config.policy_hierarchy.empty());
+  ASSERT_EQ(p.cluster.config.policy_hierarchy.front(), TicketPolicy::kOverride);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  for (int run = 0; run < 3; ++run) {  // the two tasks meet in a different order each time
+    const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
+    ExpectIdentical(p.cluster, p.jobs, parallel, serial);
+  }
+  std::size_t override_tickets = 0, share_tickets = 0;
+  for (std::size_t i = 0; i < serial.tickets.refs.size(); ++i) {
+    override_tickets += serial.tickets.refs.otix[i] > 0;
+    share_tickets += serial.tickets.refs.stix[i] > 0;
+  }
+  EXPECT_GT(override_tickets, 100u);
+  EXPECT_GT(share_tickets, 1000u);
+}
+
 // Without array jobs every job is one task of the parallel pass's sort; the
 // serial twin still takes the general merge.
 TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
