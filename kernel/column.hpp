@@ -4,9 +4,12 @@
 // type, so its objects exist once the storage is allocated, even where T has
 // default member initialisers, like the typed ids), and default-initialised
 // otherwise. For large columns that are written in full right after they are
-// sized: the memory is touched once, by the writer (in parallel, say).
+// sized: the memory is touched once, by the writer (in parallel, say). Debug
+// builds fill fresh storage with 0xA5 bytes, so reading an unwritten element
+// gives a wrong value that tests see.
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -22,6 +25,16 @@ struct DefaultInitAllocator : std::allocator<T> {
   struct rebind {
     using other = DefaultInitAllocator<U>;
   };
+  T* allocate(std::size_t n) {
+    T* p = std::allocator<T>::allocate(n);
+#ifndef NDEBUG
+    // Debug builds (the sanitizer run too) poison fresh storage, so that an
+    // element read before it is written shows as a wrong value instead of the
+    // zeros of fresh pages.
+    std::memset(static_cast<void*>(p), 0xA5, n * sizeof(T));
+#endif
+    return p;
+  }
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     if constexpr (!(std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>)) {

@@ -73,7 +73,7 @@ bool JobListOrder::LayOutBlocks(const JobTable& jobs, const RowIndex& index, Bef
   }
   std::vector<std::uint32_t> run_start(all.size() + 1, 0);
   for (std::size_t k = 0; k < all.size(); ++k) run_start[k + 1] = run_start[k] + (all[k].end - all[k].begin);
-  std::vector<std::uint32_t> laid_out(rows_.size());
+  Column<std::uint32_t> laid_out(rows_.size());  // the runs cover every row
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, all.size(), 16), [&](const auto& range) {
     for (std::size_t k = range.begin(); k != range.end(); ++k) {
       std::copy(rows_.begin() + all[k].begin, rows_.begin() + all[k].end, laid_out.begin() + run_start[k]);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel/column.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/row_index.hpp"
@@ -25,7 +26,7 @@ class JobListOrder {
  public:
   JobListOrder(const JobTable& jobs, const RowIndex& index, ExecutionMode mode = ExecutionMode::kParallel);
 
-  const std::vector<std::uint32_t>& rows() const { return rows_; }
+  const Column<std::uint32_t>& rows() const { return rows_; }
   std::size_t chunks() const { return chunk_begin_.size() - 1; }
   std::uint32_t chunk_begin(std::size_t c) const { return chunk_begin_[c]; }
 
@@ -34,7 +35,7 @@ class JobListOrder {
   template <class Before>
   bool LayOutBlocks(const JobTable& jobs, const RowIndex& index, Before before);
 
-  std::vector<std::uint32_t> rows_;
+  Column<std::uint32_t> rows_;  // sized uninitialised, written in full
   std::vector<std::uint32_t> chunk_begin_;
 };
 

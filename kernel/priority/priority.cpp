@@ -178,8 +178,8 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
 // Groups the dispatchable rows (in job-list order) by job. Chunks of rows,
 // each starting at a job's first row, are counted and then filled in parallel
 // (one chunk, in order, for the serial twin).
-std::vector<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets,
-                                         ExecutionMode mode) {
+Column<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets,
+                                    ExecutionMode mode) {
   const std::vector<std::uint32_t>& pending_rows = tickets.pending_rows;
   const std::size_t n = pending_rows.size();
   auto number = [&](std::size_t p) {
@@ -202,7 +202,7 @@ std::vector<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& i
     for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p);
   });
   for (std::size_t c = 0; c < chunks; ++c) first_job[c + 1] += first_job[c];
-  std::vector<PendingJob> pending_jobs(first_job.back());
+  Column<PendingJob> pending_jobs(first_job.back());  // each written where its job starts
   ForEachIndex(mode, chunks, [&](std::size_t c) {
     std::uint32_t j = first_job[c];
     for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) {
@@ -228,9 +228,9 @@ std::vector<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& i
 // task's position in job-list order in place of the job number. Returns false,
 // having done nothing, when the tasks do not fit 32-bit positions.
 bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
-                      const std::vector<PendingJob>& pending_jobs, PriorityResult& result, std::size_t extra) {
+                      const Column<PendingJob>& pending_jobs, PriorityResult& result, std::size_t extra) {
   const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
-  std::vector<std::uint32_t> base(pending_jobs.size() + 1);  // each job's first task position
+  Column<std::uint32_t> base(pending_jobs.size() + 1);  // each job's first task position, all written below
   std::uint64_t total = 0;
   for (std::size_t j = 0; j < pending_jobs.size(); ++j) {
     base[j] = static_cast<std::uint32_t>(total);
@@ -263,7 +263,7 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
       for (std::size_t j = range.begin(); j != range.end(); ++j) f(j);
     });
   };
-  std::vector<SortKey128> keys(total);
+  Column<SortKey128> keys(total);  // every task writes its own
   for_each_job([&](std::size_t j) {
     // Submission time and POSIX priority are the same on every row of a job.
     const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
@@ -277,11 +277,11 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
     });
   });
   tbb::parallel_sort(keys.begin(), keys.end());
-  std::vector<std::uint32_t> place(keys.size());
+  Column<std::uint32_t> place(keys.size());  // the keys carry every position once
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
     for (std::size_t i = range.begin(); i != range.end(); ++i) place[static_cast<std::uint32_t>(keys[i].low)] = i;
   });
-  std::vector<SortKey128>().swap(keys);
+  Column<SortKey128>().swap(keys);
   result.order.reserve(place.size() + extra);
   result.order.resize(place.size());
   for_each_job([&](std::size_t j) {
@@ -347,10 +347,10 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     return a.second.task < b.second.task;
   });
   {
-    std::vector<PendingJob> pending_jobs = GroupPendingJobs(jobs, index, tickets, mode);
+    Column<PendingJob> pending_jobs = GroupPendingJobs(jobs, index, tickets, mode);
     const std::size_t extra = running.size() + rest.size();
     if (mode == ExecutionMode::kParallel && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra)) {
-      std::vector<PendingJob>().swap(pending_jobs);  // the merge below has nothing to do
+      Column<PendingJob>().swap(pending_jobs);  // the merge below has nothing to do
     }
     // Each job's first task and its rank key, computed in job order (sequential reads).
     auto first_entry = [&](std::size_t j) {
@@ -412,7 +412,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
       again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
     }
     std::vector<MergeKey>().swap(ranked);
-    std::vector<PendingJob>().swap(pending_jobs);
+    Column<PendingJob>().swap(pending_jobs);
 
   }
   result.dispatchable_tasks = result.order.size();

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel/column.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/tickets.hpp"
@@ -70,7 +71,7 @@ struct PriorityResult {
   std::vector<RowRole> roles;  // per flat row
   UrgencyResult urgency;
   TicketResult tickets;
-  std::vector<DispatchEntry> order;  // dispatchable tasks, then running/suspended, then the rest
+  Column<DispatchEntry> order;  // dispatchable tasks, then running/suspended, then the rest
   std::size_t dispatchable_tasks = 0;
 
   // The values of one output row.

@@ -488,7 +488,7 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
   };
   const std::vector<std::uint32_t> places = TaskOrderPlaces(refs);
   auto place_of = [&](std::size_t i) -> std::uint64_t { return places.empty() ? i : places[i - refs.running]; };
-  std::vector<Entry> slots(bucket_start.back());
+  Column<Entry> slots(bucket_start.back());  // every bucketed ref writes its own
   if (slots.empty()) return;
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     const auto [begin, end] = chunk_range(k);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel/column.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/entities.hpp"
 #include "kernel/priority/ticket_refs.hpp"
@@ -37,7 +38,7 @@ struct TicketCategory {
 
 struct TicketCategories {
   std::vector<TicketCategory> categories;
-  std::vector<std::uint32_t> members;  // ref indices
+  Column<std::uint32_t> members;  // ref indices
 };
 
 // Groups the pending refs. The per-category ordering runs in parallel unless

@@ -128,7 +128,7 @@ UrgencyResult Prepare(const Cluster& cluster, const JobTable& jobs) {
   result.normalization = c.normalization;
   result.linear_scale = c.linear_urgency_scale;
   if (result.computed) {
-    result.urg.assign(n, 0.0);
+    result.urg.resize(n);  // ShardUrgency writes every row
     result.rrcontr = RequestSetContributions(cluster, jobs);
   }
   return result;
@@ -141,6 +141,7 @@ void ShardUrgency(const Cluster& cluster, const JobTable& jobs, std::size_t s, s
   const JobShard& shard = jobs.shards()[s];
   for (std::size_t i = 0; i < shard.size(); ++i) {
     const std::uint32_t flat = base + static_cast<std::uint32_t>(i);
+    result.urg[flat] = 0;  // the column is sized uninitialised: every row is written
     if (roles[flat] == RowRole::kInactive) continue;
     const double u = RowUrgency(cluster, shard, i, result.rrcontr);
     if (std::isnan(u)) continue;  // no slots complex: Grid Engine leaves urg unset

@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernel/column.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/normalize.hpp"
@@ -48,7 +49,7 @@ enum class RowRole : std::uint8_t {
 
 struct UrgencyResult {
   std::vector<double> rrcontr;  // per request set (NaN when unset)
-  std::vector<double> urg;      // per flat row; empty when not computed
+  Column<double> urg;           // per flat row; empty when not computed
   double min_urg = 0;           // the range over running and dispatchable rows (dispatchable only
   double max_urg = 0;           // with PRIORITY_NORMALIZATION=pending)
   bool computed = false;        // false: weight_urgency == 0 and !report_pjob_tickets, nurg forced to 0.5
