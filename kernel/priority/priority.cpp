@@ -180,7 +180,7 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
 // (one chunk, in order, for the serial twin).
 Column<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets,
                                     ExecutionMode mode) {
-  const std::vector<std::uint32_t>& pending_rows = tickets.pending_rows;
+  const Column<std::uint32_t>& pending_rows = tickets.pending_rows;
   const std::size_t n = pending_rows.size();
   auto number = [&](std::size_t p) {
     const std::uint32_t flat = pending_rows[p];
@@ -229,7 +229,7 @@ Column<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& index,
 // having done nothing, when the tasks do not fit 32-bit positions.
 bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const Column<PendingJob>& pending_jobs, PriorityResult& result, std::size_t extra) {
-  const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
+  const Column<std::uint32_t>& pending_rows = result.tickets.pending_rows;
   Column<std::uint32_t> base(pending_jobs.size() + 1);  // each job's first task position, all written below
   std::uint64_t total = 0;
   for (std::size_t j = 0; j < pending_jobs.size(); ++j) {
@@ -302,7 +302,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
                                                     : ComputeUrgencySerial(cluster, jobs, result.roles);
   const TicketResult& tickets = result.tickets;
-  const std::vector<std::uint32_t>& pending_rows = result.tickets.pending_rows;
+  const Column<std::uint32_t>& pending_rows = result.tickets.pending_rows;
   auto shard_of = [&](std::uint32_t flat) -> const JobShard& { return jobs.shards()[index.shard(flat)]; };
 
   auto key_for = [&](std::uint32_t j, const DispatchEntry& e) {
@@ -416,7 +416,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
 
   }
   result.dispatchable_tasks = result.order.size();
-  std::vector<std::uint32_t>().swap(result.tickets.pending_rows);
+  Column<std::uint32_t>().swap(result.tickets.pending_rows);
 
   // Then running and suspended tasks, then the tasks without priority information.
   for (const auto& [key, e] : running) result.order.push_back(e);

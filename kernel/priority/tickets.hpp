@@ -40,7 +40,7 @@ struct TicketResult {
   std::uint32_t pending_task_limit = 0;  // L = min(max_pending_tasks_per_job, free queue slots + 1)
   // Dispatchable rows (flat) in job-list order: job number, then first task.
   // ComputePriorities releases it once it has the dispatch order.
-  std::vector<std::uint32_t> pending_rows;
+  Column<std::uint32_t> pending_rows;  // sized uninitialised, written in full
 };
 
 // Free slots over all queue instances: sum of max(0, slots - slots used by
