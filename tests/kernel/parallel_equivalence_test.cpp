@@ -28,6 +28,20 @@ void ExpectIdentical(const Cluster& c, const JobTable& jobs, const PriorityResul
   }
 }
 
+// A generated population with random submission times, which exercise every
+// ordering path.
+PopulationSpec SpecOf(std::uint64_t seed, std::size_t pending, std::size_t running, std::size_t users,
+                      std::size_t projects, std::size_t hosts, double array_fraction) {
+  return PopulationSpec{.seed = seed,
+                        .pending_jobs = pending,
+                        .running_jobs = running,
+                        .users = users,
+                        .projects = projects,
+                        .hosts = hosts,
+                        .array_fraction = array_fraction,
+                        .submit_in_job_order = false};
+}
+
 // Generates the population, runs the parallel pass and its serial twin, expects
 // identical results and returns the parallel one.
 PriorityResult ExpectTwinsAgree(const PopulationSpec& spec) {
@@ -41,16 +55,7 @@ PriorityResult ExpectTwinsAgree(const PopulationSpec& spec) {
 class ParallelEquivalenceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    PopulationSpec spec;
-    spec.seed = 7;
-    spec.pending_jobs = 120000;
-    spec.running_jobs = 6000;
-    spec.users = 3000;
-    spec.projects = 60;
-    spec.hosts = 200;
-    spec.array_fraction = 0.05;
-    spec.submit_in_job_order = false;  // random submit times exercise every ordering path
-    population_ = new Population(GeneratePopulation(spec));
+    population_ = new Population(GeneratePopulation(SpecOf(7, 120000, 6000, 3000, 60, 200, 0.05)));
   }
   static void TearDownTestSuite() { delete population_; }
   static Population* population_;
@@ -95,16 +100,7 @@ TEST_F(ParallelEquivalenceTest, EveryPolicyContributes) {
 // .ci/run: Debian's oneTBB is not instrumented, and ThreadSanitizer reports
 // TBB's own work stealing inside any parallel_for of the pass.)
 TEST(PrioritySideTaskTest, TreePreparedBesideTheOverridePassMatchesTheSerialTwin) {
-  PopulationSpec spec;
-  spec.seed = 13;
-  spec.pending_jobs = 20000;
-  spec.running_jobs = 1000;
-  spec.users = 800;
-  spec.projects = 20;
-  spec.hosts = 50;
-  spec.array_fraction = 0.05;
-  spec.submit_in_job_order = false;
-  const Population p = GeneratePopulation(spec);
+  const Population p = GeneratePopulation(SpecOf(13, 20000, 1000, 800, 20, 50, 0.05));
   ASSERT_FALSE(p.cluster.config.policy_hierarchy.empty());
   ASSERT_EQ(p.cluster.config.policy_hierarchy.front(), TicketPolicy::kOverride);
   const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
@@ -124,32 +120,15 @@ TEST(PrioritySideTaskTest, TreePreparedBesideTheOverridePassMatchesTheSerialTwin
 // Without array jobs every job is one task of the parallel pass's sort; the
 // serial twin still takes the general merge.
 TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
-  PopulationSpec spec;
-  spec.seed = 8;
-  spec.pending_jobs = 40000;
-  spec.running_jobs = 2000;
-  spec.users = 1000;
-  spec.projects = 20;
-  spec.hosts = 100;
-  spec.array_fraction = 0;
-  spec.submit_in_job_order = false;
-  EXPECT_GT(ExpectTwinsAgree(spec).dispatchable_tasks, 35000u);
+  EXPECT_GT(ExpectTwinsAgree(SpecOf(8, 40000, 2000, 1000, 20, 100, 0)).dispatchable_tasks, 35000u);
 }
 
 // With array jobs the parallel pass sorts all tasks by their job's running
 // worst key; the serial twin merges the jobs' task sequences. Three free slots
 // make L = 4, so later tasks of an array job keep the fourth one's values.
 TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTasks) {
-  PopulationSpec spec;
-  spec.seed = 9;
-  spec.pending_jobs = 30000;
-  spec.running_jobs = 97;
-  spec.users = 500;
-  spec.projects = 10;
-  spec.hosts = 10;
+  PopulationSpec spec = SpecOf(9, 30000, 97, 500, 10, 10, 0.3);
   spec.slots_per_host = 10;
-  spec.array_fraction = 0.3;
-  spec.submit_in_job_order = false;
   const PriorityResult parallel = ExpectTwinsAgree(spec);
   EXPECT_EQ(parallel.tickets.pending_task_limit, 4u);
   EXPECT_GT(parallel.dispatchable_tasks, 60000u);
