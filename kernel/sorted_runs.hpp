@@ -50,7 +50,7 @@ void SortRuns(T* first, std::vector<std::size_t> cuts, Less less, bool parallel)
   T* from = first;
   T* to = scratch.data();
   while (cuts.size() > 2) {
-    const std::size_t pairs = (cuts.size() - 1 + 1) / 2;
+    const std::size_t pairs = cuts.size() / 2;  // ceil(runs / 2)
     for_each(pairs, [&](std::size_t p) {
       const std::size_t a = cuts[2 * p], b = cuts[2 * p + 1];
       if (2 * p + 2 < cuts.size()) {

@@ -141,12 +141,15 @@ void ShardUrgency(const Cluster& cluster, const JobTable& jobs, std::size_t s, s
   const JobShard& shard = jobs.shards()[s];
   for (std::size_t i = 0; i < shard.size(); ++i) {
     const std::uint32_t flat = base + static_cast<std::uint32_t>(i);
-    result.urg[flat] = 0;  // the column is sized uninitialised: every row is written
-    if (roles[flat] == RowRole::kInactive) continue;
-    const double u = RowUrgency(cluster, shard, i, result.rrcontr);
-    if (std::isnan(u)) continue;  // no slots complex: Grid Engine leaves urg unset
-    result.urg[flat] = u;
-    if (InRange(roles[flat], result.normalization)) range.Add(u);
+    double u = 0;  // where Grid Engine leaves urg unset: inactive rows, no slots complex
+    if (roles[flat] != RowRole::kInactive) {
+      const double computed = RowUrgency(cluster, shard, i, result.rrcontr);
+      if (!std::isnan(computed)) {
+        u = computed;
+        if (InRange(roles[flat], result.normalization)) range.Add(u);
+      }
+    }
+    result.urg[flat] = u;  // every row: the column is sized uninitialised
   }
 }
 
