@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cmath>
 
 namespace schedk {
 namespace {
@@ -290,6 +291,29 @@ void UtilizationDiagram::Replace(std::uint32_t first, std::uint32_t last, const 
     tail_time_ = TimeAt(tail);
     tail_amount_ = AmountAt(tail);
   }
+  UpdatePeakSteps();
+}
+
+void UtilizationDiagram::UpdatePeakSteps() {
+  peak_first_from_ = peak_last_from_ = std::numeric_limits<Time>::max();
+  peak_first_to_ = peak_last_to_ = std::numeric_limits<Time>::min();
+  if (size_ == 0) return;
+  peak_ = tree_max_[1];
+  // Before the first breakpoint the amount is 0: a window reaching back there
+  // peaks at the steps' peak only if that is not below 0.
+  if (!(peak_ >= 0)) return;
+  const double below = std::nextafter(peak_, -std::numeric_limits<double>::infinity());
+  auto step_end = [&](Position p) {
+    const Position next = Next(p);
+    return next == End() ? std::numeric_limits<Time>::max() : TimeAt(next);
+  };
+  const std::optional<Position> first = FirstAbove({0, 0}, below);
+  const std::optional<Position> last = LastAbove(End(), below);
+  assert(first && last);  // the peak is some breakpoint's amount
+  peak_first_from_ = TimeAt(*first);
+  peak_first_to_ = step_end(*first);
+  peak_last_from_ = TimeAt(*last);
+  peak_last_to_ = step_end(*last);
 }
 
 void UtilizationDiagram::RebuildTree() {
@@ -320,6 +344,7 @@ double UtilizationDiagram::Max(Time start, Duration duration) const {
   if (empty()) return 0;
   if (start >= kDiagramForever) return QueueEnd();  // utilization_max's QUEUE_END case
   const Time end = DiagramEnd(start, duration);
+  if (ReachesPeak(start, end)) return peak_;
   if (blocks() == 1) {
     // One block (most diagrams of hosts and queue instances): a search for the
     // amount in effect, then a scan to the window's end.
@@ -364,8 +389,10 @@ std::uint32_t UpperBoundFrom(const Time* times, std::uint32_t n, Time t, std::ui
 double UtilizationDiagram::Max(Time start, Duration duration, std::uint32_t& hint) const {
   if (start >= tail_time_ && start < kDiagramForever) return tail_amount_;  // past the last breakpoint (or empty)
   if (blocks() != 1 || start >= kDiagramForever) return Max(start, duration);
+  const Time end = DiagramEnd(start, duration);
+  if (ReachesPeak(start, end)) return peak_;
   hint = UpperBoundFrom(time_.data() + Slot(0), Count(0), start, hint);
-  return OneBlockPeak(hint, DiagramEnd(start, duration));
+  return OneBlockPeak(hint, end);
 }
 
 double UtilizationDiagram::OneBlockPeak(std::uint32_t i, Time end) const {
@@ -379,6 +406,7 @@ double UtilizationDiagram::OneBlockPeak(std::uint32_t i, Time end) const {
 
 double UtilizationDiagram::AmountAt(Time t, std::uint32_t& hint) const {
   if (t >= tail_time_) return tail_amount_;
+  if (ReachesPeak(t, t + 1)) return peak_;
   if (blocks() != 1) return AmountAt(t);
   const std::uint32_t i = UpperBoundFrom(time_.data() + Slot(0), Count(0), t, hint);
   hint = i;

@@ -168,6 +168,17 @@ class UtilizationDiagram {
   // object's first cache line.
   Time tail_time_ = std::numeric_limits<Time>::min();
   double tail_amount_ = 0;
+  // The diagram's peak and the first and last steps [from, to) in which it is
+  // in effect (to: the next breakpoint, or the greatest Time after the last),
+  // kept by Replace: a window that overlaps either step peaks there, which
+  // answers most long windows without a search (none: from > to).
+  double peak_ = 0;
+  Time peak_first_from_ = std::numeric_limits<Time>::max(), peak_first_to_ = std::numeric_limits<Time>::min();
+  Time peak_last_from_ = std::numeric_limits<Time>::max(), peak_last_to_ = std::numeric_limits<Time>::min();
+  bool ReachesPeak(Time start, Time end) const {
+    return (peak_first_from_ < end && peak_first_to_ > start) || (peak_last_from_ < end && peak_last_to_ > start);
+  }
+  void UpdatePeakSteps();
   // Block slot s holds its breakpoints at [s * kBlockCapacity, + count_[s]).
   std::vector<Time> time_;
   std::vector<double> amount_;
