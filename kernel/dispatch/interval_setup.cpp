@@ -1,5 +1,7 @@
 #include "kernel/dispatch/interval.hpp"
 
+#include <numeric>
+
 #include "kernel/complex/complex_compare.hpp"
 #include "kernel/dispatch/job_duration.hpp"
 
@@ -19,6 +21,7 @@ void Interval::UpdateQueueOrder() {
   for (std::size_t h = 0; h < host_value_.size(); ++h) {
     host_value_[h] = load_.FormulaValue(HostId(static_cast<std::uint32_t>(h)));
   }
+  ++host_value_version_;
   queue_order_.clear();
   free_order_.clear();
   free_hosts_.clear();
@@ -38,6 +41,18 @@ void Interval::UpdateQueueOrder() {
   }
 }
 
+const std::vector<std::uint32_t>& Interval::HostsByLoad() const {
+  if (hosts_by_load_version_ != host_value_version_) {
+    hosts_by_load_.resize(host_value_.size());
+    std::iota(hosts_by_load_.begin(), hosts_by_load_.end(), 0u);
+    std::sort(hosts_by_load_.begin(), hosts_by_load_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return std::make_pair(host_value_[a], a) < std::make_pair(host_value_[b], b);
+    });
+    hosts_by_load_version_ = host_value_version_;
+  }
+  return hosts_by_load_;
+}
+
 void Interval::SetHostLoad(HostId host) {
   const double value = load_.FormulaValue(host);
   if (value == host_value_[host.index()]) return;
@@ -52,6 +67,7 @@ void Interval::SetHostLoad(HostId host) {
     free_hosts_.emplace(value, h);
   }
   host_value_[h] = value;
+  ++host_value_version_;
   for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
     const std::uint32_t i = instances_.on_host[k];
     queue_order_.insert(KeyOf(i));

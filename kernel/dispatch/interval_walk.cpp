@@ -316,39 +316,53 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
                       });
     return enough.load() || hosts_allow(total.load(), roomy.load());
   };
-  // The room at the start found: hosts in order, instances with their slots.
+  // The room at the start found: hosts in the order parallel jobs take them
+  // (load, then host), instances with their slots. Hosts are weighed in
+  // growing batches of that order and only until they suffice: the room never
+  // holds a host past that point.
   auto room_at = [&](Time start) {
     std::uint64_t unused = 0;
     ParallelRoom room = RoomBase(job, pe, start, unused);
     if (!room.usable) return room;
-    evaluate_hosts(start, d, false);
-    // Hosts in the order parallel jobs take them: load, then host.
-    std::vector<std::pair<double, std::uint32_t>> order;  // (load, plan index), plan indices in host order
-    order.reserve(hosts.size());
-    for (std::uint32_t h = 0; h < hosts.size(); ++h) {
-      if (available[h] > 0) order.emplace_back(host_value_[hosts[h].host.index()], h);
-    }
-    std::sort(order.begin(), order.end());
+    std::vector<std::uint32_t> plan_of_host(cluster_.hosts.size(), UINT32_MAX);
+    for (std::uint32_t h = 0; h < hosts.size(); ++h) plan_of_host[hosts[h].host.index()] = h;
+    const std::vector<std::uint32_t>& by_load = HostsByLoad();
+    std::vector<std::uint32_t> batch;  // plan indices
     std::uint64_t room_sum = 0, room_roomy = 0;  // as RoomFor counts them, to stop where the hosts suffice
-    for (const auto& [load, h] : order) {
-      const HostPlan& plan = hosts[h];
-      const std::uint32_t host_slots = slots_of(plan.first, plan.last);
-      if (host_slots == 0) continue;
-      HostSlots slots{plan.host, host_slots, {}};
-      std::uint64_t sum = 0;
-      for (const InstancePlan& instance : plan.instances) {
-        const std::uint32_t n = slots_of(instance.first, instance.last);
-        if (n == 0) continue;
-        slots.queues.emplace_back(instance.instance, n);
-        sum += n;
+    std::size_t next = 0, batch_size = 64;
+    while (next < by_load.size()) {
+      batch.clear();
+      for (; next < by_load.size() && batch.size() < batch_size; ++next) {
+        if (plan_of_host[by_load[next]] != UINT32_MAX) batch.push_back(plan_of_host[by_load[next]]);
       }
-      if (slots.queues.empty()) continue;
-      slots.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_slots, sum));
-      room.hosts.push_back(std::move(slots));
-      const HostSlots& last = room.hosts.back();
-      room_sum += last.available;
-      room_roomy += last.available >= per_host;
-      if (RoomSuffices(p, room_sum, room_roomy, room.hosts.size(), last, most)) break;
+      batch_size = std::min<std::size_t>(2 * batch_size, 4096);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), 32),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t b = r.begin(); b != r.end(); ++b) {
+                            available[batch[b]] = refresh(batch[b], start, d, false);
+                          }
+                        });
+      for (std::uint32_t h : batch) {
+        if (available[h] == 0) continue;
+        const HostPlan& plan = hosts[h];
+        const std::uint32_t host_slots = slots_of(plan.first, plan.last);
+        if (host_slots == 0) continue;
+        HostSlots slots{plan.host, host_slots, {}};
+        std::uint64_t sum = 0;
+        for (const InstancePlan& instance : plan.instances) {
+          const std::uint32_t n = slots_of(instance.first, instance.last);
+          if (n == 0) continue;
+          slots.queues.emplace_back(instance.instance, n);
+          sum += n;
+        }
+        if (slots.queues.empty()) continue;
+        slots.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_slots, sum));
+        room.hosts.push_back(std::move(slots));
+        const HostSlots& last = room.hosts.back();
+        room_sum += last.available;
+        room_roomy += last.available >= per_host;
+        if (RoomSuffices(p, room_sum, room_roomy, room.hosts.size(), last, most)) return room;
+      }
     }
     return room;
   };
