@@ -275,6 +275,20 @@ class Interval {
     std::vector<std::uint32_t> time_entries;  // TimeEntries, collected in the same pass
   };
   WalkPlan PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const;
+  // For $pe_slots and a fixed allocation rule on hosts with one queue
+  // instance each: the start times t at which a host cannot give per_host
+  // slots over [t, t + d), and those at which too few hosts can for the rule
+  // (`allow(hosts with room)`: its verdict), as sorted, disjoint ranges
+  // [from, to] (bounds included). count(g, used): demand g's slot count with
+  // `used` in use.
+  struct HostCoverage {
+    std::vector<std::pair<Time, Time>> denied;  // per host of the walk's plan, in plan order
+    std::vector<std::uint32_t> host_first;      // per host: where its ranges begin in `denied`, plus the end
+    std::vector<std::pair<Time, Time>> failures;
+    bool Denies(std::uint32_t h, Time t) const;
+  };
+  template <class Count, class Allow>
+  HostCoverage CoverHosts(const WalkPlan& walk, Duration d, std::uint32_t per_host, Count count, Allow allow) const;
   std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
   // Where the descending walk over QueueEndTimes stops for `least` slots: the
   // last candidate of its feasible run from the latest one, nullopt when the

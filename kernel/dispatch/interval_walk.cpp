@@ -178,6 +178,128 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
   return walk;
 }
 
+bool Interval::HostCoverage::Denies(std::uint32_t h, Time t) const {
+  const auto first = denied.begin() + host_first[h], last = denied.begin() + host_first[h + 1];
+  const auto it = std::upper_bound(first, last, std::make_pair(t, std::numeric_limits<Time>::max()));
+  return it != first && std::prev(it)->second >= t;
+}
+
+template <class Count, class Allow>
+Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, std::uint32_t per_host, Count count,
+                                            Allow allow) const {
+  constexpr Time kBefore = std::numeric_limits<Time>::min(), kAfter = std::numeric_limits<Time>::max();
+  // Per block of hosts: each host's denied ranges, and the events +1 where
+  // one begins, -1 after it ends.
+  struct Block {
+    std::vector<std::pair<Time, Time>> denied;
+    std::vector<std::uint32_t> host_end;  // per host of the block: the end of its ranges in `denied`
+    std::vector<std::pair<Time, std::int32_t>> events;
+  };
+  constexpr std::uint32_t kHostsPerBlock = 256;
+  const auto host_count = static_cast<std::uint32_t>(walk.hosts.size());
+  std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
+  tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    Block& block = blocks[b];
+    std::vector<std::pair<Time, Time>> ranges;
+    const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * kHostsPerBlock));
+    for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
+      const HostPlan& plan = walk.hosts[h];
+      ranges.clear();
+      for (std::uint32_t g = plan.first; g < plan.instances.back().last; ++g) {
+        // Whether a step at `amount` denies the host: counts fall as amounts
+        // rise, so amounts up to one that allows allow, from one that denies deny.
+        double allows_up_to = -std::numeric_limits<double>::infinity();
+        double denies_from = std::numeric_limits<double>::infinity();
+        auto denies = [&](double amount) {
+          if (amount <= allows_up_to) return false;
+          if (amount >= denies_from) return true;
+          if (count(g, amount) >= per_host) {
+            allows_up_to = amount;
+            return false;
+          }
+          denies_from = amount;
+          return true;
+        };
+        // The step [from, to) at `amount` meets the window [t, t + d) for t in
+        // [from - d + 1, to - 1] (to: the next breakpoint, or never); a run of
+        // denying steps gives one range. A start at kDiagramForever weighs the
+        // queue end, the amount before a last breakpoint there: that step
+        // reaches it.
+        Time from = kBefore;
+        double amount = 0;
+        std::optional<Time> run_from;  // the first step of the current run of denying steps
+        auto step = [&]() {
+          if (from < kDiagramForever && denies(amount)) {
+            if (!run_from) run_from = from;
+          } else if (run_from) {  // the run ended at `from`
+            ranges.emplace_back(*run_from == kBefore ? kBefore : *run_from - d + 1,
+                                from == kDiagramForever ? kDiagramForever : from - 1);
+            run_from.reset();
+          }
+        };
+        ledger_.diagram(walk.demands[g].entry).ForEachBreakpoint([&](Time time, double next) {
+          step();
+          from = time;
+          amount = next;
+        });
+        step();
+        if (run_from) ranges.emplace_back(*run_from == kBefore ? kBefore : *run_from - d + 1, kAfter);
+      }
+      // The host's ranges merged (several demands), with their events.
+      std::sort(ranges.begin(), ranges.end());
+      for (const auto& [from, to] : ranges) {
+        auto& last = block.denied;
+        const bool joins = last.size() > (block.host_end.empty() ? 0 : block.host_end.back()) &&
+                           (last.back().second == kAfter || from <= last.back().second + 1);
+        if (joins) {
+          last.back().second = std::max(last.back().second, to);
+        } else {
+          last.emplace_back(from, to);
+        }
+      }
+      const std::size_t host_begin = block.host_end.empty() ? 0 : block.host_end.back();
+      for (std::size_t r = host_begin; r < block.denied.size(); ++r) {
+        block.events.emplace_back(block.denied[r].first, 1);
+        if (block.denied[r].second != kAfter) block.events.emplace_back(block.denied[r].second + 1, -1);
+      }
+      block.host_end.push_back(static_cast<std::uint32_t>(block.denied.size()));
+    }
+  });
+  HostCoverage coverage;
+  coverage.host_first.reserve(host_count + 1);
+  coverage.host_first.push_back(0);
+  std::vector<std::pair<Time, std::int32_t>> events;
+  for (const Block& block : blocks) {
+    const auto base = static_cast<std::uint32_t>(coverage.denied.size());
+    coverage.denied.insert(coverage.denied.end(), block.denied.begin(), block.denied.end());
+    for (std::uint32_t e : block.host_end) coverage.host_first.push_back(base + e);
+    events.insert(events.end(), block.events.begin(), block.events.end());
+  }
+  std::sort(events.begin(), events.end());
+  // Count the hosts denied from each event on; the hosts fail where the rule
+  // does not allow the others.
+  std::vector<std::pair<Time, Time>>& failures = coverage.failures;
+  auto fail = [&](Time from, Time to) {
+    if (!failures.empty() && failures.back().second != kAfter && failures.back().second + 1 == from) {
+      failures.back().second = to;
+    } else {
+      failures.emplace_back(from, to);
+    }
+  };
+  std::int64_t denied_hosts = 0;
+  if (!allow(host_count) && (events.empty() || events.front().first != kBefore)) {
+    fail(kBefore, events.empty() ? kAfter : events.front().first - 1);
+  }
+  for (std::size_t e = 0; e < events.size();) {
+    const Time at = events[e].first;
+    for (; e < events.size() && events[e].first == at; ++e) denied_hosts += events[e].second;
+    if (!allow(static_cast<std::uint64_t>(host_count - denied_hosts))) {
+      fail(at, e < events.size() ? events[e].first - 1 : kAfter);
+    }
+  }
+  return coverage;
+}
+
 // The queue-end-time walk without listing every candidate time. Above the
 // last time any diagram the job draws on rises, every window's peak is the
 // amount at its start, which only falls: feasibility is monotone there, and a
@@ -219,16 +341,20 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // Each demand's diagram is asked at nearby times again and again: each
   // search starts where the demand's previous one ended.
   std::vector<std::uint32_t> hints(demands.size(), 0);
-  auto fits_at = [&](std::uint32_t g, Time t, Duration window, bool monotone) -> std::uint32_t {
+  // A demand's slot count with `used` in use.
+  auto count_of = [&](std::uint32_t g, double used) -> std::uint32_t {
     const DemandSlot& demand = demands[g];
-    const UtilizationDiagram& diagram = ledger_.diagram(demand.entry);
-    const double used = monotone && t < kDiagramForever ? diagram.AmountAt(t, hints[g])
-                        : ledger_.with_diagrams()          ? diagram.Max(t, window, hints[g])
-                                                           : ledger_.entry(demand.entry).used_now;
     const double left = ledger_.entry(demand.entry).total - used;
     if (demand.kind != DemandKind::kPerSlot) return demand.amount > left ? 0 : kUnlimited;
     const double n = std::floor(left / demand.amount);
     return n <= 0 ? 0 : n >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(n);
+  };
+  auto fits_at = [&](std::uint32_t g, Time t, Duration window, bool monotone) -> std::uint32_t {
+    const UtilizationDiagram& diagram = ledger_.diagram(demands[g].entry);
+    const double used = monotone && t < kDiagramForever ? diagram.AmountAt(t, hints[g])
+                        : ledger_.with_diagrams()          ? diagram.Max(t, window, hints[g])
+                                                           : ledger_.entry(demands[g].entry).used_now;
+    return count_of(g, used);
   };
   auto slots_of = [&](std::uint32_t first, std::uint32_t last) {
     std::uint32_t n = kUnlimited;
@@ -270,6 +396,33 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     }
     return false;
   };
+  // $pe_slots and a fixed rule count the hosts with room for the rule's
+  // per-host count. Where every host has a single queue instance, that room
+  // is every one of the host's demands allowing per_host slots; a demand
+  // denies it for the start times whose window [t, t + d) meets a step of its
+  // diagram that does not, [step start - d + 1, step end - 1]. Those times,
+  // gathered per host and counted over the hosts, give the hosts' verdict at
+  // every start time at once (CoverHosts).
+  const bool by_coverage =
+      (rule == AllocationRule::kPeSlots || rule == AllocationRule::kFixed) && per_host >= 1 &&
+      ledger_.with_diagrams() &&
+      std::all_of(hosts.begin(), hosts.end(), [](const HostPlan& plan) { return plan.instances.size() == 1; });
+  HostCoverage coverage;
+  const std::vector<std::pair<Time, Time>>& host_failures = coverage.failures;
+  if (by_coverage) coverage = CoverHosts(walk, d, per_host, count_of, [&](std::uint64_t roomy) {
+    return hosts_allow(0, roomy);
+  });
+  // Whether the hosts fail at t / at some time in [low, high].
+  auto hosts_fail_at = [&](Time t) {
+    auto it = std::upper_bound(host_failures.begin(), host_failures.end(),
+                               std::make_pair(t, std::numeric_limits<Time>::max()));
+    return it != host_failures.begin() && std::prev(it)->second >= t;
+  };
+  auto hosts_fail_in = [&](Time low, Time high) {
+    auto it = std::lower_bound(host_failures.begin(), host_failures.end(), low,
+                               [](const std::pair<Time, Time>& range, Time t) { return range.second < t; });
+    return it != host_failures.end() && it->first <= high;
+  };
   // Every host at t: the counts kept are refreshed, availability summed.
   std::vector<std::uint64_t> available(hosts.size(), 0);
   auto evaluate_hosts = [&](Time t, Duration window, bool monotone) {
@@ -288,6 +441,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   };
   auto feasible_at = [&](Time t) {
     if (!pe_and_global_allow(t, d)) return false;
+    if (by_coverage) return !hosts_fail_at(t);
     const auto [total, roomy] = evaluate_hosts(t, d, false);
     return hosts_allow(total, roomy);
   };
@@ -299,6 +453,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   auto feasible_throughout = [&](Time low, Time high) {
     const Duration span = (high - low) + d;
     if (!pe_and_global_allow(low, span)) return false;
+    if (by_coverage) return !hosts_fail_in(low, high);
     std::atomic<std::uint64_t> total{0}, roomy{0};
     std::atomic<bool> enough{false};
     tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
@@ -333,7 +488,11 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     while (next < by_load.size()) {
       batch.clear();
       for (; next < by_load.size() && batch.size() < batch_size; ++next) {
-        if (plan_of_host[by_load[next]] != UINT32_MAX) batch.push_back(plan_of_host[by_load[next]]);
+        const std::uint32_t h = plan_of_host[by_load[next]];
+        // With the coverage, hosts without room for per_host slots are left
+        // out: under $pe_slots and a fixed rule, Distribute never takes slots
+        // from them (it asks for at least per_host slots on a host).
+        if (h != UINT32_MAX && !(by_coverage && coverage.Denies(h, start))) batch.push_back(h);
       }
       batch_size = std::min<std::size_t>(2 * batch_size, 4096);
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), 32),
@@ -424,7 +583,18 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // both ends of the bracket stays so inside it: only the others are looked at.
   const std::vector<Time> upper = times_in(rises, kDiagramForever + 1);
   std::size_t lo = 0;  // the first failure in `upper`
-  if (!upper.empty()) {
+  if (by_coverage) {
+    // Feasibility is monotone there: the first failure by bisection.
+    std::size_t hi = upper.size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (feasible_at(upper[mid])) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+  } else if (!upper.empty()) {
     const std::size_t bottom_index = upper.size() - 1;
     // Both ends with every host evaluated, whatever the PE and global host say.
     auto end_ok = [&](Time t) {
@@ -546,7 +716,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   std::vector<std::uint32_t> touched;
   std::size_t visit = 0;  // candidates looked at, for the stamps
   auto sweep = [&](const std::vector<Time>& chunk) -> std::size_t {
-    if (!packable) {  // too many demands to pack: every candidate from scratch
+    if (!packable || by_coverage) {  // the coverage, or too many demands to pack: every candidate on its own
       for (std::size_t k = 0; k < chunk.size(); ++k) {
         if (!feasible_at(chunk[k])) return k;
       }

@@ -105,6 +105,14 @@ class UtilizationDiagram {
 
   // Every breakpoint in time order.
   std::vector<Breakpoint> Breakpoints() const;
+  // Calls visit(time, amount) for every breakpoint in time order.
+  template <class Visit>
+  void ForEachBreakpoint(Visit visit) const {
+    for (std::uint32_t b = 0; b < blocks(); ++b) {
+      const std::size_t slot = Slot(b);
+      for (std::uint32_t i = 0; i < Count(b); ++i) visit(time_[slot + i], amount_[slot + i]);
+    }
+  }
   // Whether both diagrams have the same breakpoints (the same step function).
   bool SameSteps(const UtilizationDiagram& other) const;
   // The times of the breakpoints in [from, to), in time order, appended to `out`.

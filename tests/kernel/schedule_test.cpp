@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "io/schedule_writer.hpp"
@@ -424,6 +425,97 @@ TEST(ScheduleTest, HostSlotsBelowTheInstanceSlotsLimitTheWalk) {
   // its 4 from 1350; $fill_up takes 2, 2 and 3.
   EXPECT_TRUE(Has(serial, "reserve 21.1 at=1350 dur=100 slots=7 pe=mpi granted=all.q@h1:2,all.q@h2:2,big.q@h3:3"))
       << serial;
+}
+
+}  // namespace
+}  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// $pe_slots and a fixed allocation rule: the walk counts the hosts that can
+// give the rule's per-host slots throughout the window, from the start times
+// each host's diagrams deny. Three hosts of 4 slots (DURATION_OFFSET 0):
+//   h1 busy until 1100, then 1 free, 2 from 1200, 3 from 1300, 4 from 1400;
+//   h2 2 free now, 3 from 1150, 4 from 1500;
+//   h3 1 free now, 2 from 1050, 3 from 1250, 4 from 1600.
+// Job 20 (allocation_rule 2, 4 slots) needs two hosts with 2 free for 100 s:
+// h2 and h3 from 1050. Job 21 ($pe_slots, 3-4 slots) then needs one host with
+// 3 free: h2 from 1150, where it has 3 (4 only from 1500).
+TEST(ScheduleTest, PeSlotsAndFixedRuleWalksCountHostsWithRoom) {
+  std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 5\nparams DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\nbegin exechost h3\nend exechost\n"
+      "begin pe two\nslots 16\nallocation_rule 2\nend pe\n"
+      "begin pe smp\nslots 16\nallocation_rule $pe_slots\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2 h3\nslots 4\npe_list two smp\nend queue\n";
+  const std::pair<int, int> running[] = {{1, 200}, {1, 300}, {1, 400}, {1, 500}, {2, 250},
+                                         {2, 600}, {3, 150}, {3, 350}, {3, 700}};
+  int id = 1;
+  for (const auto& [host, h_rt] : running) {
+    snapshot += "job " + std::to_string(id++) + " owner=u submit=800 state=r start=900 granted=all.q@h" +
+                std::to_string(host) + ":1 l_hard=h_rt=" + std::to_string(h_rt) + "\n";
+  }
+  snapshot += "job 20 owner=u submit=900 p=1000 R=y pe_name=two pe_min=4 pe_max=4 l_hard=h_rt=100\n"
+              "job 21 owner=u submit=901 R=y pe_name=smp pe_min=3 pe_max=4 l_hard=h_rt=100\n";
+  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
+  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  EXPECT_TRUE(Has(serial, "reserve 20.1 at=1050 dur=100 slots=4 pe=two granted=all.q@h2:2,all.q@h3:2")) << serial;
+  EXPECT_TRUE(Has(serial, "reserve 21.1 at=1150 dur=100 slots=3 pe=smp granted=all.q@h2:3")) << serial;
+}
+
+// Random clusters for the same walks: hosts whose own slots are sometimes
+// below their queue instance's, jobs that run forever, and (every fourth seed)
+// a host with a second queue instance, where the walk weighs hosts one by one.
+// The serial descending walk and the parallel one agree on every record.
+TEST(ScheduleTest, PeSlotsAndFixedRuleWalksMatchTheSerialWalk) {
+  std::size_t reserves = 0, forever = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto pick = [&](std::uint64_t n) { return static_cast<int>(rng() % n); };
+    const int hosts = 3 + pick(5), slots = 4 + pick(4);
+    std::string snapshot = "schedk-snapshot 1\nnow 10000\nbegin sconf\nmax_reservation 30\nparams DURATION_OFFSET=" +
+                           std::to_string(pick(2) * 60) + "\nend sconf\n";
+    std::string hostlist;
+    for (int h = 1; h <= hosts; ++h) {
+      snapshot += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=" +
+                  std::to_string(slots - 1 + pick(3)) + "\nend exechost\n";
+      hostlist += " h" + std::to_string(h);
+    }
+    snapshot += "begin pe smp\nslots 999\nallocation_rule $pe_slots\nend pe\n"
+                "begin pe two\nslots 999\nallocation_rule 2\nend pe\n"
+                "begin pe three\nslots 999\nallocation_rule 3\nend pe\n"
+                "begin queue all.q\nhostlist" + hostlist + "\nslots " + std::to_string(slots) +
+                "\npe_list smp two three\nend queue\n";
+    if (seed % 4 == 0) snapshot += "begin queue extra.q\nhostlist h1\nslots 2\npe_list smp two three\nend queue\n";
+    int id = 1;
+    for (int h = 1; h <= hosts; ++h) {
+      for (int k = pick(slots + 1); k > 0; --k) {
+        const bool endless = pick(12) == 0;
+        forever += endless;
+        snapshot += "job " + std::to_string(id++) + " owner=u submit=9000 state=r start=" +
+                    std::to_string(9000 + pick(900)) + " granted=all.q@h" + std::to_string(h) + ":1" +
+                    (endless ? std::string() : " l_hard=h_rt=" + std::to_string(1200 + 60 * pick(90))) + "\n";
+      }
+    }
+    const char* pes[] = {"smp", "two", "three"};
+    for (int j = 0; j < 12; ++j) {
+      const int low = 1 + pick(slots + 1);
+      snapshot += "job " + std::to_string(100 + j) + " owner=u submit=" + std::to_string(9500 + j) +
+                  " R=y pe_name=" + pes[pick(3)] + " pe_min=" + std::to_string(low) +
+                  " pe_max=" + std::to_string(low + pick(6)) +
+                  (pick(10) == 0 ? std::string() : " l_hard=h_rt=" + std::to_string(300 + 60 * pick(60))) + "\n";
+    }
+    const std::string serial = Records(snapshot, ExecutionMode::kSerial);
+    ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
+    for (std::size_t at = serial.find("reserve "); at != std::string::npos; at = serial.find("reserve ", at + 1)) {
+      ++reserves;
+    }
+  }
+  // The seeds reserve often and hold slots forever now and then.
+  EXPECT_GT(reserves, 400u);
+  EXPECT_GT(forever, 50u);
 }
 
 }  // namespace
