@@ -445,15 +445,11 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     const auto [total, roomy] = evaluate_hosts(t, d, false);
     return hosts_allow(total, roomy);
   };
-  // Whether every candidate in [low, high] is feasible, by lower bounds: each
-  // window [t, t + d) lies within [low, high + d), over which no count is
-  // higher. Leaves the counts kept at those bounds.
-  // Availabilities are never negative, so the hosts' bounds may stop adding up
-  // once they are enough: the verdict is the same whichever hosts came first.
-  auto feasible_throughout = [&](Time low, Time high) {
-    const Duration span = (high - low) + d;
-    if (!pe_and_global_allow(low, span)) return false;
-    if (by_coverage) return !hosts_fail_in(low, high);
+  // Whether the hosts allow the job over [t, t + window), their counts
+  // refreshed there. Availabilities are never negative, so the hosts' counts
+  // may stop adding up once they are enough: the verdict is the same whichever
+  // hosts came first. Leaves the counts kept of the hosts it looked at.
+  auto hosts_suffice = [&](Time t, Duration window, bool monotone) {
     std::atomic<std::uint64_t> total{0}, roomy{0};
     std::atomic<bool> enough{false};
     tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(hosts.size()), 64),
@@ -461,15 +457,24 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
                         if (enough.load(std::memory_order_relaxed)) return;
                         std::uint64_t block_total = 0, block_roomy = 0;
                         for (std::uint32_t h = r.begin(); h != r.end(); ++h) {
-                          const std::uint64_t a = refresh(h, low, span, false);
+                          const std::uint64_t a = refresh(h, t, window, monotone);
                           block_total += a;
                           block_roomy += a >= per_host;
                         }
-                        const std::uint64_t t = total.fetch_add(block_total) + block_total;
+                        const std::uint64_t sum = total.fetch_add(block_total) + block_total;
                         const std::uint64_t n = roomy.fetch_add(block_roomy) + block_roomy;
-                        if (hosts_allow(t, n)) enough.store(true, std::memory_order_relaxed);
+                        if (hosts_allow(sum, n)) enough.store(true, std::memory_order_relaxed);
                       });
     return enough.load() || hosts_allow(total.load(), roomy.load());
+  };
+  // Whether every candidate in [low, high] is feasible, by lower bounds: each
+  // window [t, t + d) lies within [low, high + d), over which no count is
+  // higher.
+  auto feasible_throughout = [&](Time low, Time high) {
+    const Duration span = (high - low) + d;
+    if (!pe_and_global_allow(low, span)) return false;
+    if (by_coverage) return !hosts_fail_in(low, high);
+    return hosts_suffice(low, span, false);
   };
   // The room at the start found: hosts in the order parallel jobs take them
   // (load, then host), instances with their slots. Hosts are weighed in
@@ -594,6 +599,10 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         hi = mid;
       }
     }
+  } else if (!upper.empty() && pe_and_global_allow(upper.back(), d) && hosts_suffice(upper.back(), d, true)) {
+    // Availability only rises above the last rise: feasible at the bottom,
+    // feasible throughout.
+    lo = upper.size();
   } else if (!upper.empty()) {
     const std::size_t bottom_index = upper.size() - 1;
     // Both ends with every host evaluated, whatever the PE and global host say.

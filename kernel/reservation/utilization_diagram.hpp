@@ -108,9 +108,13 @@ class UtilizationDiagram {
   // Calls visit(time, amount) for every breakpoint in time order.
   template <class Visit>
   void ForEachBreakpoint(Visit visit) const {
-    for (std::uint32_t b = 0; b < blocks(); ++b) {
-      const std::size_t slot = Slot(b);
-      for (std::uint32_t i = 0; i < Count(b); ++i) visit(time_[slot + i], amount_[slot + i]);
+    const std::uint32_t n = blocks();
+    for (std::uint32_t b = 0; b < n; ++b) {
+      // Pointers read once: `visit` may write memory the compiler cannot tell from these.
+      const Time* times = time_.data() + Slot(b);
+      const double* amounts = amount_.data() + Slot(b);
+      const std::uint32_t count = Count(b);
+      for (std::uint32_t i = 0; i < count; ++i) visit(times[i], amounts[i]);
     }
   }
   // Whether both diagrams have the same breakpoints (the same step function).
