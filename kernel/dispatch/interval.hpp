@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernel/dispatch/flat_diagrams.hpp"
 #include "kernel/dispatch/host_load.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/resource_ledger.hpp"
@@ -250,6 +251,7 @@ class Interval {
     std::uint64_t host_version = UINT64_MAX, instance_version = UINT64_MAX;
     bool same = false;
   };
+  mutable FlatDiagrams flat_diagrams_;  // CoverHosts reads the walk's diagrams from here (main thread refreshes)
   mutable std::vector<MirrorCheck> mirror_checks_;  // per host; each written by the task planning its host
   // A parallel job's static match against every eligible host and instance,
   // worked out once for the walk: their demands on ledger entries in one flat

@@ -195,6 +195,9 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
     std::vector<std::uint32_t> host_end;  // per host of the block: the end of its ranges in `denied`
     std::vector<std::pair<Time, std::int32_t>> events;
   };
+  std::vector<std::uint32_t> entries(walk.demands.size());
+  for (std::size_t g = 0; g < entries.size(); ++g) entries[g] = walk.demands[g].entry;
+  flat_diagrams_.Refresh(ledger_, entries);
   constexpr std::uint32_t kHostsPerBlock = 256;
   const auto host_count = static_cast<std::uint32_t>(walk.hosts.size());
   std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
@@ -237,11 +240,11 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
             run_from.reset();
           }
         };
-        ledger_.diagram(walk.demands[g].entry).ForEachBreakpoint([&](Time time, double next) {
+        for (const Breakpoint& point : flat_diagrams_.Steps(walk.demands[g].entry)) {
           step();
-          from = time;
-          amount = next;
-        });
+          from = point.time;
+          amount = point.amount;
+        }
         step();
         if (run_from) ranges.emplace_back(*run_from == kBefore ? kBefore : *run_from - d + 1, kAfter);
       }
