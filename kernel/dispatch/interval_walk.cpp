@@ -184,15 +184,36 @@ bool Interval::HostCoverage::Denies(std::uint32_t h, Time t) const {
   return it != first && std::prev(it)->second >= t;
 }
 
+namespace {
+
+// The intersection of two sets of times given as sorted, disjoint ranges
+// [from, to] (bounds included).
+std::vector<std::pair<Time, Time>> Intersect(const std::vector<std::pair<Time, Time>>& a,
+                                             const std::vector<std::pair<Time, Time>>& b) {
+  std::vector<std::pair<Time, Time>> both;
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const Time from = std::max(a[i].first, b[j].first), to = std::min(a[i].second, b[j].second);
+    if (from <= to) both.emplace_back(from, to);
+    (a[i].second < b[j].second ? i : j) += 1;
+  }
+  return both;
+}
+
+}  // namespace
+
 template <class Count, class Allow>
 Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, std::uint32_t per_host, Count count,
                                             Allow allow) const {
   constexpr Time kBefore = std::numeric_limits<Time>::min(), kAfter = std::numeric_limits<Time>::max();
-  // Per block of hosts: each host's denied ranges, and the events +1 where
-  // one begins, -1 after it ends.
+  // Where one host suffices ($pe_slots), the hosts fail where all of them
+  // are denied: the intersection of their ranges. Otherwise the hosts denied
+  // are counted over events, +1 where a range begins, -1 after it ends.
+  const bool one_suffices = allow(1);
+  // Per block of hosts: each host's denied ranges, and their intersection or events.
   struct Block {
     std::vector<std::pair<Time, Time>> denied;
     std::vector<std::uint32_t> host_end;  // per host of the block: the end of its ranges in `denied`
+    std::vector<std::pair<Time, Time>> all_denied;  // of its hosts so far
     std::vector<std::pair<Time, std::int32_t>> events;
   };
   std::vector<std::uint32_t> entries(walk.demands.size());
@@ -203,6 +224,7 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
   std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
   tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
     Block& block = blocks[b];
+    block.all_denied = {{kBefore, kAfter}};
     std::vector<std::pair<Time, Time>> ranges;
     const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * kHostsPerBlock));
     for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
@@ -261,9 +283,16 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
         }
       }
       const std::size_t host_begin = block.host_end.empty() ? 0 : block.host_end.back();
-      for (std::size_t r = host_begin; r < block.denied.size(); ++r) {
-        block.events.emplace_back(block.denied[r].first, 1);
-        if (block.denied[r].second != kAfter) block.events.emplace_back(block.denied[r].second + 1, -1);
+      if (one_suffices) {
+        if (!block.all_denied.empty()) {
+          block.all_denied = Intersect(block.all_denied, {block.denied.begin() + static_cast<std::ptrdiff_t>(host_begin),
+                                                          block.denied.end()});
+        }
+      } else {
+        for (std::size_t r = host_begin; r < block.denied.size(); ++r) {
+          block.events.emplace_back(block.denied[r].first, 1);
+          if (block.denied[r].second != kAfter) block.events.emplace_back(block.denied[r].second + 1, -1);
+        }
       }
       block.host_end.push_back(static_cast<std::uint32_t>(block.denied.size()));
     }
@@ -272,11 +301,20 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
   coverage.host_first.reserve(host_count + 1);
   coverage.host_first.push_back(0);
   std::vector<std::pair<Time, std::int32_t>> events;
+  std::vector<std::pair<Time, Time>> all_denied = {{kBefore, kAfter}};
   for (const Block& block : blocks) {
     const auto base = static_cast<std::uint32_t>(coverage.denied.size());
     coverage.denied.insert(coverage.denied.end(), block.denied.begin(), block.denied.end());
     for (std::uint32_t e : block.host_end) coverage.host_first.push_back(base + e);
-    events.insert(events.end(), block.events.begin(), block.events.end());
+    if (one_suffices) {
+      all_denied = Intersect(all_denied, block.all_denied);
+    } else {
+      events.insert(events.end(), block.events.begin(), block.events.end());
+    }
+  }
+  if (one_suffices) {
+    coverage.failures = std::move(all_denied);
+    return coverage;
   }
   std::sort(events.begin(), events.end());
   // Count the hosts denied from each event on; the hosts fail where the rule
