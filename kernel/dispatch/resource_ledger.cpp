@@ -73,10 +73,10 @@ void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration 
   // An addition changes the breakpoints at its window's two ends only (the
   // steps inside move together), unless rounding makes two of them equal.
   const Time end = DiagramEnd(start, duration);
-  const bool had_start = diagram.HasBreakpointAt(start), had_end = diagram.HasBreakpointAt(end);
   const auto before = static_cast<std::ptrdiff_t>(diagram.size());
-  diagram.Add(start, duration, amount);
-  const bool has_start = diagram.HasBreakpointAt(start), has_end = diagram.HasBreakpointAt(end);
+  UtilizationDiagram::AddedEnds ends;
+  diagram.Add(start, duration, amount, &ends);
+  const auto [had_start, had_end, has_start, has_end] = ends;
   if (static_cast<std::ptrdiff_t>(diagram.size()) != before + has_start - had_start + has_end - had_end ||
       !BreakpointIndex::Packable(end, k)) {
     index_.reset();

@@ -188,7 +188,7 @@ std::optional<UtilizationDiagram::Position> UtilizationDiagram::LastAtMost(Posit
   return Position{*block, i};
 }
 
-void UtilizationDiagram::Add(Time start, Duration duration, double amount) {
+void UtilizationDiagram::Add(Time start, Duration duration, double amount, AddedEnds* ends) {
   assert(start >= 0 && start < kDiagramForever && duration > 0);
   if (amount < 0) ++releases_.value;
   const Time end = DiagramEnd(start, duration);
@@ -200,6 +200,10 @@ void UtilizationDiagram::Add(Time start, Duration duration, double amount) {
     const std::optional<Position> at_end = Floor(end);
     first = at_start ? at_start->block : 0;
     last = std::min(std::max(first, at_end ? at_end->block : 0) + 2, blocks());
+    if (ends != nullptr) {
+      ends->had_start = at_start && TimeAt(*at_start) == start;
+      ends->had_end = at_end && TimeAt(*at_end) == end;
+    }
   }
   run_.clear();
   for (std::uint32_t b = first; b < last; ++b) {
@@ -209,6 +213,15 @@ void UtilizationDiagram::Add(Time start, Duration duration, double amount) {
   std::optional<double> before;
   if (first > 0) before = amount_[Slot(first - 1) + Count(first - 1) - 1];
   AddToRun(run_, start, end, amount, before);
+  if (ends != nullptr) {  // the run holds every breakpoint from `start` to `end`
+    auto at = [&](Time t) {
+      const auto it = std::lower_bound(run_.begin(), run_.end(), t,
+                                       [](const Breakpoint& p, Time time) { return p.time < time; });
+      return it != run_.end() && it->time == t;
+    };
+    ends->has_start = at(start);
+    ends->has_end = at(end);
+  }
   Replace(first, last, run_);
 }
 

@@ -56,7 +56,12 @@ class UtilizationDiagram {
   // utilization_add: `amount` more in use over [start, DiagramEnd(start, duration)),
   // then normalised. A negative amount undoes an earlier add.
   // Contract: 0 <= start < kDiagramForever and duration > 0.
-  void Add(Time start, Duration duration, double amount);
+  // With `ends`, Add also tells whether a breakpoint lay at the window's start
+  // and end before it and lies there after it.
+  struct AddedEnds {
+    bool had_start = false, had_end = false, has_start = false, has_end = false;
+  };
+  void Add(Time start, Duration duration, double amount, AddedEnds* ends = nullptr);
 
   // utilization_max: the peak over [start, end), i.e. the amount in effect at
   // `start` and that of every breakpoint inside the window; for start =

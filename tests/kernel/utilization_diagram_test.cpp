@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -282,6 +283,43 @@ TEST(UtilizationDiagramTest, HintedQuestionsAnswerAsThePlainOnes) {
   ASSERT_TRUE(d.empty());
   EXPECT_EQ(d.Max(0, 1000, hint), 0);
   EXPECT_EQ(d.AmountAt(320, hint), 0);
+}
+
+}  // namespace
+}  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// Add's report on the window's ends is what HasBreakpointAt says before and
+// after it, on one-block and many-block diagrams, for bookings and releases.
+TEST(UtilizationDiagramTest, AddReportsTheBreakpointsAtTheWindowsEnds) {
+  std::mt19937_64 rng(11);
+  UtilizationDiagram d;
+  std::vector<std::tuple<Time, Duration, double>> booked;
+  std::size_t changed = 0;
+  for (int op = 0; op < 4000; ++op) {
+    Time start = static_cast<Time>(rng() % 20000);
+    Duration duration = static_cast<Duration>(1 + rng() % 3000);
+    double amount = static_cast<double>(1 + rng() % 4);
+    if (rng() % 3 == 0 && !booked.empty()) {  // a release of an earlier booking
+      std::tie(start, duration, amount) = booked[rng() % booked.size()];
+      amount = -amount;
+    } else {
+      booked.emplace_back(start, duration, amount);
+    }
+    const Time end = DiagramEnd(start, duration);
+    const bool had_start = d.HasBreakpointAt(start), had_end = d.HasBreakpointAt(end);
+    UtilizationDiagram::AddedEnds ends;
+    d.Add(start, duration, amount, &ends);
+    ASSERT_EQ(ends.had_start, had_start) << "op " << op;
+    ASSERT_EQ(ends.had_end, had_end) << "op " << op;
+    ASSERT_EQ(ends.has_start, d.HasBreakpointAt(start)) << "op " << op;
+    ASSERT_EQ(ends.has_end, d.HasBreakpointAt(end)) << "op " << op;
+    changed += ends.had_start != ends.has_start || ends.had_end != ends.has_end;
+  }
+  EXPECT_GT(d.size(), 1000u);  // many blocks
+  EXPECT_GT(changed, 1000u);
 }
 
 }  // namespace
