@@ -248,11 +248,17 @@ class Interval {
   // The diagrams' comparison is kept per host until either of them changes.
   std::optional<std::uint32_t> MirroredHostSlots(std::uint32_t h) const;
   struct MirrorCheck {
+    // The host's and its instance's `slots` entries where the layout allows
+    // (UINT32_MAX where not): one instance, the host's capacity at least the instance's.
+    std::uint32_t host_entry = UINT32_MAX, instance_entry = UINT32_MAX;
     std::uint64_t host_version = UINT64_MAX, instance_version = UINT64_MAX;
     bool same = false;
   };
   mutable FlatDiagrams flat_diagrams_;  // CoverHosts reads the walk's diagrams from here (main thread refreshes)
   mutable std::vector<MirrorCheck> mirror_checks_;  // per host; each written by the task planning its host
+  // Per host and per queue instance: no access lists and no FORCED complex,
+  // so that HostStatic and QueueStatic need not look (set up in Run).
+  std::vector<std::uint8_t> host_open_, instance_open_;
   // A parallel job's static match against every eligible host and instance,
   // worked out once for the walk: their demands on ledger entries in one flat
   // table (each host's own, then each instance's in queue order), and the

@@ -46,6 +46,7 @@ bool Interval::GlobalStatic(const JobView& job) const {
 }
 
 bool Interval::HostStatic(const JobView& job, HostId host) const {
+  if (!host_open_.empty() && host_open_[host.index()]) return true;
   const ExecHost& h = cluster_.hosts[host.index()];
   if (!HasAccess(cluster_.entities, h.user_lists, h.xuser_lists, h.projects, h.xprojects, job.owner, job.group,
                  job.project)) {
@@ -80,6 +81,7 @@ bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
     });
     if (!listed) return false;
   }
+  if (!instance_open_.empty() && instance_open_[i]) return true;
   if (!HasAccess(cluster_.entities, *instances_.user_lists[i], *instances_.xuser_lists[i], *instances_.projects[i],
                  *instances_.xprojects[i], job.owner, job.group, job.project)) {
     return false;

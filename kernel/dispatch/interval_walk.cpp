@@ -44,19 +44,17 @@ std::vector<std::uint32_t> Interval::TimeEntries(const JobView& job, PeId pe) co
 }
 
 std::optional<std::uint32_t> Interval::MirroredHostSlots(std::uint32_t h) const {
-  if (instances_.host_first[h + 1] - instances_.host_first[h] != 1 || !ledger_.with_diagrams()) return std::nullopt;
-  const std::optional<std::uint32_t> host = ledger_.Find({ContainerLevel::kHost, h}, complexes_.slots);
-  if (!host) return std::nullopt;
-  const std::uint32_t i = instances_.on_host[instances_.host_first[h]];
-  const std::optional<std::uint32_t> instance = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
-  if (!instance || ledger_.entry(*host).total < ledger_.entry(*instance).total) return std::nullopt;
-  if (mirror_checks_.empty()) return std::nullopt;  // sized in Run
+  if (mirror_checks_.empty()) return std::nullopt;  // sized in Run, with diagrams only
   MirrorCheck& check = mirror_checks_[h];
-  const std::uint64_t host_version = ledger_.version(*host), instance_version = ledger_.version(*instance);
+  if (check.host_entry == UINT32_MAX) return std::nullopt;
+  const std::uint64_t host_version = ledger_.version(check.host_entry);
+  const std::uint64_t instance_version = ledger_.version(check.instance_entry);
   if (check.host_version != host_version || check.instance_version != instance_version) {
-    check = {host_version, instance_version, ledger_.diagram(*host).SameSteps(ledger_.diagram(*instance))};
+    check.host_version = host_version;
+    check.instance_version = instance_version;
+    check.same = ledger_.diagram(check.host_entry).SameSteps(ledger_.diagram(check.instance_entry));
   }
-  return check.same ? host : std::nullopt;
+  return check.same ? std::optional<std::uint32_t>(check.host_entry) : std::nullopt;
 }
 
 namespace {

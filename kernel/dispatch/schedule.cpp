@@ -163,7 +163,34 @@ ScheduleResult Interval::Run() {
   request_categories_.assign(access_lists_ ? 0 : sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
-  if (ledger_.with_diagrams()) mirror_checks_.assign(cluster_.hosts.size(), MirrorCheck{});
+  if (ledger_.with_diagrams()) {
+    mirror_checks_.assign(cluster_.hosts.size(), MirrorCheck{});
+    for (std::uint32_t h = 0; h < cluster_.hosts.size(); ++h) {
+      if (instances_.host_first[h + 1] - instances_.host_first[h] != 1) continue;
+      const std::uint32_t i = instances_.on_host[instances_.host_first[h]];
+      const std::optional<std::uint32_t> host = ledger_.Find({ContainerLevel::kHost, h}, complexes_.slots);
+      const std::optional<std::uint32_t> instance = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
+      if (!host || !instance || ledger_.entry(*host).total < ledger_.entry(*instance).total) continue;
+      mirror_checks_[h].host_entry = *host;
+      mirror_checks_[h].instance_entry = *instance;
+    }
+  }
+  auto forced = [&](const ComplexValueList& values) {
+    return std::any_of(values.begin(), values.end(),
+                       [&](const ComplexValue& v) { return complexes_[v.complex].requestable == Requestable::kForced; });
+  };
+  host_open_.assign(cluster_.hosts.size(), 0);
+  for (std::size_t h = 0; h < cluster_.hosts.size(); ++h) {
+    const ExecHost& x = cluster_.hosts[h];
+    host_open_[h] = x.user_lists.empty() && x.xuser_lists.empty() && x.projects.empty() && x.xprojects.empty() &&
+                    !forced(x.complex_values);
+  }
+  instance_open_.assign(instances_.size(), 0);
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    instance_open_[i] = instances_.user_lists[i]->empty() && instances_.xuser_lists[i]->empty() &&
+                        instances_.projects[i]->empty() && instances_.xprojects[i]->empty() &&
+                        !forced(*instances_.complex_values[i]);
+  }
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
   if (progress_ != nullptr) (*progress_)(result_);
