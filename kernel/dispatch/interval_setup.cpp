@@ -66,8 +66,20 @@ void Interval::SetHostLoad(HostId host) {
     free_hosts_.erase({host_value_[h], h});
     free_hosts_.emplace(value, h);
   }
+  // A load order that was current stays so: the host moves to its new place.
+  const bool order_current = hosts_by_load_version_ == host_value_version_;
+  auto by_load = [&](std::uint32_t a, std::uint32_t b) {
+    return std::make_pair(host_value_[a], a) < std::make_pair(host_value_[b], b);
+  };
+  if (order_current) {
+    hosts_by_load_.erase(std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load));
+  }
   host_value_[h] = value;
   ++host_value_version_;
+  if (order_current) {
+    hosts_by_load_.insert(std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load), h);
+    hosts_by_load_version_ = host_value_version_;
+  }
   for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
     const std::uint32_t i = instances_.on_host[k];
     queue_order_.insert(KeyOf(i));

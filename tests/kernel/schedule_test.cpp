@@ -520,3 +520,44 @@ TEST(ScheduleTest, PeSlotsAndFixedRuleWalksMatchTheSerialWalk) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// A start moves its host in the load order, and a later parallel reservation
+// takes hosts in the new order. Loads 0.1, 0.15 and 0.3 on h1, h2, h3 (4
+// processors each; +0.125 per slot started). One slot is free on h1 and one
+// on h2 (busy otherwise until 5000). Job 1 (3 slots, 100 s) is reserved at
+// 1150, when h3's first job ends, one slot on each host; job 2 then starts on
+// h1 (load 0.225: now between h2 and h3). Job 3 (2 slots) finds them from 1250
+// on, where h2 has 1, h1 2 and h3 1: $fill_up takes h2's and one of h1's, h1
+// being now the second host in load order.
+TEST(ScheduleTest, ParallelReservationsFollowTheLoadOrderAfterAStart) {
+  std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 5\nqueue_sort_method load\njob_load_adjustments np_load_avg=0.50\n"
+      "load_adjustment_decay_time 0:7:30\nparams DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\nbegin exechost h3\nend exechost\n"
+      "begin pe mpi\nslots 16\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2 h3\nslots 4\npe_list mpi\nend queue\n"
+      "load h1 np_load_avg=0.1,num_proc=4\nload h2 np_load_avg=0.15,num_proc=4\nload h3 np_load_avg=0.3,num_proc=4\n";
+  const std::pair<int, int> running[] = {{1, 1200}, {1, 1300}, {1, 1400}, {2, 5000}, {2, 5000},
+                                         {2, 5000}, {3, 1150}, {3, 1700}, {3, 1800}, {3, 1900}};
+  int id = 100;
+  for (const auto& [host, end] : running) {
+    snapshot += "job " + std::to_string(id++) + " owner=u submit=800 state=r start=900 granted=all.q@h" +
+                std::to_string(host) + ":1 l_hard=h_rt=" + std::to_string(end - 900) + "\n";
+  }
+  snapshot += "job 1 owner=u submit=900 p=1000 R=y pe_name=mpi pe_min=3 pe_max=3 l_hard=h_rt=100\n"
+              "job 2 owner=u submit=900 p=500 l_hard=h_rt=50\n"
+              "job 3 owner=u submit=900 R=y pe_name=mpi pe_min=2 pe_max=2 l_hard=h_rt=100\n";
+  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
+  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  EXPECT_TRUE(Has(serial, "reserve 1.1 at=1150 dur=100 slots=3 pe=mpi granted=all.q@h1:1,all.q@h2:1,all.q@h3:1"))
+      << serial;
+  EXPECT_TRUE(Has(serial, "start 2.1 at=1000 dur=50 slots=1 granted=all.q@h1:1")) << serial;
+  EXPECT_TRUE(Has(serial, "reserve 3.1 at=1250 dur=100 slots=2 pe=mpi granted=all.q@h2:1,all.q@h1:1")) << serial;
+}
+
+}  // namespace
+}  // namespace schedk
