@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -259,6 +260,11 @@ class Interval {
   // Per host and per queue instance: no access lists and no FORCED complex,
   // so that HostStatic and QueueStatic need not look (set up in Run).
   std::vector<std::uint8_t> host_open_, instance_open_;
+  // Per container level (ContainerLevel's value) and complex: whether some
+  // container of that level defines the complex (a consumable, a fixed or load
+  // value, a queue's built-in h_rt and s_rt); MatchStatic passes over requests
+  // no container of the level defines (set up in Run).
+  std::array<std::vector<std::uint8_t>, 4> defined_at_level_;
   // A parallel job's static match against every eligible host and instance,
   // worked out once for the walk: their demands on ledger entries in one flat
   // table (each host's own, then each instance's in queue order), and the

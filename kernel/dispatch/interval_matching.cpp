@@ -126,8 +126,10 @@ LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration 
 LevelFit Interval::MatchStatic(ContainerRef c, const JobView& job, std::uint64_t& found) const {
   LevelFit fit;
   const ComplexValueList& hard = job.requests->hard;
+  const std::vector<std::uint8_t>& defined = defined_at_level_[static_cast<std::size_t>(c.level)];
   for (std::size_t r = 0; r < hard.size(); ++r) {
     const ComplexValue& req = hard[r];
+    if (!defined.empty() && !defined[req.complex.index()]) continue;  // no container of this level defines it
     const ComplexAttribute& a = complexes_[req.complex];
     if (ledger_.Find(c, req.complex)) {
       if (r < 64) found |= std::uint64_t{1} << r;

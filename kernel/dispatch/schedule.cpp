@@ -185,6 +185,32 @@ ScheduleResult Interval::Run() {
     host_open_[h] = x.user_lists.empty() && x.xuser_lists.empty() && x.projects.empty() && x.xprojects.empty() &&
                     !forced(x.complex_values);
   }
+  for (std::vector<std::uint8_t>& defined : defined_at_level_) defined.assign(complexes_.size(), 0);
+  auto define = [&](ContainerLevel level, ComplexId complex) {
+    defined_at_level_[static_cast<std::size_t>(level)][complex.index()] = 1;
+  };
+  auto define_entries = [&](ContainerRef c) {
+    for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) define(c.level, ledger_.entry(k).complex);
+  };
+  auto define_values = [&](ContainerLevel level, const ComplexValueList& values) {
+    for (const ComplexValue& v : values) define(level, v.complex);
+  };
+  define_entries({ContainerLevel::kGlobal, 0});
+  define_values(ContainerLevel::kGlobal, cluster_.global.complex_values);
+  define_values(ContainerLevel::kGlobal, cluster_.global.load_values);
+  for (std::uint32_t pe = 0; pe < cluster_.pes.size(); ++pe) define_entries({ContainerLevel::kPe, pe});
+  for (std::uint32_t h = 0; h < cluster_.hosts.size(); ++h) {
+    define_entries({ContainerLevel::kHost, h});
+    define_values(ContainerLevel::kHost, cluster_.hosts[h].complex_values);
+    define_values(ContainerLevel::kHost, cluster_.hosts[h].load_values);
+  }
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    define_entries({ContainerLevel::kQueue, i});
+    define_values(ContainerLevel::kQueue, *instances_.complex_values[i]);
+  }
+  for (ComplexId builtin : {complexes_.h_rt, complexes_.s_rt}) {
+    if (builtin.valid()) define(ContainerLevel::kQueue, builtin);
+  }
   instance_open_.assign(instances_.size(), 0);
   for (std::uint32_t i = 0; i < instances_.size(); ++i) {
     instance_open_[i] = instances_.user_lists[i]->empty() && instances_.xuser_lists[i]->empty() &&
