@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -279,14 +280,20 @@ class Interval {
   };
   struct HostPlan {
     HostId host;
-    std::uint32_t first, last;  // the host's own demands
-    std::vector<InstancePlan> instances;
+    std::uint32_t first, last;                      // the host's own demands
+    std::uint32_t instances_begin, instances_end;  // its usable instances in WalkPlan::instances
   };
   struct WalkPlan {
     std::vector<DemandSlot> demands;
     std::vector<std::uint32_t> demand_host;  // per demand: its host's index in `hosts`
     std::vector<HostPlan> hosts;             // hosts with a usable instance, in host order
+    std::vector<InstancePlan> instances;     // per host in `hosts`, in queue order
     std::vector<std::uint32_t> time_entries;  // TimeEntries, collected in the same pass
+    std::span<const InstancePlan> InstancesOf(const HostPlan& plan) const {
+      return {instances.data() + plan.instances_begin, plan.instances_end - plan.instances_begin};
+    }
+    // The end of the host's demands: its own, then its instances'.
+    std::uint32_t DemandsEnd(const HostPlan& plan) const { return instances[plan.instances_end - 1].last; }
   };
   WalkPlan PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const;
   // For $pe_slots and a fixed allocation rule on hosts with one queue

@@ -93,6 +93,7 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
       std::vector<DemandSlot> demands;
       std::vector<std::uint32_t> demand_host;
       std::vector<HostPlan> hosts;
+      std::vector<InstancePlan> instances;
       std::vector<std::uint32_t> time_entries;
     };
     constexpr std::uint32_t kHostsPerBlock = 256;
@@ -114,7 +115,8 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
         const HostId host(h);
         if (!HostStatic(job, host)) continue;
         leave_out.reset();
-        HostPlan plan{host, 0, 0, {}};
+        HostPlan plan{host, 0, 0, 0, 0};
+        plan.instances_begin = plan.instances_end = static_cast<std::uint32_t>(block.instances.size());
         const std::size_t mark = block.demands.size();
         const auto host_index = static_cast<std::uint32_t>(block.hosts.size());
         bool host_fit_known = false, host_usable = false, host_timed = false;
@@ -146,9 +148,10 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
           ForEachDemand({ContainerLevel::kQueue, i}, job, [&](const Demand& demand) { scratch.push_back(demand); });
           const auto first = static_cast<std::uint32_t>(block.demands.size());
           append(host_index);
-          plan.instances.push_back({i, first, static_cast<std::uint32_t>(block.demands.size())});
+          block.instances.push_back({i, first, static_cast<std::uint32_t>(block.demands.size())});
+          plan.instances_end = static_cast<std::uint32_t>(block.instances.size());
         }
-        if (plan.instances.empty()) {  // nothing usable: drop what it appended
+        if (plan.instances_end == plan.instances_begin) {  // nothing usable: drop what it appended
           block.demands.resize(mark);
           block.demand_host.resize(mark);
           continue;
@@ -162,14 +165,18 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
       demands.insert(demands.end(), block.demands.begin(), block.demands.end());
       walk.time_entries.insert(walk.time_entries.end(), block.time_entries.begin(), block.time_entries.end());
       for (std::uint32_t h : block.demand_host) demand_host.push_back(host_base + h);
-      for (HostPlan& plan : block.hosts) {
+      const auto instance_base = static_cast<std::uint32_t>(walk.instances.size());
+      for (InstancePlan instance : block.instances) {
+        instance.first += demand_base;
+        instance.last += demand_base;
+        walk.instances.push_back(instance);
+      }
+      for (HostPlan plan : block.hosts) {
         plan.first += demand_base;
         plan.last += demand_base;
-        for (InstancePlan& instance : plan.instances) {
-          instance.first += demand_base;
-          instance.last += demand_base;
-        }
-        hosts.push_back(std::move(plan));
+        plan.instances_begin += instance_base;
+        plan.instances_end += instance_base;
+        hosts.push_back(plan);
       }
     }
   }
@@ -228,7 +235,7 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
     for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
       const HostPlan& plan = walk.hosts[h];
       ranges.clear();
-      for (std::uint32_t g = plan.first; g < plan.instances.back().last; ++g) {
+      for (std::uint32_t g = plan.first; g < walk.DemandsEnd(plan); ++g) {
         // Whether a step at `amount` denies the host: counts fall as amounts
         // rise, so amounts up to one that allows allow, from one that denies deny.
         double allows_up_to = -std::numeric_limits<double>::infinity();
@@ -407,12 +414,12 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     const std::uint64_t host_slots = slots_of(plan.first, plan.last);
     if (host_slots == 0) return 0;
     std::uint64_t sum = 0;
-    for (const InstancePlan& instance : plan.instances) sum += slots_of(instance.first, instance.last);
+    for (const InstancePlan& instance : walk.InstancesOf(plan)) sum += slots_of(instance.first, instance.last);
     return std::min(host_slots, sum);
   };
   auto refresh = [&](std::uint32_t h, Time t, Duration window, bool monotone) {
     const HostPlan& plan = hosts[h];
-    const std::uint32_t last = plan.instances.back().last;
+    const std::uint32_t last = walk.DemandsEnd(plan);
     for (std::uint32_t g = plan.first; g < last; ++g) fits[g] = fits_at(g, t, window, monotone);
     return availability(h);
   };
@@ -445,7 +452,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   const bool by_coverage =
       (rule == AllocationRule::kPeSlots || rule == AllocationRule::kFixed) && per_host >= 1 &&
       ledger_.with_diagrams() &&
-      std::all_of(hosts.begin(), hosts.end(), [](const HostPlan& plan) { return plan.instances.size() == 1; });
+      std::all_of(hosts.begin(), hosts.end(), [](const HostPlan& plan) { return plan.instances_end - plan.instances_begin == 1; });
   HostCoverage coverage;
   const std::vector<std::pair<Time, Time>>& host_failures = coverage.failures;
   if (by_coverage) coverage = CoverHosts(walk, d, per_host, count_of, [&](std::uint64_t roomy) {
@@ -552,7 +559,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         if (host_slots == 0) continue;
         HostSlots slots{plan.host, host_slots, {}};
         std::uint64_t sum = 0;
-        for (const InstancePlan& instance : plan.instances) {
+        for (const InstancePlan& instance : walk.InstancesOf(plan)) {
           const std::uint32_t n = slots_of(instance.first, instance.last);
           if (n == 0) continue;
           slots.queues.emplace_back(instance.instance, n);
