@@ -376,8 +376,9 @@ class Interval {
   std::set<QueueKey> free_order_;   // instances with a free slot now and no load alarm
   std::vector<double> host_value_;  // load formula per host
   std::uint64_t host_value_version_ = 0;  // new with every change of host_value_
-  // Every host in the order parallel jobs take hosts (host_value_, then host),
-  // sorted again when host_value_ has changed since.
+  // Every host in the order parallel jobs take hosts (host_value_, then host):
+  // SetHostLoad moves a host within it while it is current; otherwise it is
+  // sorted again when asked for.
   const std::vector<std::uint32_t>& HostsByLoad() const;
   mutable std::vector<std::uint32_t> hosts_by_load_;
   mutable std::uint64_t hosts_by_load_version_ = UINT64_MAX;

@@ -290,8 +290,9 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
       const std::size_t host_begin = block.host_end.empty() ? 0 : block.host_end.back();
       if (one_suffices) {
         if (!block.all_denied.empty()) {
-          block.all_denied = Intersect(block.all_denied, {block.denied.begin() + static_cast<std::ptrdiff_t>(host_begin),
-                                                          block.denied.end()});
+          const std::vector<std::pair<Time, Time>> host_denied(
+              block.denied.begin() + static_cast<std::ptrdiff_t>(host_begin), block.denied.end());
+          block.all_denied = Intersect(block.all_denied, host_denied);
         }
       } else {
         for (std::size_t r = host_begin; r < block.denied.size(); ++r) {
@@ -452,7 +453,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   const bool by_coverage =
       (rule == AllocationRule::kPeSlots || rule == AllocationRule::kFixed) && per_host >= 1 &&
       ledger_.with_diagrams() &&
-      std::all_of(hosts.begin(), hosts.end(), [](const HostPlan& plan) { return plan.instances_end - plan.instances_begin == 1; });
+      std::all_of(hosts.begin(), hosts.end(),
+                  [](const HostPlan& plan) { return plan.instances_end - plan.instances_begin == 1; });
   HostCoverage coverage;
   const std::vector<std::pair<Time, Time>>& host_failures = coverage.failures;
   if (by_coverage) coverage = CoverHosts(walk, d, per_host, count_of, [&](std::uint64_t roomy) {

@@ -176,8 +176,9 @@ ScheduleResult Interval::Run() {
     }
   }
   auto forced = [&](const ComplexValueList& values) {
-    return std::any_of(values.begin(), values.end(),
-                       [&](const ComplexValue& v) { return complexes_[v.complex].requestable == Requestable::kForced; });
+    return std::any_of(values.begin(), values.end(), [&](const ComplexValue& v) {
+      return complexes_[v.complex].requestable == Requestable::kForced;
+    });
   };
   host_open_.assign(cluster_.hosts.size(), 0);
   for (std::size_t h = 0; h < cluster_.hosts.size(); ++h) {
