@@ -6,11 +6,13 @@
 // in every one of them.
 //
 // Storage: postings packed into 64-bit keys (time << 24 | diagram), in
-// buckets of 64 seconds of time, each a sorted array (a booking adds or
-// removes postings at two times: it moves a few kilobytes at most).
+// buckets of 64 seconds of time, each a run of sorted chunks of at most
+// kChunk postings (a booking adds or removes postings at two times; many
+// bookings share a time, and a bucket of one sorted array moved 5,000
+// postings per insertion in the 10,000-host interval).
 // Invariants: times lie in [0, kMaxTime] and diagram numbers below
-// kMaxDiagrams (Packable); every bucket is sorted, holds no posting twice and
-// is not empty.
+// kMaxDiagrams (Packable); a bucket's chunks, read in order, are sorted, hold
+// no posting twice, and none is empty; no bucket is empty.
 #pragma once
 
 #include <algorithm>
@@ -58,9 +60,18 @@ class BreakpointIndex {
 
  private:
   static constexpr int kBucketBits = 6;
+  static constexpr std::size_t kChunk = 512;
   static std::int64_t BucketOf(Time time) { return time >> kBucketBits; }
+  using Chunks = std::vector<std::vector<std::uint64_t>>;
+  // The chunk of a bucket where `posting` is or belongs: the first whose last
+  // posting is not below it, else the last.
+  static std::size_t ChunkOf(const Chunks& chunks, std::uint64_t posting) {
+    const auto it = std::lower_bound(chunks.begin(), chunks.end(), posting,
+                                     [](const std::vector<std::uint64_t>& c, std::uint64_t p) { return c.back() < p; });
+    return it == chunks.end() ? chunks.size() - 1 : static_cast<std::size_t>(it - chunks.begin());
+  }
 
-  std::map<std::int64_t, std::vector<std::uint64_t>> buckets_;
+  std::map<std::int64_t, Chunks> buckets_;
   std::size_t size_ = 0;
 };
 
@@ -72,12 +83,16 @@ void BreakpointIndex::ForEachIn(Time from, Time to, Visit visit) const {
   const bool bounded = to <= kMaxTime;  // else every posting from `from` on
   const std::uint64_t high = bounded ? Pack(to, 0) : 0;
   for (auto it = buckets_.lower_bound(BucketOf(from)); it != buckets_.end(); ++it) {
-    const std::vector<std::uint64_t>& postings = it->second;
-    auto p = postings.begin();
-    if (*p < low) p = std::lower_bound(postings.begin(), postings.end(), low);
-    for (; p != postings.end(); ++p) {
-      if (bounded && *p >= high) return;
-      if (!visit(TimeOf(*p), DiagramOf(*p))) return;
+    const Chunks& chunks = it->second;
+    std::size_t c = chunks.front().front() < low ? ChunkOf(chunks, low) : 0;
+    for (; c < chunks.size(); ++c) {
+      const std::vector<std::uint64_t>& postings = chunks[c];
+      auto p = postings.begin();
+      if (*p < low) p = std::lower_bound(postings.begin(), postings.end(), low);
+      for (; p != postings.end(); ++p) {
+        if (bounded && *p >= high) return;
+        if (!visit(TimeOf(*p), DiagramOf(*p))) return;
+      }
     }
   }
 }

@@ -70,6 +70,43 @@ TEST(BreakpointIndexTest, MatchesAnOrderedSetOfPostings) {
   EXPECT_TRUE(Read(index, 600, 500).empty());
 }
 
+// Thousands of diagrams with breakpoints at a few shared times, as when many
+// bookings start or end together: buckets of many chunks, split as they grow
+// and emptied chunk by chunk, read from inside any chunk.
+TEST(BreakpointIndexTest, CrowdedTimesMatchAnOrderedSetOfPostings) {
+  std::mt19937_64 rng(11);
+  const Time times[] = {100, 101, 163, 5000};
+  std::set<Posting> truth;
+  std::vector<std::uint64_t> initial;
+  while (truth.size() < 4000) {
+    const Posting p{times[rng() % 4], static_cast<std::uint32_t>(rng() % 20000)};
+    if (truth.insert(p).second) initial.push_back(BreakpointIndex::Pack(p.first, p.second));
+  }
+  BreakpointIndex index(initial);
+  for (int step = 0; step < 30000; ++step) {
+    // Grow for a while, then shrink: chunks split and are emptied.
+    const bool erase = step < 15000 ? rng() % 4 == 0 : rng() % 4 != 0;
+    if (erase && !truth.empty()) {
+      auto it = truth.begin();
+      std::advance(it, static_cast<long>(rng() % truth.size()));
+      index.Erase(it->first, it->second);
+      truth.erase(it);
+    } else {
+      const Posting p{times[rng() % 4], static_cast<std::uint32_t>(rng() % 20000)};
+      if (!truth.insert(p).second) continue;
+      index.Insert(p.first, p.second);
+    }
+    ASSERT_EQ(index.size(), truth.size());
+    if (step % 1000 == 0) {
+      ASSERT_EQ(Read(index, 0, BreakpointIndex::kMaxTime + 1), Expected(truth, 0, BreakpointIndex::kMaxTime + 1))
+          << "step " << step;
+      ASSERT_EQ(Read(index, 101, 102), Expected(truth, 101, 102)) << "step " << step;
+      ASSERT_EQ(Read(index, 101, 5000, 700), Expected(truth, 101, 5000, 700)) << "step " << step;
+    }
+  }
+  EXPECT_EQ(Read(index, 0, BreakpointIndex::kMaxTime + 1), Expected(truth, 0, BreakpointIndex::kMaxTime + 1));
+}
+
 TEST(BreakpointIndexTest, TheLargestTimesAndDiagramsPack) {
   const Time last = BreakpointIndex::kMaxTime;
   const std::uint32_t top = BreakpointIndex::kMaxDiagrams - 1;
