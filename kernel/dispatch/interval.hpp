@@ -306,7 +306,9 @@ class Interval {
     std::vector<std::pair<Time, Time>> denied;  // per host of the walk's plan, in plan order
     std::vector<std::uint32_t> host_first;      // per host: where its ranges begin in `denied`, plus the end
     std::vector<std::pair<Time, Time>> failures;
-    bool Denies(std::uint32_t h, Time t) const;
+    bool Denies(std::uint32_t h, Time t) const;  // host h (plan index) at t
+    bool FailsAt(Time t) const;                  // the hosts at t
+    bool FailsIn(Time low, Time high) const;     // the hosts at some time of [low, high]
   };
   template <class Count, class Allow>
   HostCoverage CoverHosts(const WalkPlan& walk, Duration d, std::uint32_t per_host, Count count, Allow allow) const;
@@ -380,6 +382,9 @@ class Interval {
   // SetHostLoad moves a host within it while it is current; otherwise it is
   // sorted again when asked for.
   const std::vector<std::uint32_t>& HostsByLoad() const;
+  bool LoadOrderLess(std::uint32_t a, std::uint32_t b) const {
+    return std::make_pair(host_value_[a], a) < std::make_pair(host_value_[b], b);
+  }
   mutable std::vector<std::uint32_t> hosts_by_load_;
   mutable std::uint64_t hosts_by_load_version_ = UINT64_MAX;
   // Hosts with an instance in free_order_, in the order parallel jobs walk

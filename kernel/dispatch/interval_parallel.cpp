@@ -105,7 +105,7 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
   }
   // Hosts in host (load) order, as Grid Engine walks them.
   std::stable_sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
-    return std::make_pair(host_value_[a.host.index()], a.host) < std::make_pair(host_value_[b.host.index()], b.host);
+    return LoadOrderLess(a.host.index(), b.host.index());
   });
   for (HostSlots& h : room.hosts) close_host(h);
   return room;

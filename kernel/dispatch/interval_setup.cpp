@@ -45,9 +45,8 @@ const std::vector<std::uint32_t>& Interval::HostsByLoad() const {
   if (hosts_by_load_version_ != host_value_version_) {
     hosts_by_load_.resize(host_value_.size());
     std::iota(hosts_by_load_.begin(), hosts_by_load_.end(), 0u);
-    std::sort(hosts_by_load_.begin(), hosts_by_load_.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return std::make_pair(host_value_[a], a) < std::make_pair(host_value_[b], b);
-    });
+    std::sort(hosts_by_load_.begin(), hosts_by_load_.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return LoadOrderLess(a, b); });
     hosts_by_load_version_ = host_value_version_;
   }
   return hosts_by_load_;
@@ -68,9 +67,7 @@ void Interval::SetHostLoad(HostId host) {
   }
   // A load order that was current stays so: the host moves to its new place.
   const bool order_current = hosts_by_load_version_ == host_value_version_;
-  auto by_load = [&](std::uint32_t a, std::uint32_t b) {
-    return std::make_pair(host_value_[a], a) < std::make_pair(host_value_[b], b);
-  };
+  auto by_load = [&](std::uint32_t a, std::uint32_t b) { return LoadOrderLess(a, b); };
   if (order_current) {
     hosts_by_load_.erase(std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load));
   }

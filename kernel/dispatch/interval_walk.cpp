@@ -183,18 +183,24 @@ Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t
   return walk;
 }
 
-bool Interval::HostCoverage::Denies(std::uint32_t h, Time t) const {
-  const auto first = denied.begin() + host_first[h], last = denied.begin() + host_first[h + 1];
-  const auto it = std::upper_bound(first, last, std::make_pair(t, std::numeric_limits<Time>::max()));
-  return it != first && std::prev(it)->second >= t;
-}
-
 namespace {
 
-// The intersection of two sets of times given as sorted, disjoint ranges
-// [from, to] (bounds included).
-std::vector<std::pair<Time, Time>> Intersect(const std::vector<std::pair<Time, Time>>& a,
-                                             const std::vector<std::pair<Time, Time>>& b) {
+using TimeRanges = std::span<const std::pair<Time, Time>>;  // sorted, disjoint [from, to], bounds included
+
+// The first of `ranges` that ends at or after t.
+TimeRanges::iterator FirstEndingFrom(TimeRanges ranges, Time t) {
+  return std::lower_bound(ranges.begin(), ranges.end(), t,
+                          [](const std::pair<Time, Time>& range, Time time) { return range.second < time; });
+}
+
+// Whether some time of [low, high] lies in `ranges`.
+bool Meets(TimeRanges ranges, Time low, Time high) {
+  const auto it = FirstEndingFrom(ranges, low);
+  return it != ranges.end() && it->first <= high;
+}
+
+// The intersection of two sets of times given as ranges.
+std::vector<std::pair<Time, Time>> Intersect(TimeRanges a, TimeRanges b) {
   std::vector<std::pair<Time, Time>> both;
   for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
     const Time from = std::max(a[i].first, b[j].first), to = std::min(a[i].second, b[j].second);
@@ -205,6 +211,12 @@ std::vector<std::pair<Time, Time>> Intersect(const std::vector<std::pair<Time, T
 }
 
 }  // namespace
+
+bool Interval::HostCoverage::Denies(std::uint32_t h, Time t) const {
+  return Meets(TimeRanges(denied).subspan(host_first[h], host_first[h + 1] - host_first[h]), t, t);
+}
+bool Interval::HostCoverage::FailsAt(Time t) const { return Meets(failures, t, t); }
+bool Interval::HostCoverage::FailsIn(Time low, Time high) const { return Meets(failures, low, high); }
 
 template <class Count, class Allow>
 Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, std::uint32_t per_host, Count count,
@@ -290,9 +302,7 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
       const std::size_t host_begin = block.host_end.empty() ? 0 : block.host_end.back();
       if (one_suffices) {
         if (!block.all_denied.empty()) {
-          const std::vector<std::pair<Time, Time>> host_denied(
-              block.denied.begin() + static_cast<std::ptrdiff_t>(host_begin), block.denied.end());
-          block.all_denied = Intersect(block.all_denied, host_denied);
+          block.all_denied = Intersect(block.all_denied, TimeRanges(block.denied).subspan(host_begin));
         }
       } else {
         for (std::size_t r = host_begin; r < block.denied.size(); ++r) {
@@ -456,21 +466,9 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       std::all_of(hosts.begin(), hosts.end(),
                   [](const HostPlan& plan) { return plan.instances_end - plan.instances_begin == 1; });
   HostCoverage coverage;
-  const std::vector<std::pair<Time, Time>>& host_failures = coverage.failures;
   if (by_coverage) coverage = CoverHosts(walk, d, per_host, count_of, [&](std::uint64_t roomy) {
     return hosts_allow(0, roomy);
   });
-  // Whether the hosts fail at t / at some time in [low, high].
-  auto hosts_fail_at = [&](Time t) {
-    auto it = std::upper_bound(host_failures.begin(), host_failures.end(),
-                               std::make_pair(t, std::numeric_limits<Time>::max()));
-    return it != host_failures.begin() && std::prev(it)->second >= t;
-  };
-  auto hosts_fail_in = [&](Time low, Time high) {
-    auto it = std::lower_bound(host_failures.begin(), host_failures.end(), low,
-                               [](const std::pair<Time, Time>& range, Time t) { return range.second < t; });
-    return it != host_failures.end() && it->first <= high;
-  };
   // Every host at t: the counts kept are refreshed, availability summed.
   std::vector<std::uint64_t> available(hosts.size(), 0);
   auto evaluate_hosts = [&](Time t, Duration window, bool monotone) {
@@ -489,7 +487,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   };
   auto feasible_at = [&](Time t) {
     if (!pe_and_global_allow(t, d)) return false;
-    if (by_coverage) return !hosts_fail_at(t);
+    if (by_coverage) return !coverage.FailsAt(t);
     const auto [total, roomy] = evaluate_hosts(t, d, false);
     return hosts_allow(total, roomy);
   };
@@ -521,7 +519,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   auto feasible_throughout = [&](Time low, Time high) {
     const Duration span = (high - low) + d;
     if (!pe_and_global_allow(low, span)) return false;
-    if (by_coverage) return !hosts_fail_in(low, high);
+    if (by_coverage) return !coverage.FailsIn(low, high);
     return hosts_suffice(low, span, false);
   };
   // The room at the start found: hosts in the order parallel jobs take them
