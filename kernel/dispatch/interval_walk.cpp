@@ -187,15 +187,11 @@ namespace {
 
 using TimeRanges = std::span<const std::pair<Time, Time>>;  // sorted, disjoint [from, to], bounds included
 
-// The first of `ranges` that ends at or after t.
-TimeRanges::iterator FirstEndingFrom(TimeRanges ranges, Time t) {
-  return std::lower_bound(ranges.begin(), ranges.end(), t,
-                          [](const std::pair<Time, Time>& range, Time time) { return range.second < time; });
-}
-
-// Whether some time of [low, high] lies in `ranges`.
+// Whether some time of [low, high] lies in `ranges`: the first range that
+// ends at or after `low` begins by `high`.
 bool Meets(TimeRanges ranges, Time low, Time high) {
-  const auto it = FirstEndingFrom(ranges, low);
+  const auto it = std::lower_bound(ranges.begin(), ranges.end(), low,
+                                   [](const std::pair<Time, Time>& range, Time t) { return range.second < t; });
   return it != ranges.end() && it->first <= high;
 }
 
