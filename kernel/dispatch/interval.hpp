@@ -335,9 +335,11 @@ class Interval {
 
   // Booking. With `capture_` set, Book lists its debits there (and writes the
   // monitor lines) without touching the ledger: what a running task books,
-  // for the running book to compare.
+  // for the running book to compare or for one DebitAll over every running
+  // task. Otherwise it lists them in booked_ and applies them at once.
   void Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d, UsageState state);
   std::vector<BookedDebit>* capture_ = nullptr;
+  std::vector<BookedDebit> booked_;
   void Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
                double amount);
   void Record(Decision d, const std::vector<Grant>& grants);

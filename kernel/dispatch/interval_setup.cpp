@@ -182,6 +182,7 @@ void Interval::BookRunningJobs() {
   // entry), the debits are listed, and the book applies what changed.
   const bool keep = book_ != nullptr && ledger_.with_diagrams();
   RunningListing* wanted = keep ? &book_->wanted() : nullptr;
+  std::vector<BookedDebit> debits;  // without a book
   for (const Running& r : running) {
     const JobShard& shard = jobs_.shards()[r.shard];
     const JobExtras* e = shard.extras_of(r.row);
@@ -210,14 +211,18 @@ void Interval::BookRunningJobs() {
     const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
                                           cluster_.now, config_.schedule_interval);
     const bool suspended = shard.state[r.row] == JobState::kSuspended;
-    if (keep) capture_ = &wanted->debits;
+    capture_ = keep ? &wanted->debits : &debits;
     const auto first = keep ? static_cast<std::uint32_t>(wanted->debits.size()) : 0;
     Book(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning);
     capture_ = nullptr;
     if (keep) wanted->bookings.push_back({r.job, r.task, first, static_cast<std::uint32_t>(wanted->debits.size())});
     if (job.owner.valid() && !suspended) ++running_per_user_[job.owner.index()];
   }
-  if (keep) book_->Apply(ledger_);
+  if (keep) {
+    book_->Apply(ledger_);
+  } else {
+    ledger_.DebitAll(debits, mode_);  // every running task's debits at once
+  }
 }
 
 
@@ -234,6 +239,8 @@ void Interval::Monitor(const JobView& job, UsageState state, Time start, Duratio
 void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
                     UsageState state) {
   const bool now = state != UsageState::kReserving;
+  std::vector<BookedDebit>& debits = capture_ != nullptr ? *capture_ : booked_;
+  if (capture_ == nullptr) booked_.clear();
   std::uint32_t total = 0;
   for (const Grant& g : grants) total += g.slots;
   // `master`: the container is the master's; `first`: the job has not used
@@ -246,11 +253,7 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
         amount = first ? demand.debit : 0;
       }
       if (amount == 0) return;
-      if (capture_ != nullptr) {
-        capture_->push_back({demand.entry, amount, start, d, now});
-      } else {
-        ledger_.Debit(demand.entry, amount, start, d, now);
-      }
+      debits.push_back({demand.entry, amount, start, d, now});
       last_increase_known_[demand.entry] = 0;
       if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
     });
@@ -264,6 +267,7 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
     debit({ContainerLevel::kHost, host.index()}, grants[g].slots, g == 0, first_on_host);
     debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0, true);
   }
+  if (capture_ == nullptr) ledger_.DebitAll(booked_, mode_);
 }
 
 void Interval::Record(Decision d, const std::vector<Grant>& grants) {

@@ -1,7 +1,11 @@
 #include "kernel/dispatch/resource_ledger.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <tuple>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 namespace schedk {
 
@@ -85,6 +89,73 @@ void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration 
   for (const auto& [time, had, has] : {std::tuple{start, had_start, has_start}, std::tuple{end, had_end, has_end}}) {
     if (has && !had) index_->Insert(time, k);
     if (had && !has) index_->Erase(time, k);
+  }
+}
+
+void ResourceLedger::DebitAll(std::span<const BookedDebit> debits, ExecutionMode mode) {
+  // Too few to share out, or the serial twin: one after another.
+  constexpr std::size_t kParallelFrom = 32;
+  if (mode == ExecutionMode::kSerial || !with_diagrams_ || debits.size() < kParallelFrom) {
+    for (const BookedDebit& d : debits) Debit(d.entry, d.amount, d.start, d.duration, d.now);
+    return;
+  }
+  // In order: the amounts in use now and the versions, as Debit sets them.
+  std::vector<std::uint32_t> added;  // the debits that reach a diagram, in order
+  added.reserve(debits.size());
+  for (std::uint32_t i = 0; i < debits.size(); ++i) {
+    const BookedDebit& d = debits[i];
+    if (d.now) entries_[d.entry].used_now += d.amount;
+    if (d.duration <= 0) continue;
+    versions_[d.entry] = ++last_version_;
+    added.push_back(i);
+  }
+  // The diagrams, by entry: each entry's debits stay in their order.
+  std::vector<std::uint32_t> by_entry = added;
+  std::stable_sort(by_entry.begin(), by_entry.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return debits[a].entry < debits[b].entry; });
+  std::vector<std::uint32_t> runs;  // where each entry's debits begin in by_entry, plus the end
+  for (std::uint32_t r = 0; r < by_entry.size(); ++r) {
+    if (r == 0 || debits[by_entry[r]].entry != debits[by_entry[r - 1]].entry) runs.push_back(r);
+  }
+  runs.push_back(static_cast<std::uint32_t>(by_entry.size()));
+  struct Change {
+    UtilizationDiagram::AddedEnds ends;
+    bool regular = false;  // the diagram changed at the window's ends only
+  };
+  std::vector<Change> changes(debits.size());
+  const bool indexed = index_.has_value();
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, runs.size() - 1, 8), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t run = r.begin(); run != r.end(); ++run) {
+      for (std::uint32_t k = runs[run]; k < runs[run + 1]; ++k) {
+        const std::uint32_t i = by_entry[k];
+        const BookedDebit& d = debits[i];
+        UtilizationDiagram& diagram = diagrams_[d.entry];
+        if (!indexed) {
+          diagram.Add(d.start, d.duration, d.amount);
+          continue;
+        }
+        Change& change = changes[i];
+        const auto before = static_cast<std::ptrdiff_t>(diagram.size());
+        diagram.Add(d.start, d.duration, d.amount, &change.ends);
+        const auto& [had_start, had_end, has_start, has_end] = change.ends;
+        change.regular = static_cast<std::ptrdiff_t>(diagram.size()) == before + has_start - had_start + has_end - had_end;
+      }
+    }
+  });
+  // The index, in order, as Debit keeps it.
+  if (!indexed) return;
+  for (std::uint32_t i : added) {
+    const BookedDebit& d = debits[i];
+    const Time end = DiagramEnd(d.start, d.duration);
+    if (!changes[i].regular || !BreakpointIndex::Packable(end, d.entry)) {
+      index_.reset();
+      return;
+    }
+    const auto [had_start, had_end, has_start, has_end] = changes[i].ends;
+    for (const auto& [time, had, has] : {std::tuple{d.start, had_start, has_start}, std::tuple{end, had_end, has_end}}) {
+      if (has && !had) index_->Insert(time, d.entry);
+      if (had && !has) index_->Erase(time, d.entry);
+    }
   }
 }
 

@@ -12,9 +12,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/execution_mode.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/reservation/breakpoint_index.hpp"
 #include "kernel/reservation/utilization_diagram.hpp"
@@ -40,6 +42,16 @@ struct ConsumableEntry {
 };
 
 inline constexpr double kNonExclusiveTotal = 1e15;
+
+// One amount booked on one ledger entry (ResourceLedger::Debit's arguments).
+struct BookedDebit {
+  std::uint32_t entry = 0;
+  double amount = 0;
+  Time start = 0;
+  Duration duration = 0;
+  bool now = true;  // into the amount in use now (running and starting tasks)
+  friend bool operator==(const BookedDebit&, const BookedDebit&) = default;
+};
 
 class ResourceLedger {
  public:
@@ -71,6 +83,11 @@ class ResourceLedger {
   // Books `amount` over [start, start + duration): into the amount in use now
   // when `now` (a running or starting job), and into the diagram when reservation is on.
   void Debit(std::uint32_t k, double amount, Time start, Duration duration, bool now);
+  // Debit for each of `debits` in turn, with the same result to the bit
+  // (amounts in use, diagrams, versions, the breakpoint index): the debits of
+  // one entry are added in their order, those of different entries, whose
+  // diagrams are independent, in parallel. The serial twin is the plain loop.
+  void DebitAll(std::span<const BookedDebit> debits, ExecutionMode mode);
 
   // Indexes the breakpoints of every diagram (postings numbered by entry),
   // kept up to date by Debit from then on. Returns false, with no index, when

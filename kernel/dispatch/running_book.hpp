@@ -35,16 +35,6 @@ namespace dispatch_detail {
 class Interval;
 }
 
-// One amount a running task books on one ledger entry.
-struct BookedDebit {
-  std::uint32_t entry = 0;
-  double amount = 0;
-  Time start = 0;
-  Duration duration = 0;
-  bool now = true;  // into the amount in use now (running and suspended tasks always are)
-  friend bool operator==(const BookedDebit&, const BookedDebit&) = default;
-};
-
 // What one running or suspended task books: debits [first, last) of its
 // listing, in booking order.
 struct RunningBooking {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -108,6 +109,52 @@ TEST(ResourceLedgerTest, TheBreakpointIndexFollowsEveryDebit) {
   EXPECT_EQ(rounding.breakpoint_index(), nullptr);
   ASSERT_TRUE(rounding.IndexBreakpoints());
   EXPECT_EQ(Postings(*rounding.breakpoint_index()), (std::vector<std::pair<Time, std::uint32_t>>{{0, 1}, {100, 1}, {200, 1}}));
+}
+
+// DebitAll applies a batch of debits in parallel by entry; the result is
+// Debit's, one after another, to the bit: amounts in use now, diagrams (with
+// amounts like 0.1, whose sums depend on their order), versions and the index.
+TEST(ResourceLedgerTest, DebitAllIsEveryDebitInTurn) {
+  std::string text =
+      "schedk-snapshot 1\nnow 1000\nbegin complex\nslots s INT <= YES YES 1 1000\nmem m MEMORY <= YES YES 0 0\n"
+      "end complex\n";
+  std::string hosts;
+  for (int h = 1; h <= 40; ++h) {
+    text += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=64,mem=100\nend exechost\n";
+    hosts += " h" + std::to_string(h);
+  }
+  text += "begin queue all.q\nhostlist" + hosts + "\nslots 64\nend queue\n";
+  const io::Snapshot s = testing::Load(text);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  ResourceLedger serial(s.cluster, instances, true), parallel(s.cluster, instances, true);
+  ASSERT_TRUE(serial.IndexBreakpoints());
+  ASSERT_TRUE(parallel.IndexBreakpoints());
+  std::mt19937_64 rng(5);
+  for (int batch = 0; batch < 200; ++batch) {
+    std::vector<BookedDebit> debits;
+    const std::size_t n = rng() % 300;
+    for (std::size_t k = 0; k < n; ++k) {
+      // Few entries, so that many debits share one; amounts in tenths.
+      const auto entry = static_cast<std::uint32_t>(rng() % 12);
+      const double amount = static_cast<double>(static_cast<int>(rng() % 41) - 10) / 10.0;
+      debits.push_back({entry, amount, static_cast<Time>(1000 + rng() % 500), static_cast<Duration>(rng() % 200),
+                        rng() % 2 == 0});
+    }
+    for (const BookedDebit& d : debits) serial.Debit(d.entry, d.amount, d.start, d.duration, d.now);
+    parallel.DebitAll(debits, ExecutionMode::kParallel);
+    for (std::uint32_t k = 0; k < serial.size(); ++k) {
+      ASSERT_EQ(parallel.entry(k).used_now, serial.entry(k).used_now) << "batch " << batch << " entry " << k;
+      ASSERT_EQ(parallel.version(k), serial.version(k)) << "batch " << batch << " entry " << k;
+      ASSERT_EQ(parallel.diagram(k).Breakpoints(), serial.diagram(k).Breakpoints()) << "batch " << batch;
+    }
+    ASSERT_EQ(parallel.breakpoint_index() == nullptr, serial.breakpoint_index() == nullptr) << "batch " << batch;
+    if (serial.breakpoint_index() != nullptr) {
+      ASSERT_EQ(Postings(*parallel.breakpoint_index()), Postings(*serial.breakpoint_index())) << "batch " << batch;
+    } else {  // a rounding merged two steps: both dropped the index; build it again
+      ASSERT_TRUE(serial.IndexBreakpoints());
+      ASSERT_TRUE(parallel.IndexBreakpoints());
+    }
+  }
 }
 
 }  // namespace
