@@ -15,9 +15,11 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -268,11 +270,10 @@ class Interval {
   std::array<std::vector<std::uint8_t>, 4> defined_at_level_;
   // A parallel job's static match against every eligible host and instance,
   // worked out once for the walk: their demands on ledger entries in one flat
-  // table (each host's own, then each instance's in queue order), and the
-  // walk's candidate-time entries.
+  // table (each host's own, then each instance's in queue order; the amounts
+  // are the walk's job's, DemandAmounts), and the walk's candidate-time entries.
   struct DemandSlot {
     std::uint32_t entry;
-    double amount;
     DemandKind kind;
   };
   struct InstancePlan {
@@ -294,8 +295,44 @@ class Interval {
     }
     // The end of the host's demands: its own, then its instances'.
     std::uint32_t DemandsEnd(const HostPlan& plan) const { return instances[plan.instances_end - 1].last; }
+    // Per cluster host: its part of the plan (HostPart), or UINT32_MAX where
+    // it has no statically eligible queue instance.
+    std::vector<std::uint32_t> part_of;
+    struct HostPart {
+      std::uint32_t times_begin, times_end;  // its candidate-time entries
+      std::uint32_t plan;                    // its index in `hosts`, or UINT32_MAX: no usable instance
+      std::uint32_t leave_out;               // MirroredHostSlots when planned (UINT32_MAX: none)
+      std::uint64_t alarm_version;           // host_alarm_version_ when planned
+    };
+    std::vector<HostPart> parts;
   };
-  WalkPlan PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const;
+  // The walk's plan. Plans are kept between walks by PlanKey: a later walk
+  // with the same key takes the kept plan as it is while every host's
+  // mirrored slots entry and alarms are as they were; otherwise it copies the
+  // parts of the hosts where they are and plans the others.
+  std::shared_ptr<const WalkPlan> PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const;
+  // The job's amount on each of the plan's demands.
+  std::vector<double> DemandAmounts(const WalkPlan& walk, const JobView& job) const;
+  // What a walk plan depends on besides the ledger's layout, the alarms and
+  // the mirrored slots entries: the PE, the queue requests, the owner where
+  // access lists exist, and the hard requests, where a consumable counts only
+  // as requested or not (requested 0) and a request of a complex that only
+  // the queues' built-in limits define (h_rt, s_rt) only by its matches
+  // against the distinct limits.
+  // nullopt, and no plan kept, when the job requests a complex some host or
+  // the global host reports as a load value (those change as jobs start).
+  std::optional<std::string> PlanKey(const JobView& job, PeId pe) const;
+  mutable std::unordered_map<std::string, std::shared_ptr<const WalkPlan>> kept_plans_;
+  static constexpr std::size_t kKeptPlans = 64;  // at most; the oldest are dropped all at once
+  // Per host: changes whenever one of its queue instances goes into or out of alarm.
+  std::vector<std::uint64_t> host_alarm_version_;
+  // Per complex: some host or the global host reports it as a load value;
+  // the distinct built-in limits of the queue instances where they are all
+  // that defines it (h_rt and s_rt; empty otherwise; set up in Run).
+  std::vector<std::uint8_t> load_reported_;
+  std::vector<std::vector<double>> builtin_limits_;
+  // The job's demand on ledger entry k, as ForEachDemand visits it (nullopt: none).
+  std::optional<Demand> DemandOn(std::uint32_t k, const JobView& job) const;
   // For $pe_slots and a fixed allocation rule on hosts with one queue
   // instance each: the start times t at which a host cannot give per_host
   // slots over [t, t + d), and those at which too few hosts can for the rule
@@ -425,37 +462,39 @@ class Interval {
   }
 };
 
+inline std::optional<Demand> Interval::DemandOn(std::uint32_t k, const JobView& job) const {
+  const ConsumableEntry& e = ledger_.entry(k);
+  const ComplexAttribute& a = complexes_[e.complex];
+  const ComplexValue* requested = FindValue(job.requests->hard, e.complex);
+  if (a.relop == Relop::kExcl) {
+    // §4.5: a job requesting exclusivity needs both usages at 0 and books the
+    // exclusive one; any other job needs the exclusive usage at 0 and books
+    // the non-exclusive one.
+    const bool exclusive = requested != nullptr && requested->number != 0;
+    if (!e.non_exclusive) {  // room for the whole capacity means nobody has it exclusively
+      return Demand{k, exclusive ? 1.0 : e.total, exclusive ? 1.0 : 0.0, DemandKind::kPerContainer};
+    }
+    return Demand{k, exclusive ? kNonExclusiveTotal : 1.0, exclusive ? 0.0 : 1.0, DemandKind::kPerContainer};
+  }
+  double amount = 0;
+  if (e.complex == complexes_.slots) {
+    amount = 1;
+  } else if (requested != nullptr) {
+    amount = requested->number;
+  } else {
+    amount = a.default_value;  // an unrequested consumable debits its default
+  }
+  if (amount == 0) return std::nullopt;
+  const DemandKind kind = a.consumable == Consumable::kJob    ? DemandKind::kPerJob
+                          : a.consumable == Consumable::kHost ? DemandKind::kPerHost
+                                                              : DemandKind::kPerSlot;
+  return Demand{k, amount, amount, kind};
+}
+
 template <class Visit>
 void Interval::ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const {
   for (std::uint32_t k = ledger_.Begin(c); k < ledger_.End(c); ++k) {
-    const ConsumableEntry& e = ledger_.entry(k);
-    const ComplexAttribute& a = complexes_[e.complex];
-    const ComplexValue* requested = FindValue(job.requests->hard, e.complex);
-    if (a.relop == Relop::kExcl) {
-      // §4.5: a job requesting exclusivity needs both usages at 0 and books the
-      // exclusive one; any other job needs the exclusive usage at 0 and books
-      // the non-exclusive one.
-      const bool exclusive = requested != nullptr && requested->number != 0;
-      if (!e.non_exclusive) {  // room for the whole capacity means nobody has it exclusively
-        visit(Demand{k, exclusive ? 1.0 : e.total, exclusive ? 1.0 : 0.0, DemandKind::kPerContainer});
-      } else {
-        visit(Demand{k, exclusive ? kNonExclusiveTotal : 1.0, exclusive ? 0.0 : 1.0, DemandKind::kPerContainer});
-      }
-      continue;
-    }
-    double amount = 0;
-    if (e.complex == complexes_.slots) {
-      amount = 1;
-    } else if (requested != nullptr) {
-      amount = requested->number;
-    } else {
-      amount = a.default_value;  // an unrequested consumable debits its default
-    }
-    if (amount == 0) continue;
-    const DemandKind kind = a.consumable == Consumable::kJob    ? DemandKind::kPerJob
-                            : a.consumable == Consumable::kHost ? DemandKind::kPerHost
-                                                                : DemandKind::kPerSlot;
-    visit(Demand{k, amount, amount, kind});
+    if (const std::optional<Demand> demand = DemandOn(k, job)) visit(*demand);
   }
 }
 

@@ -122,7 +122,9 @@ bool Interval::InAlarm(std::uint32_t i) const {
 
 void Interval::UpdateAlarms(std::optional<HostId> only_host) {
   auto update = [&](std::uint32_t i) {
-    alarm_[i] = InAlarm(i) ? 1 : 0;
+    const std::uint8_t alarm = InAlarm(i) ? 1 : 0;
+    if (alarm != alarm_[i]) ++host_alarm_version_[instances_.host[i].index()];
+    alarm_[i] = alarm;
     RefreshFree(i);
   };
   if (!only_host) {

@@ -7,6 +7,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "kernel/complex/complex_compare.hpp"
 #include "kernel/radix_sort.hpp"
 
 namespace schedk::dispatch_detail {
@@ -80,107 +81,235 @@ std::vector<Time> Interval::QueueEndTimes(const JobView& job, PeId pe) const {
   return TimesIn(ledger_, TimeEntries(job, pe), 0, kDiagramForever + 1);
 }
 
+std::optional<std::string> Interval::PlanKey(const JobView& job, PeId pe) const {
+  std::string key;
+  auto put = [&](const auto& value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  put(pe.value);
+  if (access_lists_) {
+    put(job.owner.value);
+    put(job.group.value);
+    put(job.project.value);
+  }
+  const RequestSet& requests = *job.requests;
+  put(requests.queue_hard.size());
+  for (const QueueSelector& s : requests.queue_hard) {
+    put(s.queue.value);
+    put(s.host.value);
+    put(s.group.value);
+  }
+  for (const ComplexValue& v : requests.hard) {
+    if (load_reported_[v.complex.index()]) return std::nullopt;
+    put(v.complex.value);
+    const ComplexAttribute& a = complexes_[v.complex];
+    if (a.consumable != Consumable::kNo) {  // the plan's amounts are the job's own (DemandOn)
+      put(v.number != 0);
+      continue;
+    }
+    if (const std::vector<double>& limits = builtin_limits_[v.complex.index()]; !limits.empty()) {
+      for (double limit : limits) {
+        NumericOffer offer;
+        offer.per_slot = limit;
+        put(MatchesNumericOffer(a.relop, v.number, 1, offer));
+      }
+      continue;
+    }
+    put(v.number);
+    put(v.text.size());
+    key += v.text;
+  }
+  return key;
+}
+
 // Blocks of hosts in parallel, each with its own tables, joined in host order.
-Interval::WalkPlan Interval::PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const {
-  WalkPlan walk;
-  std::vector<DemandSlot>& demands = walk.demands;
-  std::vector<std::uint32_t>& demand_host = walk.demand_host;
-  std::vector<HostPlan>& hosts = walk.hosts;
-  AppendTimeEntries(job, {ContainerLevel::kPe, pe.index()}, walk.time_entries);
-  AppendTimeEntries(job, {ContainerLevel::kGlobal, 0}, walk.time_entries);
-  {
-    struct Block {
-      std::vector<DemandSlot> demands;
-      std::vector<std::uint32_t> demand_host;
-      std::vector<HostPlan> hosts;
-      std::vector<InstancePlan> instances;
-      std::vector<std::uint32_t> time_entries;
+std::shared_ptr<const Interval::WalkPlan> Interval::PlanWalk(const JobView& job, PeId pe,
+                                                             std::uint64_t global_found) const {
+  const std::optional<std::string> key = PlanKey(job, pe);
+  std::shared_ptr<const WalkPlan> kept;
+  if (key) {
+    if (const auto it = kept_plans_.find(*key); it != kept_plans_.end()) kept = it->second;
+  }
+  // Whether the kept part of host h still holds.
+  auto holds = [&](std::uint32_t h) {
+    const std::uint32_t p = kept->part_of[h];
+    if (p == UINT32_MAX) return true;  // statically nothing: the key has not changed
+    const WalkPlan::HostPart& part = kept->parts[p];
+    return part.alarm_version == host_alarm_version_[h] && part.leave_out == MirroredHostSlots(h).value_or(UINT32_MAX);
+  };
+  const auto host_count = static_cast<std::uint32_t>(cluster_.hosts.size());
+  if (kept) {
+    std::atomic<bool> all_hold{true};
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, host_count, 256),
+                      [&](const tbb::blocked_range<std::uint32_t>& r) {
+                        for (std::uint32_t h = r.begin(); h != r.end() && all_hold.load(std::memory_order_relaxed); ++h) {
+                          if (!holds(h)) all_hold.store(false, std::memory_order_relaxed);
+                        }
+                      });
+    if (all_hold.load()) return kept;
+  }
+  auto walk = std::make_shared<WalkPlan>();
+  AppendTimeEntries(job, {ContainerLevel::kPe, pe.index()}, walk->time_entries);
+  AppendTimeEntries(job, {ContainerLevel::kGlobal, 0}, walk->time_entries);
+  struct Block {
+    std::vector<DemandSlot> demands;
+    std::vector<std::uint32_t> demand_host;
+    std::vector<HostPlan> hosts;
+    std::vector<InstancePlan> instances;
+    std::vector<std::uint32_t> time_entries;
+    std::vector<std::pair<std::uint32_t, WalkPlan::HostPart>> parts;  // cluster host, its part
+  };
+  constexpr std::uint32_t kHostsPerBlock = 256;
+  std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
+  tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    Block& block = blocks[b];
+    std::vector<Demand> scratch;
+    std::optional<std::uint32_t> leave_out;  // the host's mirrored slots entry
+    auto append = [&](std::uint32_t host_index) {
+      for (const Demand& demand : scratch) {
+        if (demand.entry == leave_out) continue;
+        block.demands.push_back({demand.entry, demand.kind});
+        block.demand_host.push_back(host_index);
+      }
     };
-    constexpr std::uint32_t kHostsPerBlock = 256;
-    const auto host_count = static_cast<std::uint32_t>(cluster_.hosts.size());
-    std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
-    tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
-      Block& block = blocks[b];
-      std::vector<Demand> scratch;
-      std::optional<std::uint32_t> leave_out;  // the host's mirrored slots entry
-      auto append = [&](std::uint32_t host_index) {
-        for (const Demand& demand : scratch) {
-          if (demand.entry == leave_out) continue;
-          block.demands.push_back({demand.entry, demand.amount, demand.kind});
-          block.demand_host.push_back(host_index);
-        }
-      };
-      const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * kHostsPerBlock));
-      for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
-        const HostId host(h);
-        if (!HostStatic(job, host)) continue;
-        leave_out.reset();
-        HostPlan plan{host, 0, 0, 0, 0};
-        plan.instances_begin = plan.instances_end = static_cast<std::uint32_t>(block.instances.size());
-        const std::size_t mark = block.demands.size();
+    // The kept plan's part of host h.
+    auto copy_part = [&](std::uint32_t h, const WalkPlan::HostPart& part) {
+      WalkPlan::HostPart copied = part;
+      copied.times_begin = static_cast<std::uint32_t>(block.time_entries.size());
+      block.time_entries.insert(block.time_entries.end(), kept->time_entries.begin() + part.times_begin,
+                                kept->time_entries.begin() + part.times_end);
+      copied.times_end = static_cast<std::uint32_t>(block.time_entries.size());
+      if (part.plan != UINT32_MAX) {
+        const HostPlan& from = kept->hosts[part.plan];
         const auto host_index = static_cast<std::uint32_t>(block.hosts.size());
-        bool host_fit_known = false, host_usable = false, host_timed = false;
-        std::uint64_t found_host = 0;
-        for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
-          const std::uint32_t i = host_queues_[k];
-          if (!QueueStatic(job, i, pe)) continue;
-          // The candidate times come from every statically eligible instance, alarms included.
-          AppendTimeEntries(job, {ContainerLevel::kQueue, i}, block.time_entries);
-          if (!host_timed) {
-            host_timed = true;
-            leave_out = MirroredHostSlots(h);
-            AppendTimeEntries(job, {ContainerLevel::kHost, h}, block.time_entries, leave_out);
-          }
-          if (alarm_[i]) continue;
-          if (!host_fit_known) {
-            host_fit_known = true;
-            scratch.clear();
-            host_usable = !MatchStatic({ContainerLevel::kHost, h}, job, found_host).static_mismatch;
-            ForEachDemand({ContainerLevel::kHost, h}, job, [&](const Demand& demand) { scratch.push_back(demand); });
-            plan.first = static_cast<std::uint32_t>(block.demands.size());
-            if (host_usable) append(host_index);
-            plan.last = static_cast<std::uint32_t>(block.demands.size());
-          }
-          if (!host_usable) continue;
-          std::uint64_t found = global_found | found_host;
+        const auto base = static_cast<std::uint32_t>(block.demands.size());
+        block.demands.insert(block.demands.end(), kept->demands.begin() + from.first,
+                             kept->demands.begin() + kept->DemandsEnd(from));
+        block.demand_host.resize(block.demands.size(), host_index);
+        HostPlan plan = from;
+        plan.first = base;
+        plan.last = from.last - from.first + base;
+        plan.instances_begin = static_cast<std::uint32_t>(block.instances.size());
+        for (InstancePlan instance : kept->InstancesOf(from)) {
+          instance.first = instance.first - from.first + base;
+          instance.last = instance.last - from.first + base;
+          block.instances.push_back(instance);
+        }
+        plan.instances_end = static_cast<std::uint32_t>(block.instances.size());
+        block.hosts.push_back(plan);
+        copied.plan = host_index;
+      }
+      block.parts.emplace_back(h, copied);
+    };
+    const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * kHostsPerBlock));
+    for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
+      if (kept && holds(h)) {
+        if (kept->part_of[h] != UINT32_MAX) copy_part(h, kept->parts[kept->part_of[h]]);
+        continue;
+      }
+      const HostId host(h);
+      if (!HostStatic(job, host)) continue;
+      leave_out.reset();
+      HostPlan plan{host, 0, 0, 0, 0};
+      plan.instances_begin = plan.instances_end = static_cast<std::uint32_t>(block.instances.size());
+      const std::size_t mark = block.demands.size();
+      const auto host_index = static_cast<std::uint32_t>(block.hosts.size());
+      const auto times_begin = static_cast<std::uint32_t>(block.time_entries.size());
+      bool host_fit_known = false, host_usable = false, host_timed = false;
+      std::uint64_t found_host = 0;
+      for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+        const std::uint32_t i = host_queues_[k];
+        if (!QueueStatic(job, i, pe)) continue;
+        // The candidate times come from every statically eligible instance, alarms included.
+        AppendTimeEntries(job, {ContainerLevel::kQueue, i}, block.time_entries);
+        if (!host_timed) {
+          host_timed = true;
+          leave_out = MirroredHostSlots(h);
+          AppendTimeEntries(job, {ContainerLevel::kHost, h}, block.time_entries, leave_out);
+        }
+        if (alarm_[i]) continue;
+        if (!host_fit_known) {
+          host_fit_known = true;
           scratch.clear();
-          if (MatchStatic({ContainerLevel::kQueue, i}, job, found).static_mismatch || !AllFound(job, found)) continue;
-          ForEachDemand({ContainerLevel::kQueue, i}, job, [&](const Demand& demand) { scratch.push_back(demand); });
-          const auto first = static_cast<std::uint32_t>(block.demands.size());
-          append(host_index);
-          block.instances.push_back({i, first, static_cast<std::uint32_t>(block.demands.size())});
-          plan.instances_end = static_cast<std::uint32_t>(block.instances.size());
+          host_usable = !MatchStatic({ContainerLevel::kHost, h}, job, found_host).static_mismatch;
+          ForEachDemand({ContainerLevel::kHost, h}, job, [&](const Demand& demand) { scratch.push_back(demand); });
+          plan.first = static_cast<std::uint32_t>(block.demands.size());
+          if (host_usable) append(host_index);
+          plan.last = static_cast<std::uint32_t>(block.demands.size());
         }
-        if (plan.instances_end == plan.instances_begin) {  // nothing usable: drop what it appended
-          block.demands.resize(mark);
-          block.demand_host.resize(mark);
-          continue;
-        }
-        block.hosts.push_back(std::move(plan));
+        if (!host_usable) continue;
+        std::uint64_t found = global_found | found_host;
+        scratch.clear();
+        if (MatchStatic({ContainerLevel::kQueue, i}, job, found).static_mismatch || !AllFound(job, found)) continue;
+        ForEachDemand({ContainerLevel::kQueue, i}, job, [&](const Demand& demand) { scratch.push_back(demand); });
+        const auto first = static_cast<std::uint32_t>(block.demands.size());
+        append(host_index);
+        block.instances.push_back({i, first, static_cast<std::uint32_t>(block.demands.size())});
+        plan.instances_end = static_cast<std::uint32_t>(block.instances.size());
       }
-    });
-    for (Block& block : blocks) {
-      const auto demand_base = static_cast<std::uint32_t>(demands.size());
-      const auto host_base = static_cast<std::uint32_t>(hosts.size());
-      demands.insert(demands.end(), block.demands.begin(), block.demands.end());
-      walk.time_entries.insert(walk.time_entries.end(), block.time_entries.begin(), block.time_entries.end());
-      for (std::uint32_t h : block.demand_host) demand_host.push_back(host_base + h);
-      const auto instance_base = static_cast<std::uint32_t>(walk.instances.size());
-      for (InstancePlan instance : block.instances) {
-        instance.first += demand_base;
-        instance.last += demand_base;
-        walk.instances.push_back(instance);
+      if (!host_timed) continue;  // no statically eligible instance
+      WalkPlan::HostPart part{times_begin, static_cast<std::uint32_t>(block.time_entries.size()), UINT32_MAX,
+                              leave_out.value_or(UINT32_MAX), host_alarm_version_[h]};
+      if (plan.instances_end == plan.instances_begin) {  // nothing usable: drop what it appended
+        block.demands.resize(mark);
+        block.demand_host.resize(mark);
+      } else {
+        part.plan = host_index;
+        block.hosts.push_back(plan);
       }
-      for (HostPlan plan : block.hosts) {
-        plan.first += demand_base;
-        plan.last += demand_base;
-        plan.instances_begin += instance_base;
-        plan.instances_end += instance_base;
-        hosts.push_back(plan);
-      }
+      block.parts.emplace_back(h, part);
+    }
+  });
+  walk->part_of.assign(host_count, UINT32_MAX);
+  for (Block& block : blocks) {
+    const auto demand_base = static_cast<std::uint32_t>(walk->demands.size());
+    const auto host_base = static_cast<std::uint32_t>(walk->hosts.size());
+    const auto time_base = static_cast<std::uint32_t>(walk->time_entries.size());
+    walk->demands.insert(walk->demands.end(), block.demands.begin(), block.demands.end());
+    walk->time_entries.insert(walk->time_entries.end(), block.time_entries.begin(), block.time_entries.end());
+    for (std::uint32_t h : block.demand_host) walk->demand_host.push_back(host_base + h);
+    const auto instance_base = static_cast<std::uint32_t>(walk->instances.size());
+    for (InstancePlan instance : block.instances) {
+      instance.first += demand_base;
+      instance.last += demand_base;
+      walk->instances.push_back(instance);
+    }
+    for (HostPlan plan : block.hosts) {
+      plan.first += demand_base;
+      plan.last += demand_base;
+      plan.instances_begin += instance_base;
+      plan.instances_end += instance_base;
+      walk->hosts.push_back(plan);
+    }
+    for (auto [h, part] : block.parts) {
+      part.times_begin += time_base;
+      part.times_end += time_base;
+      if (part.plan != UINT32_MAX) part.plan += host_base;
+      walk->part_of[h] = static_cast<std::uint32_t>(walk->parts.size());
+      walk->parts.push_back(part);
     }
   }
+  if (key) {
+    if (kept_plans_.size() >= kKeptPlans && !kept) kept_plans_.clear();
+    kept_plans_[*key] = walk;
+  }
   return walk;
+}
+
+std::vector<double> Interval::DemandAmounts(const WalkPlan& walk, const JobView& job) const {
+  // Outside EXCL, an amount depends on the entry's complex only: one DemandOn per complex.
+  std::vector<double> by_complex(complexes_.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> amounts(walk.demands.size());
+  for (std::size_t g = 0; g < amounts.size(); ++g) {
+    const std::uint32_t k = walk.demands[g].entry;
+    const ComplexId complex = ledger_.entry(k).complex;
+    if (complexes_[complex].relop == Relop::kExcl) {
+      amounts[g] = DemandOn(k, job)->amount;
+      continue;
+    }
+    double& amount = by_complex[complex.index()];
+    if (std::isnan(amount)) amount = DemandOn(k, job)->amount;  // the key says the job has this demand
+    amounts[g] = amount;
+  }
+  return amounts;
 }
 
 namespace {
@@ -379,7 +508,9 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   if (Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, d, global_found, nullptr).static_mismatch) {
     return std::nullopt;
   }
-  const WalkPlan walk = PlanWalk(job, pe, global_found);
+  const std::shared_ptr<const WalkPlan> planned = PlanWalk(job, pe, global_found);
+  const WalkPlan& walk = *planned;
+  const std::vector<double> amounts = DemandAmounts(walk, job);
   const std::vector<DemandSlot>& demands = walk.demands;
   const std::vector<std::uint32_t>& demand_host = walk.demand_host;
   const std::vector<HostPlan>& hosts = walk.hosts;
@@ -397,9 +528,10 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // A demand's slot count with `used` in use.
   auto count_of = [&](std::uint32_t g, double used) -> std::uint32_t {
     const DemandSlot& demand = demands[g];
+    const double amount = amounts[g];
     const double left = ledger_.entry(demand.entry).total - used;
-    if (demand.kind != DemandKind::kPerSlot) return demand.amount > left ? 0 : kUnlimited;
-    const double n = std::floor(left / demand.amount);
+    if (demand.kind != DemandKind::kPerSlot) return amount > left ? 0 : kUnlimited;
+    const double n = std::floor(left / amount);
     return n <= 0 ? 0 : n >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(n);
   };
   auto fits_at = [&](std::uint32_t g, Time t, Duration window, bool monotone) -> std::uint32_t {

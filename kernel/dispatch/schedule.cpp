@@ -212,6 +212,30 @@ ScheduleResult Interval::Run() {
   for (ComplexId builtin : {complexes_.h_rt, complexes_.s_rt}) {
     if (builtin.valid()) define(ContainerLevel::kQueue, builtin);
   }
+  host_alarm_version_.assign(cluster_.hosts.size(), 0);
+  load_reported_.assign(complexes_.size(), 0);
+  for (const ComplexValue& v : cluster_.global.load_values) load_reported_[v.complex.index()] = 1;
+  for (const ExecHost& h : cluster_.hosts) {
+    for (const ComplexValue& v : h.load_values) load_reported_[v.complex.index()] = 1;
+  }
+  // h_rt and s_rt defined by nothing but the queues' built-in limits: a
+  // request's static matches follow from its matches against the few distinct ones.
+  builtin_limits_.assign(complexes_.size(), {});
+  for (ComplexId builtin : {complexes_.h_rt, complexes_.s_rt}) {
+    if (!builtin.valid() || !IsNumeric(complexes_[builtin].type) ||
+        defined_at_level_[static_cast<std::size_t>(ContainerLevel::kGlobal)][builtin.index()] ||
+        defined_at_level_[static_cast<std::size_t>(ContainerLevel::kHost)][builtin.index()]) {
+      continue;
+    }
+    constexpr std::size_t kFewLimits = 16;
+    std::vector<double> limits;
+    for (Duration limit : builtin == complexes_.h_rt ? instances_.h_rt : instances_.s_rt) {
+      limits.push_back(static_cast<double>(limit));
+    }
+    std::sort(limits.begin(), limits.end());
+    limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
+    if (limits.size() <= kFewLimits) builtin_limits_[builtin.index()] = std::move(limits);
+  }
   instance_open_.assign(instances_.size(), 0);
   for (std::uint32_t i = 0; i < instances_.size(); ++i) {
     instance_open_[i] = instances_.user_lists[i]->empty() && instances_.xuser_lists[i]->empty() &&

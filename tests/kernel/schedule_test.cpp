@@ -561,3 +561,78 @@ TEST(ScheduleTest, ParallelReservationsFollowTheLoadOrderAfterAStart) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// Walk plans are kept between the parallel walks of one interval by what they
+// depend on (the PE, the requests, h_rt only by its matches against the
+// queues' limits, a consumable only as requested or not) and taken again
+// while no host's alarms or mirrored slots changed. Random clusters where
+// starts push hosts into load alarm between walks, jobs with the same key ask
+// different amounts of memory, and a short queue on two hosts takes only jobs
+// of up to an hour: the kept plans give what the serial walk does.
+TEST(ScheduleTest, KeptWalkPlansMatchTheSerialWalk) {
+  std::size_t reserves = 0, starts = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto pick = [&](std::uint64_t n) { return static_cast<int>(rng() % n); };
+    const int hosts = 4 + pick(5), slots = 4 + pick(5);
+    std::string snapshot =
+        "schedk-snapshot 1\nnow 10000\n"
+        "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0:0:0 0\n"
+        "mem m MEMORY <= YES YES 0 0\nnp_load_avg nla DOUBLE >= NO NO 0 0\nnum_proc p INT == YES NO 0 0\n"
+        "end complex\n"
+        "begin sconf\nmax_reservation 40\njob_load_adjustments np_load_avg=0.50\n"
+        "load_adjustment_decay_time 0:7:30\nend sconf\n";
+    std::string hostlist;
+    for (int h = 1; h <= hosts; ++h) {
+      snapshot += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=" + std::to_string(slots + 2) +
+                  ",mem=" + std::to_string(8 + pick(9)) + "G\nend exechost\n";
+      hostlist += " h" + std::to_string(h);
+    }
+    snapshot += "begin pe mpi\nslots 999\nallocation_rule $fill_up\nend pe\n"
+                "begin pe rr\nslots 999\nallocation_rule $round_robin\nend pe\n"
+                "begin pe smp\nslots 999\nallocation_rule $pe_slots\nend pe\n"
+                "begin queue all.q\nhostlist" + hostlist + "\nslots " + std::to_string(slots) +
+                "\npe_list mpi rr smp\nload_thresholds np_load_avg=1.75\nend queue\n"
+                "begin queue short.q\nhostlist h1 h2\nslots 2\nh_rt 1:0:0\npe_list mpi rr smp\nend queue\n";
+    for (int h = 1; h <= hosts; ++h) {
+      snapshot += "load h" + std::to_string(h) + " np_load_avg=" + std::to_string(pick(6) * 0.25) + ",num_proc=4\n";
+    }
+    int id = 1;
+    for (int h = 1; h <= hosts; ++h) {
+      for (int k = pick(slots); k > 0; --k) {
+        snapshot += "job " + std::to_string(id++) + " owner=u submit=9000 state=r start=" +
+                    std::to_string(9000 + pick(900)) + " granted=all.q@h" + std::to_string(h) +
+                    ":1 l_hard=h_rt=" + std::to_string(1200 + 60 * pick(90)) + "\n";
+      }
+    }
+    const char* pes[] = {"mpi", "rr", "smp"};
+    for (int j = 0; j < 24; ++j) {
+      const int pe = pick(3), low = 1 + pick(pe == 2 ? slots : 2 * slots);
+      std::string hard = "h_rt=" + std::to_string(600 + 300 * pick(20));  // some over the short queue's hour
+      if (pick(2) == 0) hard += ",mem=" + std::to_string(1 + pick(3)) + "G";
+      snapshot += "job " + std::to_string(100 + j) + " owner=u submit=" + std::to_string(9500 + j);
+      if (pick(4) == 0) {  // a sequential job that may start, raising its host's load
+        snapshot += " l_hard=" + hard + "\n";
+        continue;
+      }
+      snapshot += " R=y pe_name=" + std::string(pes[pe]) + " pe_min=" + std::to_string(low) +
+                  " pe_max=" + std::to_string(low + pick(4)) + " l_hard=" + hard + "\n";
+    }
+    const std::string serial = Records(snapshot, ExecutionMode::kSerial);
+    ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
+    for (std::size_t at = serial.find("reserve "); at != std::string::npos; at = serial.find("reserve ", at + 1)) {
+      ++reserves;
+    }
+    for (std::size_t at = serial.find("start "); at != std::string::npos; at = serial.find("start ", at + 1)) {
+      ++starts;
+    }
+  }
+  EXPECT_GT(reserves, 300u);
+  EXPECT_GT(starts, 100u);
+}
+
+}  // namespace
+}  // namespace schedk
