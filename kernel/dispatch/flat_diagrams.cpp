@@ -1,15 +1,9 @@
 #include "kernel/dispatch/flat_diagrams.hpp"
 
-namespace schedk {
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
-void FlatDiagrams::Copy(const ResourceLedger& ledger, std::uint32_t k) {
-  if (version_[k] != kAbsent) live_ -= count_[k];
-  first_[k] = points_.size();
-  ledger.diagram(k).ForEachBreakpoint([&](Time time, double amount) { points_.push_back({time, amount}); });
-  count_[k] = static_cast<std::uint32_t>(points_.size() - first_[k]);
-  live_ += count_[k];
-  version_[k] = ledger.version(k);
-}
+namespace schedk {
 
 void FlatDiagrams::Refresh(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries) {
   if (version_.size() != ledger.size()) {
@@ -24,9 +18,27 @@ void FlatDiagrams::Refresh(const ResourceLedger& ledger, const std::vector<std::
     points_.clear();
     live_ = 0;
   }
+  // Places for the stale copies at the end, in the order asked for; then the
+  // copies themselves, in parallel.
+  std::vector<std::uint32_t> stale;
+  std::size_t end = points_.size();
   for (std::uint32_t k : entries) {
-    if (version_[k] != ledger.version(k)) Copy(ledger, k);
+    if (version_[k] == ledger.version(k)) continue;
+    if (version_[k] != kAbsent) live_ -= count_[k];
+    first_[k] = end;
+    count_[k] = static_cast<std::uint32_t>(ledger.diagram(k).size());
+    end += count_[k];
+    live_ += count_[k];
+    version_[k] = ledger.version(k);
+    stale.push_back(k);
   }
+  points_.resize(end);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, stale.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t s = r.begin(); s != r.end(); ++s) {
+      Breakpoint* out = points_.data() + first_[stale[s]];
+      ledger.diagram(stale[s]).ForEachBreakpoint([&](Time time, double amount) { *out++ = {time, amount}; });
+    }
+  });
 }
 
 }  // namespace schedk

@@ -31,8 +31,6 @@ class FlatDiagrams {
   std::span<const Breakpoint> Steps(std::uint32_t k) const { return {points_.data() + first_[k], count_[k]}; }
 
  private:
-  void Copy(const ResourceLedger& ledger, std::uint32_t k);
-
   static constexpr std::uint64_t kAbsent = UINT64_MAX;
   std::vector<std::uint64_t> version_;  // per ledger entry: the version copied, or kAbsent
   std::vector<std::size_t> first_;      // per ledger entry: where its copy begins in points_

@@ -362,6 +362,7 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
   for (std::size_t g = 0; g < entries.size(); ++g) entries[g] = walk.demands[g].entry;
   flat_diagrams_.Refresh(ledger_, entries);
   constexpr std::uint32_t kHostsPerBlock = 256;
+  constexpr std::uint32_t kPrefetchAhead = 2;
   const auto host_count = static_cast<std::uint32_t>(walk.hosts.size());
   std::vector<Block> blocks((host_count + kHostsPerBlock - 1) / kHostsPerBlock);
   tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
@@ -371,6 +372,15 @@ Interval::HostCoverage Interval::CoverHosts(const WalkPlan& walk, Duration d, st
     const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * kHostsPerBlock));
     for (auto h = static_cast<std::uint32_t>(b * kHostsPerBlock); h < end; ++h) {
       const HostPlan& plan = walk.hosts[h];
+      // The breakpoints of a host a few ahead, asked for from memory now.
+      if (h + kPrefetchAhead < end) {
+        const HostPlan& ahead = walk.hosts[h + kPrefetchAhead];
+        for (std::uint32_t g = ahead.first; g < walk.DemandsEnd(ahead); ++g) {
+          const std::span<const Breakpoint> steps = flat_diagrams_.Steps(walk.demands[g].entry);
+          const char* bytes = reinterpret_cast<const char*>(steps.data());
+          for (std::size_t offset = 0; offset < steps.size_bytes(); offset += 64) __builtin_prefetch(bytes + offset);
+        }
+      }
       ranges.clear();
       for (std::uint32_t g = plan.first; g < walk.DemandsEnd(plan); ++g) {
         // Whether a step at `amount` denies the host: counts fall as amounts
