@@ -16,11 +16,14 @@ constexpr double kNoMinimum = std::numeric_limits<double>::infinity();
 // `before` is the amount of the breakpoint just before the run, nullopt when the
 // run starts the diagram. The rest of the diagram was normalised already, so
 // normalising the run normalises the whole diagram.
-void AddToRun(std::vector<Breakpoint>& run, Time start, Time end, double amount, std::optional<double> before) {
+// Tells whether the run had breakpoints at start and end.
+void AddToRun(std::vector<Breakpoint>& run, Time start, Time end, double amount, std::optional<double> before,
+              bool& had_start, bool& had_end) {
   auto by_time = [](const Breakpoint& p, Time t) { return p.time < t; };
   // 1. At start: add to the breakpoint there, or insert one continuing the amount before it.
   auto it = std::lower_bound(run.begin(), run.end(), start, by_time);
-  if (it != run.end() && it->time == start) {
+  had_start = it != run.end() && it->time == start;
+  if (had_start) {
     it->amount += amount;
   } else {
     const double previous = it == run.begin() ? before.value_or(0.0) : std::prev(it)->amount;
@@ -29,7 +32,8 @@ void AddToRun(std::vector<Breakpoint>& run, Time start, Time end, double amount,
   // 2. Inside the interval.
   for (++it; it != run.end() && it->time < end; ++it) it->amount += amount;
   // 3. At end: a breakpoint there stays; otherwise one returns to the amount before.
-  if (it == run.end() || it->time != end) run.insert(it, Breakpoint{end, std::prev(it)->amount - amount});
+  had_end = it != run.end() && it->time == end;
+  if (!had_end) run.insert(it, Breakpoint{end, std::prev(it)->amount - amount});
   // 4. Normalise: no leading zeros, no amount equal to its predecessor's.
   std::size_t read = 0, write = 0;
   if (!before) {
@@ -193,17 +197,14 @@ void UtilizationDiagram::Add(Time start, Duration duration, double amount, Added
   if (amount < 0) ++releases_.value;
   const Time end = DiagramEnd(start, duration);
   // The blocks from the one in effect at `start` to the one after the one in
-  // effect at `end`: every breakpoint the add or the normalisation can change.
-  std::uint32_t first = 0, last = 0;
-  if (!empty()) {
+  // effect at `end`: every breakpoint the add or the normalisation can change
+  // (with one block, that one).
+  std::uint32_t first = 0, last = blocks();
+  if (blocks() > 1) {
     const std::optional<Position> at_start = Floor(start);
     const std::optional<Position> at_end = Floor(end);
     first = at_start ? at_start->block : 0;
     last = std::min(std::max(first, at_end ? at_end->block : 0) + 2, blocks());
-    if (ends != nullptr) {
-      ends->had_start = at_start && TimeAt(*at_start) == start;
-      ends->had_end = at_end && TimeAt(*at_end) == end;
-    }
   }
   run_.clear();
   for (std::uint32_t b = first; b < last; ++b) {
@@ -212,8 +213,11 @@ void UtilizationDiagram::Add(Time start, Duration duration, double amount, Added
   }
   std::optional<double> before;
   if (first > 0) before = amount_[Slot(first - 1) + Count(first - 1) - 1];
-  AddToRun(run_, start, end, amount, before);
-  if (ends != nullptr) {  // the run holds every breakpoint from `start` to `end`
+  bool had_start = false, had_end = false;  // the run holds every breakpoint from `start` to `end`
+  AddToRun(run_, start, end, amount, before, had_start, had_end);
+  if (ends != nullptr) {
+    ends->had_start = had_start;
+    ends->had_end = had_end;
     auto at = [&](Time t) {
       const auto it = std::lower_bound(run_.begin(), run_.end(), t,
                                        [](const Breakpoint& p, Time time) { return p.time < time; });
@@ -304,6 +308,8 @@ void UtilizationDiagram::Replace(std::uint32_t first, std::uint32_t last, const 
     tail_time_ = TimeAt(tail);
     tail_amount_ = AmountAt(tail);
   }
+  one_block_count_ = blocks() == 1 ? Count(0) : kNotOneBlock;
+  one_block_base_ = blocks() == 1 ? static_cast<std::uint32_t>(Slot(0)) : 0;
   UpdatePeakSteps();
 }
 
@@ -358,11 +364,12 @@ double UtilizationDiagram::Max(Time start, Duration duration) const {
   if (start >= kDiagramForever) return QueueEnd();  // utilization_max's QUEUE_END case
   const Time end = DiagramEnd(start, duration);
   if (ReachesPeak(start, end)) return peak_;
-  if (blocks() == 1) {
+  if (one_block_count_ != kNotOneBlock) {
     // One block (most diagrams of hosts and queue instances): a search for the
     // amount in effect, then a scan to the window's end.
-    const Time* times = time_.data() + Slot(0);
-    return OneBlockPeak(static_cast<std::uint32_t>(std::upper_bound(times, times + Count(0), start) - times), end);
+    const Time* times = time_.data() + one_block_base_;
+    return OneBlockPeak(static_cast<std::uint32_t>(std::upper_bound(times, times + one_block_count_, start) - times),
+                        end);
   }
   const std::optional<Position> in_effect = Floor(start);
   const double at_start = in_effect ? AmountAt(*in_effect) : 0.0;
@@ -401,17 +408,17 @@ std::uint32_t UpperBoundFrom(const Time* times, std::uint32_t n, Time t, std::ui
 
 double UtilizationDiagram::Max(Time start, Duration duration, std::uint32_t& hint) const {
   if (start >= tail_time_ && start < kDiagramForever) return tail_amount_;  // past the last breakpoint (or empty)
-  if (blocks() != 1 || start >= kDiagramForever) return Max(start, duration);
+  if (one_block_count_ == kNotOneBlock || start >= kDiagramForever) return Max(start, duration);
   const Time end = DiagramEnd(start, duration);
   if (ReachesPeak(start, end)) return peak_;
-  hint = UpperBoundFrom(time_.data() + Slot(0), Count(0), start, hint);
+  hint = UpperBoundFrom(time_.data() + one_block_base_, one_block_count_, start, hint);
   return OneBlockPeak(hint, end);
 }
 
 double UtilizationDiagram::OneBlockPeak(std::uint32_t i, Time end) const {
-  const Time* times = time_.data() + Slot(0);
-  const double* amounts = amount_.data() + Slot(0);
-  const std::uint32_t n = Count(0);
+  const Time* times = time_.data() + one_block_base_;
+  const double* amounts = amount_.data() + one_block_base_;
+  const std::uint32_t n = one_block_count_;
   double peak = i > 0 ? amounts[i - 1] : 0.0;
   for (; i < n && times[i] < end; ++i) peak = std::max(peak, amounts[i]);
   return peak;
@@ -420,10 +427,10 @@ double UtilizationDiagram::OneBlockPeak(std::uint32_t i, Time end) const {
 double UtilizationDiagram::AmountAt(Time t, std::uint32_t& hint) const {
   if (t >= tail_time_) return tail_amount_;
   if (ReachesPeak(t, t + 1)) return peak_;
-  if (blocks() != 1) return AmountAt(t);
-  const std::uint32_t i = UpperBoundFrom(time_.data() + Slot(0), Count(0), t, hint);
+  if (one_block_count_ == kNotOneBlock) return AmountAt(t);
+  const std::uint32_t i = UpperBoundFrom(time_.data() + one_block_base_, one_block_count_, t, hint);
   hint = i;
-  return i > 0 ? amount_[Slot(0) + i - 1] : 0.0;
+  return i > 0 ? amount_[one_block_base_ + i - 1] : 0.0;
 }
 
 double UtilizationDiagram::AmountAt(Time t) const {

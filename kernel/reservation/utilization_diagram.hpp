@@ -197,8 +197,16 @@ class UtilizationDiagram {
   }
   void UpdatePeakSteps();
   // Block slot s holds its breakpoints at [s * kBlockCapacity, + count_[s]).
+  // Declared next to the fields above, so that a question about a one-block
+  // diagram reads the object's first two cache lines and its breakpoints only.
   std::vector<Time> time_;
   std::vector<double> amount_;
+  // Where there is one block (most diagrams of hosts and queue instances,
+  // kept by Replace): its breakpoints' count and their place in time_ and
+  // amount_; kNotOneBlock otherwise.
+  static constexpr std::uint32_t kNotOneBlock = UINT32_MAX;
+  std::uint32_t one_block_count_ = kNotOneBlock;
+  std::uint32_t one_block_base_ = 0;
   std::vector<std::uint32_t> count_;
   std::vector<double> slot_max_, slot_min_;
   std::vector<std::uint32_t> free_slots_;
