@@ -109,10 +109,19 @@ void ResourceLedger::DebitAll(std::span<const BookedDebit> debits, ExecutionMode
     versions_[d.entry] = ++last_version_;
     added.push_back(i);
   }
-  // The diagrams, by entry: each entry's debits stay in their order.
-  std::vector<std::uint32_t> by_entry = added;
-  std::stable_sort(by_entry.begin(), by_entry.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return debits[a].entry < debits[b].entry; });
+  // The diagrams, by entry: each entry's debits stay in their order (a
+  // counting sort where the debits outnumber the entries, a stable sort otherwise).
+  std::vector<std::uint32_t> by_entry(added.size());
+  if (added.size() >= entries_.size() / 4) {
+    std::vector<std::uint32_t> next(entries_.size() + 1, 0);
+    for (std::uint32_t i : added) ++next[debits[i].entry + 1];
+    for (std::size_t k = 1; k < next.size(); ++k) next[k] += next[k - 1];
+    for (std::uint32_t i : added) by_entry[next[debits[i].entry]++] = i;
+  } else {
+    by_entry = added;
+    std::stable_sort(by_entry.begin(), by_entry.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return debits[a].entry < debits[b].entry; });
+  }
   std::vector<std::uint32_t> runs;  // where each entry's debits begin in by_entry, plus the end
   for (std::uint32_t r = 0; r < by_entry.size(); ++r) {
     if (r == 0 || debits[by_entry[r]].entry != debits[by_entry[r - 1]].entry) runs.push_back(r);
