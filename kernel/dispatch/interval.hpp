@@ -193,6 +193,10 @@ class Interval {
   bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
   LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                std::vector<Demand>* demands) const;
+  // Fit's step for one demand (amount and kind on ledger entry k): lowers
+  // fit.slots to the slots the entry leaves over [start, start + d), noting
+  // the limiting resource as Fit does.
+  void Limit(LevelFit& fit, std::uint32_t k, double amount, DemandKind kind, Time start, Duration d) const;
   // Fit's static part: the match of the job's other requests against the
   // container's fixed and load values (`found` as for Fit; slots 0 on a mismatch).
   LevelFit MatchStatic(ContainerRef c, const JobView& job, std::uint64_t& found) const;
@@ -311,8 +315,14 @@ class Interval {
   // mirrored slots entry and alarms are as they were; otherwise it copies the
   // parts of the hosts where they are and plans the others.
   std::shared_ptr<const WalkPlan> PlanWalk(const JobView& job, PeId pe, std::uint64_t global_found) const;
-  // The job's amount on each of the plan's demands.
+  // Whether the part of host h (a cluster host) of a kept plan still holds
+  // for a job with the plan's key: its alarms and mirrored slots entry are as
+  // they were when it was planned.
+  bool PartHolds(const WalkPlan& walk, std::uint32_t h) const;
+  // The job's amount on each of the plan's demands; on one ledger entry k of
+  // them (by_complex: the amounts learnt per complex, empty at first).
   std::vector<double> DemandAmounts(const WalkPlan& walk, const JobView& job) const;
+  double DemandAmount(std::uint32_t k, const JobView& job, std::vector<double>& by_complex) const;
   // What a walk plan depends on besides the ledger's layout, the alarms and
   // the mirrored slots entries: the PE, the queue requests, the owner where
   // access lists exist, and the hard requests, where a consumable counts only
@@ -369,6 +379,21 @@ class Interval {
   void Dispatch(const JobView& job, std::uint32_t& reservations);
   // Whether the job would start now if the diagrams held nothing but what is in use now.
   bool FitsIgnoringPlan(const JobView& job);
+  bool ParallelFitsIgnoringPlan(const JobView& job);
+  // Whether `pe` can give the job `least` slots now (StartParallel's test for
+  // its smallest count: the bounds from the free slots, then the room).
+  bool FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const;
+  // Ignoring the plan, whether a parallel job fits depends on its PE, its
+  // PlanKey and its consumable amounts, and on what is in use now, which
+  // only starts change; the least slot counts known to fit and to fail, per
+  // PE, key and amounts since the last start (fits: every count up to the
+  // one that fits; fails: every count from the one that fails).
+  struct KnownNowFit {
+    std::uint32_t starts = 0;  // result_.starts when learnt
+    std::uint32_t fits_up_to = 0;
+    std::uint32_t fails_from = UINT32_MAX;
+  };
+  std::unordered_map<std::string, KnownNowFit> known_now_fits_;
 
   // Booking. With `capture_` set, Book lists its debits there (and writes the
   // monitor lines) without touching the ledger: what a running task books,

@@ -102,25 +102,29 @@ LevelFit Interval::Fit(ContainerRef c, const JobView& job, Time start, Duration 
   LevelFit fit = MatchStatic(c, job, found);
   ForEachDemand(c, job, [&](const Demand& demand) {
     if (demands_out != nullptr) demands_out->push_back(demand);
-    const ConsumableEntry& e = ledger_.entry(demand.entry);
-    const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(demand.entry, start, d));
-    std::uint32_t n = kUnlimited;
-    if (demand.kind != DemandKind::kPerSlot) {
-      if (demand.amount > left) n = 0;
-    } else {
-      const double fits = std::floor(left / demand.amount);
-      n = fits <= 0 ? 0 : fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(fits);
-    }
-    if (demand.amount > e.total && fit.never == NeverCause::kNone) {
-      fit.never = NeverCause::kExceedsCapacity;
-      fit.limiting = e.complex;
-    }
-    if (n < fit.slots) {
-      fit.slots = n;
-      if (!fit.static_mismatch && fit.never == NeverCause::kNone) fit.limiting = e.complex;
-    }
+    Limit(fit, demand.entry, demand.amount, demand.kind, start, d);
   });
   return fit;
+}
+
+void Interval::Limit(LevelFit& fit, std::uint32_t k, double amount, DemandKind kind, Time start, Duration d) const {
+  const ConsumableEntry& e = ledger_.entry(k);
+  const double left = e.total - (ignore_plan_ ? e.used_now : ledger_.Used(k, start, d));
+  std::uint32_t n = kUnlimited;
+  if (kind != DemandKind::kPerSlot) {
+    if (amount > left) n = 0;
+  } else {
+    const double fits = std::floor(left / amount);
+    n = fits <= 0 ? 0 : fits >= kUnlimited ? kUnlimited - 1 : static_cast<std::uint32_t>(fits);
+  }
+  if (amount > e.total && fit.never == NeverCause::kNone) {
+    fit.never = NeverCause::kExceedsCapacity;
+    fit.limiting = e.complex;
+  }
+  if (n < fit.slots) {
+    fit.slots = n;
+    if (!fit.static_mismatch && fit.never == NeverCause::kNone) fit.limiting = e.complex;
+  }
 }
 
 LevelFit Interval::MatchStatic(ContainerRef c, const JobView& job, std::uint64_t& found) const {

@@ -78,13 +78,56 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
   };
   if (now) {
     // Hosts with a free instance, already in load order; stop once they can
-    // give `enough` slots under the allocation rule.
+    // give `enough` slots under the allocation rule. Where a walk plan with
+    // the job's key is kept, the static matches and demands of the hosts whose
+    // part of it still holds are read from there (not for the serial twin).
     const std::uint32_t per_host = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
     std::uint64_t sum = 0, roomy = 0;  // available slots; hosts with room for per_host
+    std::shared_ptr<const WalkPlan> plan;
+    if (mode_ == ExecutionMode::kParallel) {
+      if (const std::optional<std::string> key = PlanKey(job, pe)) {
+        if (const auto it = kept_plans_.find(*key); it != kept_plans_.end()) plan = it->second;
+      }
+    }
+    std::vector<double> by_complex;  // the job's amounts (DemandAmount)
+    auto limit = [&](LevelFit& fit, std::uint32_t g) {
+      const DemandSlot& demand = plan->demands[g];
+      Limit(fit, demand.entry, DemandAmount(demand.entry, job, by_complex), demand.kind, start, d);
+    };
+    // visit() for the host's instances with a free slot, from the plan.
+    auto visit_planned = [&](const HostPlan& host_plan, HostSlots*& slots) {
+      LevelFit h;
+      for (std::uint32_t g = host_plan.first; g < host_plan.last; ++g) limit(h, g);
+      for (const InstancePlan& instance : plan->InstancesOf(host_plan)) {
+        const std::uint32_t i = instance.instance;
+        if (!has_free_[i]) continue;
+        LevelFit q;
+        for (std::uint32_t g = instance.first; g < instance.last; ++g) limit(q, g);
+        if (q.slots == 0 || h.slots == 0) {
+          if (!limiting_key || KeyOf(i) < *limiting_key) {
+            limiting_key = KeyOf(i);
+            room.instance_limiting = q.slots == 0 ? q.limiting : h.limiting;
+          }
+          continue;
+        }
+        if (slots == nullptr) {
+          room.hosts.push_back({host_plan.host, h.slots, {}});
+          slots = &room.hosts.back();
+        }
+        slots->queues.emplace_back(i, q.slots);
+      }
+    };
     for (const auto& [value, h] : free_hosts_) {
       HostSlots* slots = nullptr;
-      for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
-        if (has_free_[host_queues_[k]]) visit(host_queues_[k], slots);
+      if (plan && PartHolds(*plan, h)) {
+        const std::uint32_t part = plan->part_of[h];
+        if (part != UINT32_MAX && plan->parts[part].plan != UINT32_MAX) {
+          visit_planned(plan->hosts[plan->parts[part].plan], slots);
+        }
+      } else {
+        for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+          if (has_free_[host_queues_[k]]) visit(host_queues_[k], slots);
+        }
       }
       if (slots == nullptr) continue;
       close_host(*slots);
@@ -321,10 +364,50 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
 bool Interval::FitsIgnoringPlan(const JobView& job) {
   ignore_plan_ = true;
   Decision scratch;
-  const bool fits = job.requests->has_pe ? StartParallel(job, scratch).has_value()
-                                         : StartSequential(job, scratch).has_value();
+  const bool fits = job.requests->has_pe ? ParallelFitsIgnoringPlan(job) : StartSequential(job, scratch).has_value();
   ignore_plan_ = false;
   return fits;
+}
+
+// StartParallel finds a placement where some PE can give the job its least
+// slot count: that count fits (FitsNowAtLeast) whatever the PE's largest.
+bool Interval::ParallelFitsIgnoringPlan(const JobView& job) {
+  for (PeId pe : job.requests->pe.matching) {
+    const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
+    if (candidates.empty()) continue;
+    const std::uint32_t least = candidates.front();
+    // What is known for jobs with this key and these amounts since the last start.
+    std::optional<std::string> key = PlanKey(job, pe);
+    KnownNowFit* known = nullptr;
+    if (key) {
+      for (const ComplexValue& v : job.requests->hard) {
+        if (complexes_[v.complex].consumable != Consumable::kNo) key->append(reinterpret_cast<const char*>(&v.number), sizeof v.number);
+      }
+      known = &known_now_fits_[*key];
+      if (known->starts != result_.starts) *known = KnownNowFit{result_.starts};
+      if (least <= known->fits_up_to) return true;
+      if (least >= known->fails_from) continue;
+    }
+    const bool fits = FitsNowAtLeast(job, pe, least);
+    if (known != nullptr) {
+      if (fits) {
+        known->fits_up_to = least;
+      } else {
+        known->fails_from = least;
+      }
+    }
+    if (fits) return true;
+  }
+  return false;
+}
+
+bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const {
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  const double most_on_a_host = host_free_values_.empty() ? 0 : *host_free_values_.rbegin();
+  const double bound = p.allocation_rule == AllocationRule::kPeSlots ? most_on_a_host : free_slots_;
+  const double per_host_least = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
+  if (least > bound || per_host_least > most_on_a_host) return false;
+  return Distribute(RoomFor(job, pe, cluster_.now, true, least), pe, least, nullptr).ok;
 }
 
 }  // namespace schedk::dispatch_detail

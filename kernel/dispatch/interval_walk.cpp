@@ -128,13 +128,7 @@ std::shared_ptr<const Interval::WalkPlan> Interval::PlanWalk(const JobView& job,
   if (key) {
     if (const auto it = kept_plans_.find(*key); it != kept_plans_.end()) kept = it->second;
   }
-  // Whether the kept part of host h still holds.
-  auto holds = [&](std::uint32_t h) {
-    const std::uint32_t p = kept->part_of[h];
-    if (p == UINT32_MAX) return true;  // statically nothing: the key has not changed
-    const WalkPlan::HostPart& part = kept->parts[p];
-    return part.alarm_version == host_alarm_version_[h] && part.leave_out == MirroredHostSlots(h).value_or(UINT32_MAX);
-  };
+  auto holds = [&](std::uint32_t h) { return PartHolds(*kept, h); };
   const auto host_count = static_cast<std::uint32_t>(cluster_.hosts.size());
   if (kept) {
     std::atomic<bool> all_hold{true};
@@ -294,21 +288,27 @@ std::shared_ptr<const Interval::WalkPlan> Interval::PlanWalk(const JobView& job,
   return walk;
 }
 
-std::vector<double> Interval::DemandAmounts(const WalkPlan& walk, const JobView& job) const {
+bool Interval::PartHolds(const WalkPlan& walk, std::uint32_t h) const {
+  const std::uint32_t p = walk.part_of[h];
+  if (p == UINT32_MAX) return true;  // statically nothing: the key has not changed
+  const WalkPlan::HostPart& part = walk.parts[p];
+  return part.alarm_version == host_alarm_version_[h] && part.leave_out == MirroredHostSlots(h).value_or(UINT32_MAX);
+}
+
+double Interval::DemandAmount(std::uint32_t k, const JobView& job, std::vector<double>& by_complex) const {
   // Outside EXCL, an amount depends on the entry's complex only: one DemandOn per complex.
-  std::vector<double> by_complex(complexes_.size(), std::numeric_limits<double>::quiet_NaN());
+  const ComplexId complex = ledger_.entry(k).complex;
+  if (complexes_[complex].relop == Relop::kExcl) return DemandOn(k, job)->amount;
+  if (by_complex.empty()) by_complex.assign(complexes_.size(), std::numeric_limits<double>::quiet_NaN());
+  double& amount = by_complex[complex.index()];
+  if (std::isnan(amount)) amount = DemandOn(k, job)->amount;  // the key says the job has this demand
+  return amount;
+}
+
+std::vector<double> Interval::DemandAmounts(const WalkPlan& walk, const JobView& job) const {
+  std::vector<double> by_complex;
   std::vector<double> amounts(walk.demands.size());
-  for (std::size_t g = 0; g < amounts.size(); ++g) {
-    const std::uint32_t k = walk.demands[g].entry;
-    const ComplexId complex = ledger_.entry(k).complex;
-    if (complexes_[complex].relop == Relop::kExcl) {
-      amounts[g] = DemandOn(k, job)->amount;
-      continue;
-    }
-    double& amount = by_complex[complex.index()];
-    if (std::isnan(amount)) amount = DemandOn(k, job)->amount;  // the key says the job has this demand
-    amounts[g] = amount;
-  }
+  for (std::size_t g = 0; g < amounts.size(); ++g) amounts[g] = DemandAmount(walk.demands[g].entry, job, by_complex);
   return amounts;
 }
 
