@@ -364,7 +364,9 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
 bool Interval::FitsIgnoringPlan(const JobView& job) {
   ignore_plan_ = true;
   Decision scratch;
-  const bool fits = job.requests->has_pe ? ParallelFitsIgnoringPlan(job) : StartSequential(job, scratch).has_value();
+  const bool fits = !job.requests->has_pe                ? StartSequential(job, scratch).has_value()
+                    : mode_ == ExecutionMode::kParallel ? ParallelFitsIgnoringPlan(job)
+                                                        : StartParallel(job, scratch).has_value();  // the serial twin
   ignore_plan_ = false;
   return fits;
 }

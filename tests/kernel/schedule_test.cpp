@@ -636,3 +636,72 @@ TEST(ScheduleTest, KeptWalkPlansMatchTheSerialWalk) {
 
 }  // namespace
 }  // namespace schedk
+
+namespace schedk {
+namespace {
+
+// Whether a parallel job is kept out by reservations only (reservation-blocked)
+// is known, per PE, key and amounts, from the least slot counts that fitted
+// and failed since the last start. Random clusters where a few reservations
+// block, sequential jobs start in between, and parallel jobs of one key ask
+// different slot ranges and amounts of memory: the reasons are the serial
+// twin's, which asks every job afresh.
+TEST(ScheduleTest, KnownFitsIgnoringThePlanMatchTheSerialTwin) {
+  std::size_t blocked = 0, resource = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto pick = [&](std::uint64_t n) { return static_cast<int>(rng() % n); };
+    const int hosts = 3 + pick(4), slots = 4 + pick(5);
+    std::string snapshot =
+        "schedk-snapshot 1\nnow 10000\n"
+        "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0:0:0 0\n"
+        "mem m MEMORY <= YES YES 0 0\nend complex\n"
+        "begin sconf\nmax_reservation " + std::to_string(1 + pick(3)) + "\nend sconf\n";
+    std::string hostlist;
+    for (int h = 1; h <= hosts; ++h) {
+      snapshot += "begin exechost h" + std::to_string(h) + "\ncomplex_values mem=" + std::to_string(6 + pick(6)) +
+                  "G\nend exechost\n";
+      hostlist += " h" + std::to_string(h);
+    }
+    snapshot += "begin pe mpi\nslots 999\nallocation_rule $fill_up\nend pe\n"
+                "begin pe smp\nslots 999\nallocation_rule $pe_slots\nend pe\n"
+                "begin queue all.q\nhostlist" + hostlist + "\nslots " + std::to_string(slots) +
+                "\npe_list mpi smp\nend queue\n";
+    int id = 1;
+    for (int h = 1; h <= hosts; ++h) {
+      for (int k = pick(slots); k > 0; --k) {
+        snapshot += "job " + std::to_string(id++) + " owner=u submit=9000 state=r start=" +
+                    std::to_string(9000 + pick(900)) + " granted=all.q@h" + std::to_string(h) +
+                    ":1 l_hard=h_rt=" + std::to_string(1200 + 60 * pick(90)) + "\n";
+      }
+    }
+    for (int j = 0; j < 40; ++j) {
+      std::string hard = "h_rt=" + std::to_string(600 + 600 * pick(6));
+      if (pick(2) == 0) hard += ",mem=" + std::to_string(1 + pick(2)) + "G";
+      snapshot += "job " + std::to_string(100 + j) + " owner=u submit=" + std::to_string(9500 + j);
+      if (pick(5) == 0) {  // a sequential job: its start changes what is in use now
+        snapshot += " l_hard=" + hard + "\n";
+        continue;
+      }
+      const int low = 1 + pick(slots + 2);
+      snapshot += std::string(pick(3) == 0 ? " R=y" : "") + " pe_name=" + (pick(2) == 0 ? "mpi" : "smp") +
+                  " pe_min=" + std::to_string(low) + " pe_max=" + std::to_string(low + pick(3)) + " l_hard=" + hard +
+                  "\n";
+    }
+    const std::string serial = Records(snapshot, ExecutionMode::kSerial);
+    ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
+    for (std::size_t at = serial.find("reason=reservation"); at != std::string::npos;
+         at = serial.find("reason=reservation", at + 1)) {
+      ++blocked;
+    }
+    for (std::size_t at = serial.find("reason=resource"); at != std::string::npos;
+         at = serial.find("reason=resource", at + 1)) {
+      ++resource;
+    }
+  }
+  EXPECT_GT(blocked, 200u);
+  EXPECT_GT(resource, 400u);
+}
+
+}  // namespace
+}  // namespace schedk
