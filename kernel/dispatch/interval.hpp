@@ -440,6 +440,7 @@ class Interval {
   void SetHostLoad(HostId host);  // re-sorts the host's instances after its load changed
   std::set<QueueKey> queue_order_;  // every instance
   std::set<QueueKey> free_order_;   // instances with a free slot now and no load alarm
+  std::vector<std::pair<std::set<QueueKey>::node_type, std::set<QueueKey>::node_type>> moved_nodes_;  // SetHostLoad's
   std::vector<double> host_value_;  // load formula per host
   std::uint64_t host_value_version_ = 0;  // new with every change of host_value_
   // Every host in the order parallel jobs take hosts (host_value_, then host):

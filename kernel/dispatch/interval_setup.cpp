@@ -56,31 +56,44 @@ void Interval::SetHostLoad(HostId host) {
   const double value = load_.FormulaValue(host);
   if (value == host_value_[host.index()]) return;
   const std::uint32_t h = host.index();
+  // The host's instances leave the sets under their old keys and come back
+  // under the new ones, in the same nodes.
+  using QueueNode = std::set<QueueKey>::node_type;
+  std::vector<std::pair<QueueNode, QueueNode>>& moved = moved_nodes_;
+  moved.clear();
   for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
     const std::uint32_t i = instances_.on_host[k];
-    queue_order_.erase(KeyOf(i));
-    free_order_.erase(KeyOf(i));
+    moved.emplace_back(queue_order_.extract(KeyOf(i)), free_order_.extract(KeyOf(i)));
   }
   if (free_on_host_[h] > 0) {
-    free_hosts_.erase({host_value_[h], h});
-    free_hosts_.emplace(value, h);
+    auto node = free_hosts_.extract({host_value_[h], h});
+    node.value().first = value;
+    free_hosts_.insert(std::move(node));
   }
-  // A load order that was current stays so: the host moves to its new place.
+  // A load order that was current stays so: the host moves to its new place,
+  // past the hosts between (the others keep their order).
   const bool order_current = hosts_by_load_version_ == host_value_version_;
   auto by_load = [&](std::uint32_t a, std::uint32_t b) { return LoadOrderLess(a, b); };
-  if (order_current) {
-    hosts_by_load_.erase(std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load));
-  }
+  const auto from = order_current ? std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load)
+                                  : hosts_by_load_.end();
+  const double before = host_value_[h];
   host_value_[h] = value;
   ++host_value_version_;
   if (order_current) {
-    hosts_by_load_.insert(std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load), h);
+    if (value > before) {
+      std::rotate(from, from + 1, std::lower_bound(from + 1, hosts_by_load_.end(), h, by_load));
+    } else {
+      std::rotate(std::lower_bound(hosts_by_load_.begin(), from, h, by_load), from, from + 1);
+    }
     hosts_by_load_version_ = host_value_version_;
   }
-  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
-    const std::uint32_t i = instances_.on_host[k];
-    queue_order_.insert(KeyOf(i));
-    if (has_free_[i]) free_order_.insert(KeyOf(i));
+  for (auto& [queue_node, free_node] : moved) {
+    queue_node.value() = KeyOf(queue_node.value().instance);
+    queue_order_.insert(std::move(queue_node));
+    if (!free_node.empty()) {
+      free_node.value() = KeyOf(free_node.value().instance);
+      free_order_.insert(std::move(free_node));
+    }
   }
 }
 
