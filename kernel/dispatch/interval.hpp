@@ -476,7 +476,7 @@ class Interval {
   bool access_lists_ = false;       // some host, queue, PE or the global host restricts users or projects
   std::uint32_t monitor_mark_ = 0;  // monitor lines up to here belong to earlier records
   // UtilizationDiagram::LastIncrease per ledger entry, cached until the entry is
-  // booked again (filled from one thread only).
+  // booked again (threads fill different entries).
   mutable std::vector<std::optional<Time>> last_increase_;
   mutable std::vector<std::uint8_t> last_increase_known_;
   std::optional<Time> LastIncreaseOf(std::uint32_t k) const {

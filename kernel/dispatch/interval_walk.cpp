@@ -6,6 +6,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include "kernel/complex/complex_compare.hpp"
 #include "kernel/radix_sort.hpp"
@@ -306,9 +307,14 @@ double Interval::DemandAmount(std::uint32_t k, const JobView& job, std::vector<d
 }
 
 std::vector<double> Interval::DemandAmounts(const WalkPlan& walk, const JobView& job) const {
-  std::vector<double> by_complex;
   std::vector<double> amounts(walk.demands.size());
-  for (std::size_t g = 0; g < amounts.size(); ++g) amounts[g] = DemandAmount(walk.demands[g].entry, job, by_complex);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, amounts.size(), 2048),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      std::vector<double> by_complex;
+                      for (std::size_t g = r.begin(); g != r.end(); ++g) {
+                        amounts[g] = DemandAmount(walk.demands[g].entry, job, by_complex);
+                      }
+                    });
   return amounts;
 }
 
@@ -766,7 +772,16 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   };
   if (pe_entry) note_rises(*pe_entry);
   ForEachDemand({ContainerLevel::kGlobal, 0}, job, [&](const Demand& demand) { note_rises(demand.entry); });
-  for (const DemandSlot& demand : demands) note_rises(demand.entry);
+  // The plan's demands, in parallel (each names its own entry).
+  rises = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, demands.size(), 1024), rises,
+      [&](const tbb::blocked_range<std::size_t>& r, Time latest) {
+        for (std::size_t g = r.begin(); g != r.end(); ++g) {
+          if (const std::optional<Time> t = LastIncreaseOf(demands[g].entry)) latest = std::max(latest, *t);
+        }
+        return latest;
+      },
+      [](Time a, Time b) { return std::max(a, b); });
   // Binary search over the candidates above the last rise, from evaluations at
   // both ends. A host's availability is monotone there too, so a host equal at
   // both ends of the bracket stays so inside it: only the others are looked at.
