@@ -782,12 +782,22 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         return latest;
       },
       [](Time a, Time b) { return std::max(a, b); });
-  // Binary search over the candidates above the last rise, from evaluations at
-  // both ends. A host's availability is monotone there too, so a host equal at
-  // both ends of the bracket stays so inside it: only the others are looked at.
-  const std::vector<Time> upper = times_in(rises, kDiagramForever + 1);
+  // Feasibility is monotone above the last rise (availability only rises): a
+  // walk feasible at the earliest candidate there is feasible throughout, and
+  // the region's candidates need not be listed. Otherwise, a binary search over
+  // them, from evaluations at both ends. A host's availability is monotone
+  // there too, so a host equal at both ends of the bracket stays so inside it:
+  // only the others are looked at.
+  const std::optional<Time> upper_bottom = earliest_candidate_in(rises, kDiagramForever + 1);
+  const bool bottom_feasible =
+      upper_bottom && (by_coverage ? feasible_at(*upper_bottom)
+                                   : pe_and_global_allow(*upper_bottom, d) && hosts_suffice(*upper_bottom, d, true));
+  std::vector<Time> upper;  // listed where the bottom fails
+  if (upper_bottom && !bottom_feasible) upper = times_in(rises, kDiagramForever + 1);
   std::size_t lo = 0;  // the first failure in `upper`
-  if (by_coverage) {
+  if (upper.empty()) {
+    // Nothing above the last rise, or feasible throughout.
+  } else if (by_coverage) {
     // Feasibility is monotone there: the first failure by bisection.
     std::size_t hi = upper.size();
     while (lo < hi) {
@@ -798,11 +808,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         hi = mid;
       }
     }
-  } else if (!upper.empty() && pe_and_global_allow(upper.back(), d) && hosts_suffice(upper.back(), d, true)) {
-    // Availability only rises above the last rise: feasible at the bottom,
-    // feasible throughout.
-    lo = upper.size();
-  } else if (!upper.empty()) {
+  } else {
     const std::size_t bottom_index = upper.size() - 1;
     // Both ends with every host evaluated, whatever the PE and global host say.
     auto end_ok = [&](Time t) {
@@ -860,7 +866,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
       lo = bottom;
     }
   }
-  std::optional<Time> last_feasible = lo == 0 ? std::nullopt : std::optional<Time>(upper[lo - 1]);
+  std::optional<Time> last_feasible =
+      bottom_feasible ? upper_bottom : lo == 0 ? std::nullopt : std::optional<Time>(upper[lo - 1]);
   if (lo < upper.size() || rises <= *first_time) return found(last_feasible);
   // Events where a demand's count may change, packed as (time, demand) in one
   // integer: times lie in [-2^33, 2^33), demands below 2^24 (else: one at a time).
