@@ -670,6 +670,9 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // (load, then host), instances with their slots. Hosts are weighed in
   // growing batches of that order and only until they suffice: the room never
   // holds a host past that point.
+  // A time at which `available` holds every host's availability exactly (the
+  // sweep's last feasible candidate, where it failed at the next one).
+  std::optional<Time> available_at;
   auto room_at = [&](Time start) {
     std::uint64_t unused = 0;
     ParallelRoom room = RoomBase(job, pe, start, unused);
@@ -687,7 +690,12 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
         // With the coverage, hosts without room for per_host slots are left
         // out: under $pe_slots and a fixed rule, Distribute never takes slots
         // from them (it asks for at least per_host slots on a host).
-        if (h != UINT32_MAX && !(by_coverage && coverage.Denies(h, start))) batch.push_back(h);
+        // Where every host's availability at the start is known, those
+        // without any are left out too.
+        if (h != UINT32_MAX && !(by_coverage && coverage.Denies(h, start)) &&
+            !(available_at == start && available[h] == 0)) {
+          batch.push_back(h);
+        }
       }
       batch_size = std::min<std::size_t>(2 * batch_size, 4096);
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), 32),
@@ -929,6 +937,7 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // the index of the first failure, or the number of candidates.
   std::vector<std::size_t> demand_stamp(demands.size(), SIZE_MAX), host_stamp(hosts.size(), SIZE_MAX);
   std::vector<std::uint32_t> touched;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> undo;  // the availabilities a candidate changed, as they were
   std::size_t visit = 0;  // candidates looked at, for the stamps
   auto sweep = [&](const std::vector<Time>& chunk) -> std::size_t {
     if (!packable || by_coverage) {  // the coverage, or too many demands to pack: every candidate on its own
@@ -957,13 +966,20 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
           touched.push_back(h);
         }
       }
+      undo.clear();
       for (std::uint32_t h : touched) {
         const std::uint64_t value = availability(h);
         total = total - available[h] + value;
         roomy = roomy - (available[h] >= per_host) + (value >= per_host);
+        undo.emplace_back(h, available[h]);
         available[h] = value;
       }
-      if (!pe_and_global_allow(t, d) || !hosts_allow(total, roomy)) return k;
+      if (!pe_and_global_allow(t, d) || !hosts_allow(total, roomy)) {
+        // Back to the availabilities at the last feasible candidate, the start.
+        for (const auto& [h, value] : undo) available[h] = value;
+        available_at = chunk[k - 1];
+        return k;
+      }
     }
     return chunk.size();
   };
