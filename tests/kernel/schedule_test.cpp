@@ -30,6 +30,28 @@ std::string Records(const std::string& snapshot_text, ExecutionMode mode = Execu
   return out.substr(0, out.rfind("done "));
 }
 
+// How often `what` occurs in `text`.
+std::size_t Occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Random running jobs on all.q of hosts h1..h<hosts>, up to `slots` - 1 each,
+// numbered from 1, ending within 20-110 minutes of their start.
+template <class Pick>
+std::string RunningOnAllQ(int hosts, int slots, Pick& pick) {
+  std::string jobs;
+  int id = 1;
+  for (int h = 1; h <= hosts; ++h) {
+    for (int k = pick(slots); k > 0; --k) {
+      jobs += "job " + std::to_string(id++) + " owner=u submit=9000 state=r start=" + std::to_string(9000 + pick(900)) +
+              " granted=all.q@h" + std::to_string(h) + ":1 l_hard=h_rt=" + std::to_string(1200 + 60 * pick(90)) + "\n";
+    }
+  }
+  return jobs;
+}
+
 bool Has(const std::string& out, const std::string& line) { return out.find(line + "\n") != std::string::npos; }
 
 // Three hosts whose all.q instances have seq_no 20, 0, 10 and np_load_avg
@@ -509,9 +531,7 @@ TEST(ScheduleTest, PeSlotsAndFixedRuleWalksMatchTheSerialWalk) {
     }
     const std::string serial = Records(snapshot, ExecutionMode::kSerial);
     ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
-    for (std::size_t at = serial.find("reserve "); at != std::string::npos; at = serial.find("reserve ", at + 1)) {
-      ++reserves;
-    }
+    reserves += Occurrences(serial, "reserve ");
   }
   // The seeds reserve often and hold slots forever now and then.
   EXPECT_GT(reserves, 400u);
@@ -600,14 +620,7 @@ TEST(ScheduleTest, KeptWalkPlansMatchTheSerialWalk) {
     for (int h = 1; h <= hosts; ++h) {
       snapshot += "load h" + std::to_string(h) + " np_load_avg=" + std::to_string(pick(6) * 0.25) + ",num_proc=4\n";
     }
-    int id = 1;
-    for (int h = 1; h <= hosts; ++h) {
-      for (int k = pick(slots); k > 0; --k) {
-        snapshot += "job " + std::to_string(id++) + " owner=u submit=9000 state=r start=" +
-                    std::to_string(9000 + pick(900)) + " granted=all.q@h" + std::to_string(h) +
-                    ":1 l_hard=h_rt=" + std::to_string(1200 + 60 * pick(90)) + "\n";
-      }
-    }
+    snapshot += RunningOnAllQ(hosts, slots, pick);
     const char* pes[] = {"mpi", "rr", "smp"};
     for (int j = 0; j < 24; ++j) {
       const int pe = pick(3), low = 1 + pick(pe == 2 ? slots : 2 * slots);
@@ -623,12 +636,8 @@ TEST(ScheduleTest, KeptWalkPlansMatchTheSerialWalk) {
     }
     const std::string serial = Records(snapshot, ExecutionMode::kSerial);
     ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
-    for (std::size_t at = serial.find("reserve "); at != std::string::npos; at = serial.find("reserve ", at + 1)) {
-      ++reserves;
-    }
-    for (std::size_t at = serial.find("start "); at != std::string::npos; at = serial.find("start ", at + 1)) {
-      ++starts;
-    }
+    reserves += Occurrences(serial, "reserve ");
+    starts += Occurrences(serial, "start ");
   }
   EXPECT_GT(reserves, 300u);
   EXPECT_GT(starts, 100u);
@@ -667,14 +676,7 @@ TEST(ScheduleTest, KnownFitsIgnoringThePlanMatchTheSerialTwin) {
                 "begin pe smp\nslots 999\nallocation_rule $pe_slots\nend pe\n"
                 "begin queue all.q\nhostlist" + hostlist + "\nslots " + std::to_string(slots) +
                 "\npe_list mpi smp\nend queue\n";
-    int id = 1;
-    for (int h = 1; h <= hosts; ++h) {
-      for (int k = pick(slots); k > 0; --k) {
-        snapshot += "job " + std::to_string(id++) + " owner=u submit=9000 state=r start=" +
-                    std::to_string(9000 + pick(900)) + " granted=all.q@h" + std::to_string(h) +
-                    ":1 l_hard=h_rt=" + std::to_string(1200 + 60 * pick(90)) + "\n";
-      }
-    }
+    snapshot += RunningOnAllQ(hosts, slots, pick);
     for (int j = 0; j < 40; ++j) {
       std::string hard = "h_rt=" + std::to_string(600 + 600 * pick(6));
       if (pick(2) == 0) hard += ",mem=" + std::to_string(1 + pick(2)) + "G";
@@ -690,14 +692,8 @@ TEST(ScheduleTest, KnownFitsIgnoringThePlanMatchTheSerialTwin) {
     }
     const std::string serial = Records(snapshot, ExecutionMode::kSerial);
     ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
-    for (std::size_t at = serial.find("reason=reservation"); at != std::string::npos;
-         at = serial.find("reason=reservation", at + 1)) {
-      ++blocked;
-    }
-    for (std::size_t at = serial.find("reason=resource"); at != std::string::npos;
-         at = serial.find("reason=resource", at + 1)) {
-      ++resource;
-    }
+    blocked += Occurrences(serial, "reason=reservation");
+    resource += Occurrences(serial, "reason=resource");
   }
   EXPECT_GT(blocked, 200u);
   EXPECT_GT(resource, 400u);
