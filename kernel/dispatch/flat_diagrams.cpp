@@ -33,12 +33,13 @@ void FlatDiagrams::Refresh(const ResourceLedger& ledger, const std::vector<std::
     stale.push_back(k);
   }
   points_.resize(end);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, stale.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t s = r.begin(); s != r.end(); ++s) {
-      Breakpoint* out = points_.data() + first_[stale[s]];
-      ledger.diagram(stale[s]).ForEachBreakpoint([&](Time time, double amount) { *out++ = {time, amount}; });
-    }
-  });
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, stale.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t s = r.begin(); s != r.end(); ++s) {
+          Breakpoint* out = points_.data() + first_[stale[s]];
+          ledger.diagram(stale[s]).ForEachBreakpoint([&](Time time, double amount) { *out++ = {time, amount}; });
+        }
+      });
 }
 
 }  // namespace schedk

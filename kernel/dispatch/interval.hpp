@@ -333,7 +333,7 @@ class Interval {
   // the global host reports as a load value (those change as jobs start).
   std::optional<std::string> PlanKey(const JobView& job, PeId pe) const;
   mutable std::unordered_map<std::string, std::shared_ptr<const WalkPlan>> kept_plans_;
-  static constexpr std::size_t kKeptPlans = 64;  // at most; the oldest are dropped all at once
+  static constexpr std::size_t kKeptPlans = 64;  // at most; past that, all are dropped at once
   // Per host: changes whenever one of its queue instances goes into or out of alarm.
   std::vector<std::uint64_t> host_alarm_version_;
   // Per complex: some host or the global host reports it as a load value;

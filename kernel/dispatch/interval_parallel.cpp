@@ -383,7 +383,8 @@ bool Interval::ParallelFitsIgnoringPlan(const JobView& job) {
     KnownNowFit* known = nullptr;
     if (key) {
       for (const ComplexValue& v : job.requests->hard) {
-        if (complexes_[v.complex].consumable != Consumable::kNo) key->append(reinterpret_cast<const char*>(&v.number), sizeof v.number);
+        if (complexes_[v.complex].consumable == Consumable::kNo) continue;
+        key->append(reinterpret_cast<const char*>(&v.number), sizeof v.number);
       }
       known = &known_now_fits_[*key];
       if (known->starts != result_.starts) *known = KnownNowFit{result_.starts};

@@ -133,12 +133,12 @@ std::shared_ptr<const Interval::WalkPlan> Interval::PlanWalk(const JobView& job,
   const auto host_count = static_cast<std::uint32_t>(cluster_.hosts.size());
   if (kept) {
     std::atomic<bool> all_hold{true};
-    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, host_count, 256),
-                      [&](const tbb::blocked_range<std::uint32_t>& r) {
-                        for (std::uint32_t h = r.begin(); h != r.end() && all_hold.load(std::memory_order_relaxed); ++h) {
-                          if (!holds(h)) all_hold.store(false, std::memory_order_relaxed);
-                        }
-                      });
+    tbb::parallel_for(
+        tbb::blocked_range<std::uint32_t>(0, host_count, 256), [&](const tbb::blocked_range<std::uint32_t>& r) {
+          for (std::uint32_t h = r.begin(); h != r.end() && all_hold.load(std::memory_order_relaxed); ++h) {
+            if (!holds(h)) all_hold.store(false, std::memory_order_relaxed);
+          }
+        });
     if (all_hold.load()) return kept;
   }
   auto walk = std::make_shared<WalkPlan>();
@@ -666,13 +666,13 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     if (by_coverage) return !coverage.FailsIn(low, high);
     return hosts_suffice(low, span, false);
   };
+  // A time at which `available` holds every host's availability exactly (the
+  // sweep's last feasible candidate, where it failed at the next one).
+  std::optional<Time> available_at;
   // The room at the start found: hosts in the order parallel jobs take them
   // (load, then host), instances with their slots. Hosts are weighed in
   // growing batches of that order and only until they suffice: the room never
   // holds a host past that point.
-  // A time at which `available` holds every host's availability exactly (the
-  // sweep's last feasible candidate, where it failed at the next one).
-  std::optional<Time> available_at;
   auto room_at = [&](Time start) {
     std::uint64_t unused = 0;
     ParallelRoom room = RoomBase(job, pe, start, unused);

@@ -74,18 +74,27 @@ void ResourceLedger::Debit(std::uint32_t k, double amount, Time start, Duration 
     diagram.Add(start, duration, amount);
     return;
   }
-  // An addition changes the breakpoints at its window's two ends only (the
-  // steps inside move together), unless rounding makes two of them equal.
-  const Time end = DiagramEnd(start, duration);
-  const auto before = static_cast<std::ptrdiff_t>(diagram.size());
+  const std::size_t before = diagram.size();
   UtilizationDiagram::AddedEnds ends;
   diagram.Add(start, duration, amount, &ends);
+  KeepIndex(k, start, DiagramEnd(start, duration), ends, AtEndsOnly(before, diagram.size(), ends));
+}
+
+bool ResourceLedger::AtEndsOnly(std::size_t before, std::size_t after, const UtilizationDiagram::AddedEnds& ends) {
+  // An addition changes the breakpoints at its window's two ends only (the
+  // steps inside move together), unless rounding makes two of them equal.
   const auto [had_start, had_end, has_start, has_end] = ends;
-  if (static_cast<std::ptrdiff_t>(diagram.size()) != before + has_start - had_start + has_end - had_end ||
-      !BreakpointIndex::Packable(end, k)) {
+  return static_cast<std::ptrdiff_t>(after) ==
+         static_cast<std::ptrdiff_t>(before) + has_start - had_start + has_end - had_end;
+}
+
+void ResourceLedger::KeepIndex(std::uint32_t k, Time start, Time end, const UtilizationDiagram::AddedEnds& ends,
+                               bool at_ends_only) {
+  if (!at_ends_only || !BreakpointIndex::Packable(end, k)) {
     index_.reset();
     return;
   }
+  const auto [had_start, had_end, has_start, has_end] = ends;
   for (const auto& [time, had, has] : {std::tuple{start, had_start, has_start}, std::tuple{end, had_end, has_end}}) {
     if (has && !had) index_->Insert(time, k);
     if (had && !has) index_->Erase(time, k);
@@ -129,42 +138,34 @@ void ResourceLedger::DebitAll(std::span<const BookedDebit> debits, ExecutionMode
   runs.push_back(static_cast<std::uint32_t>(by_entry.size()));
   struct Change {
     UtilizationDiagram::AddedEnds ends;
-    bool regular = false;  // the diagram changed at the window's ends only
+    bool at_ends_only = false;
   };
   std::vector<Change> changes(debits.size());
   const bool indexed = index_.has_value();
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, runs.size() - 1, 8), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t run = r.begin(); run != r.end(); ++run) {
-      for (std::uint32_t k = runs[run]; k < runs[run + 1]; ++k) {
-        const std::uint32_t i = by_entry[k];
-        const BookedDebit& d = debits[i];
-        UtilizationDiagram& diagram = diagrams_[d.entry];
-        if (!indexed) {
-          diagram.Add(d.start, d.duration, d.amount);
-          continue;
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, runs.size() - 1, 8), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t run = r.begin(); run != r.end(); ++run) {
+          for (std::uint32_t k = runs[run]; k < runs[run + 1]; ++k) {
+            const std::uint32_t i = by_entry[k];
+            const BookedDebit& d = debits[i];
+            UtilizationDiagram& diagram = diagrams_[d.entry];
+            if (!indexed) {
+              diagram.Add(d.start, d.duration, d.amount);
+              continue;
+            }
+            Change& change = changes[i];
+            const std::size_t before = diagram.size();
+            diagram.Add(d.start, d.duration, d.amount, &change.ends);
+            change.at_ends_only = AtEndsOnly(before, diagram.size(), change.ends);
+          }
         }
-        Change& change = changes[i];
-        const auto before = static_cast<std::ptrdiff_t>(diagram.size());
-        diagram.Add(d.start, d.duration, d.amount, &change.ends);
-        const auto& [had_start, had_end, has_start, has_end] = change.ends;
-        change.regular = static_cast<std::ptrdiff_t>(diagram.size()) == before + has_start - had_start + has_end - had_end;
-      }
-    }
-  });
+      });
   // The index, in order, as Debit keeps it.
   if (!indexed) return;
   for (std::uint32_t i : added) {
+    if (!index_) return;  // dropped: it stays so
     const BookedDebit& d = debits[i];
-    const Time end = DiagramEnd(d.start, d.duration);
-    if (!changes[i].regular || !BreakpointIndex::Packable(end, d.entry)) {
-      index_.reset();
-      return;
-    }
-    const auto [had_start, had_end, has_start, has_end] = changes[i].ends;
-    for (const auto& [time, had, has] : {std::tuple{d.start, had_start, has_start}, std::tuple{end, had_end, has_end}}) {
-      if (has && !had) index_->Insert(time, d.entry);
-      if (had && !has) index_->Erase(time, d.entry);
-    }
+    KeepIndex(d.entry, d.start, DiagramEnd(d.start, d.duration), changes[i].ends, changes[i].at_ends_only);
   }
 }
 

@@ -104,6 +104,13 @@ class ResourceLedger {
 
  private:
   std::uint32_t Flat(ContainerRef c) const;
+  // Whether an addition to a diagram (`before` and `after` breakpoints)
+  // changed its breakpoints at the window's ends only, as the index expects.
+  static bool AtEndsOnly(std::size_t before, std::size_t after, const UtilizationDiagram::AddedEnds& ends);
+  // The index after an addition over [start, end) to entry k's diagram: the
+  // postings at the window's ends follow it; it is dropped where the addition
+  // changed more (`at_ends_only` false) or a posting does not fit.
+  void KeepIndex(std::uint32_t k, Time start, Time end, const UtilizationDiagram::AddedEnds& ends, bool at_ends_only);
   void AddContainer(const ComplexTable& complexes, const ComplexValueList& values, std::optional<double> slots);
 
   bool with_diagrams_ = false;
