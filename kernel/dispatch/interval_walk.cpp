@@ -950,16 +950,39 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     // A failure at the first candidate needs no events.
     if (!pe_and_global_allow(chunk.front(), d) || !hosts_allow(total, roomy)) return 0;
     const std::vector<std::uint64_t> events = events_of(chunk.back(), chunk.front());
+    // Each event's count at its candidate (the first one at or below its
+    // time), worked out in parallel a batch ahead of the sweep that reads it.
+    std::vector<std::uint32_t> candidate_of(events.size()), event_fits(events.size());
+    for (std::size_t e = 0, k = 1; e < events.size(); ++e) {
+      while (k < chunk.size() && chunk[k] > event_time(events[e])) ++k;
+      candidate_of[e] = static_cast<std::uint32_t>(k);
+    }
+    constexpr std::size_t kEventsAhead = 2048;
+    std::size_t counted = 0;  // events whose counts are worked out
     std::size_t next_event = 0;
     for (std::size_t k = 1; k < chunk.size(); ++k) {
       const Time t = chunk[k];
       ++visit;
       touched.clear();
       for (; next_event < events.size() && event_time(events[next_event]) >= t; ++next_event) {
+        if (next_event == counted) {
+          const std::size_t until = std::min(events.size(), counted + kEventsAhead);
+          tbb::parallel_for(tbb::blocked_range<std::size_t>(counted, until, 128),
+                            [&](const tbb::blocked_range<std::size_t>& r) {
+                              for (std::size_t e = r.begin(); e != r.end(); ++e) {
+                                const std::uint32_t g = event_demand(events[e]);
+                                event_fits[e] = candidate_of[e] < chunk.size()
+                                                    ? count_of(g, ledger_.Used(demands[g].entry,
+                                                                                chunk[candidate_of[e]], d))
+                                                    : 0;
+                              }
+                            });
+          counted = until;
+        }
         const std::uint32_t g = event_demand(events[next_event]);
         if (demand_stamp[g] == visit) continue;
         demand_stamp[g] = visit;
-        fits[g] = fits_at(g, t, d, false);
+        fits[g] = event_fits[next_event];
         const std::uint32_t h = demand_host[g];
         if (host_stamp[h] != visit) {
           host_stamp[h] = visit;
