@@ -380,8 +380,12 @@ class Interval {
   // Whether the job would start now if the diagrams held nothing but what is in use now.
   bool FitsIgnoringPlan(const JobView& job);
   bool ParallelFitsIgnoringPlan(const JobView& job);
+  // The most slots `pe` could give a job now by the free slots alone: on the
+  // host with the most under $pe_slots, on all queue instances together
+  // otherwise; nullopt where no host has the rule's per-host count free.
+  std::optional<double> FreeSlotBound(PeId pe) const;
   // Whether `pe` can give the job `least` slots now (StartParallel's test for
-  // its smallest count: the bounds from the free slots, then the room).
+  // its smallest count: the bound from the free slots, then the room).
   bool FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const;
   // Ignoring the plan, whether a parallel job fits depends on its PE, its
   // PlanKey and its consumable amounts, and on what is in use now, which

@@ -259,21 +259,17 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
     const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
     if (candidates.empty()) continue;
     any_candidates = true;
-    // Bounds from the free slots now: in all queue instances together, and on
-    // the host with the most. A count above them cannot be assigned, so the
-    // walk over hosts may stop once they can give the largest count below them.
-    const ParallelEnvironment& p = cluster_.pes[pe.index()];
-    const double most_on_a_host = host_free_values_.empty() ? 0 : *host_free_values_.rbegin();
-    const double bound = p.allocation_rule == AllocationRule::kPeSlots ? most_on_a_host : free_slots_;
-    const double per_host_least = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
-    if (candidates.front() > bound || per_host_least > most_on_a_host) {
+    // A count above the free slots now cannot be assigned, so the walk over
+    // hosts may stop once they can give the largest count below them.
+    const std::optional<double> bound = FreeSlotBound(pe);
+    if (!bound || candidates.front() > *bound) {
       if (why.reason == PendingReason::kNone) {
         why.reason = PendingReason::kResource;
         why.object = complexes_.slots.value;
       }
       continue;
     }
-    const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(bound)));
+    const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(*bound)));
     // The largest feasible count, by binary search over the candidates.
     const ParallelRoom room = RoomFor(job, pe, cluster_.now, true, enough);
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
@@ -404,12 +400,17 @@ bool Interval::ParallelFitsIgnoringPlan(const JobView& job) {
   return false;
 }
 
-bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const {
+std::optional<double> Interval::FreeSlotBound(PeId pe) const {
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
   const double most_on_a_host = host_free_values_.empty() ? 0 : *host_free_values_.rbegin();
-  const double bound = p.allocation_rule == AllocationRule::kPeSlots ? most_on_a_host : free_slots_;
   const double per_host_least = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
-  if (least > bound || per_host_least > most_on_a_host) return false;
+  if (per_host_least > most_on_a_host) return std::nullopt;
+  return p.allocation_rule == AllocationRule::kPeSlots ? most_on_a_host : free_slots_;
+}
+
+bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const {
+  const std::optional<double> bound = FreeSlotBound(pe);
+  if (!bound || least > *bound) return false;
   return Distribute(RoomFor(job, pe, cluster_.now, true, least), pe, least, nullptr).ok;
 }
 
