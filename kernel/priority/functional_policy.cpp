@@ -87,7 +87,11 @@ class PendingLoop {
         sums_(running_sums),
         dependent_(dependent),
         refs_(refs),
-        categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode)),
+        mode_(mode),
+        // The parallel loop orders a category past its head only once it wins.
+        categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode,
+                                          mode == ExecutionMode::kParallel ? MemberOrder::kHeadFirst
+                                                                           : MemberOrder::kFull)),
         weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
         heads_(categories_.categories.size()),
         head_keys_(heads_.size()) {
@@ -148,7 +152,9 @@ class PendingLoop {
   // estimate passes to the category's next task (copy_ftickets).
   void Select(std::uint32_t c, double estimate) {
     const std::uint32_t i = head(c);
-    ++heads_[c];
+    if (++heads_[c] == categories_.categories[c].begin + 1 && mode_ == ExecutionMode::kParallel) {
+      OrderAfterHead(categories_, refs_, dependent_, c);
+    }
     if (!exhausted(c)) {
       refs_.ftix[head(c)] = estimate;
       head_keys_[c] = KeyOf(head(c));
@@ -160,29 +166,55 @@ class PendingLoop {
     selected_.push_back(i);
   }
 
-  // After the last round: every remaining task takes its head's value (destribute_ftickets).
-  void Finish(ExecutionMode mode) {
-    for (std::uint32_t i : selected_) {
-      counts_.Add(refs_, i, -1);
-      if (dependent_) refs_.tickets[i] += refs_.ftix[i];
-    }
-    auto distribute = [&](std::size_t c) {
-      const TicketCategory& cat = categories_.categories[c];
-      if (heads_[c] == cat.end) return;
-      const double value = refs_.ftix[categories_.members[heads_[c]]];
-      for (std::uint32_t m = heads_[c] + 1; m < cat.end; ++m) {
-        const std::uint32_t i = categories_.members[m];
-        refs_.ftix[i] = value;
-        if (dependent_) refs_.tickets[i] += value;
+  // After the last round: every remaining task takes its head's value
+  // (destribute_ftickets). The serial twin walks each category's members; the
+  // parallel loop walks the refs in order, reading each one's category.
+  void Finish() {
+    for (std::uint32_t i : selected_) counts_.Add(refs_, i, -1);
+    if (mode_ == ExecutionMode::kSerial) {
+      for (std::uint32_t i : selected_) {
+        if (dependent_) refs_.tickets[i] += refs_.ftix[i];
       }
-    };
-    if (mode == ExecutionMode::kParallel) {  // categories own disjoint tasks
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, heads_.size(), 256), [&](const auto& r) {
-        for (std::size_t c = r.begin(); c != r.end(); ++c) distribute(c);
-      });
-    } else {
-      for (std::size_t c = 0; c < heads_.size(); ++c) distribute(c);
+      for (std::size_t c = 0; c < heads_.size(); ++c) {
+        const TicketCategory& cat = categories_.categories[c];
+        if (heads_[c] == cat.end) continue;
+        const double value = refs_.ftix[categories_.members[heads_[c]]];
+        for (std::uint32_t m = heads_[c] + 1; m < cat.end; ++m) {
+          const std::uint32_t i = categories_.members[m];
+          refs_.ftix[i] = value;
+          if (dependent_) refs_.tickets[i] += value;
+        }
+      }
+      return;
     }
+    // A selected task keeps its own value and, if dependent, adds it to its
+    // tickets. Any other member takes its category's head value; it adds it
+    // unless it is the head (destribute_ftickets' quirk, sge-algorithms.md §3).
+    constexpr std::uint32_t kAllSelected = UINT32_MAX;
+    struct Head {
+      std::uint32_t ref;  // kAllSelected: no member is left
+      double value;
+    };
+    std::vector<Head> heads(heads_.size(), Head{kAllSelected, 0});
+    for (std::size_t c = 0; c < heads_.size(); ++c) {
+      if (heads_[c] == categories_.categories[c].end) continue;
+      const std::uint32_t ref = categories_.members[heads_[c]];
+      heads[c] = Head{ref, refs_.ftix[ref]};
+    }
+    const std::size_t first = refs_.running;
+    std::vector<bool> selected(refs_.size() - first);
+    for (std::uint32_t i : selected_) selected[i - first] = true;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(first, refs_.size(), 16384), [&](const auto& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+        const std::uint32_t c = categories_.category_of[i - first];
+        if (c == kNoCategory) continue;
+        if (!selected[i - first]) {
+          if (heads[c].ref == i) continue;
+          refs_.ftix[i] = heads[c].value;
+        }
+        if (dependent_) refs_.tickets[i] += refs_.ftix[i];
+      }
+    });
   }
 
   TicketRefs& refs() { return refs_; }
@@ -194,6 +226,7 @@ class PendingLoop {
   FunctionalSums sums_;
   bool dependent_;
   TicketRefs& refs_;
+  ExecutionMode mode_;
   TicketCategories categories_;
   FunctionalWeights weights_;
   struct HeadKey {
@@ -288,7 +321,7 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
       heap.ReplaceTop(fresh(winner));
     }
   }
-  loop.Finish(ExecutionMode::kParallel);
+  loop.Finish();
 }
 
 void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
@@ -318,7 +351,7 @@ void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTa
     if (!found) break;
     loop.Select(best, best_estimate);
   }
-  loop.Finish(ExecutionMode::kSerial);
+  loop.Finish();
 }
 
 void FunctionalTicketsPendingLinear(const SchedulerConfig& config, const EntityTables& entities, bool dependent,

@@ -10,8 +10,10 @@
 // the pending task that would get the most tickets if it ran next is marked as
 // running and gets its tickets; tasks never picked get their category head's
 // last estimate. FunctionalTicketsPending does this with a lazy heap over the
-// category heads (estimates only fall from round to round); the naive
-// all-categories-every-round loop is kept as its oracle.
+// category heads (estimates only fall from round to round), orders a
+// category past its head only once it wins, and hands the heads' values on in
+// one pass over the refs; the naive all-categories-every-round loop, which
+// walks each category's members, is kept as its oracle.
 #pragma once
 
 #include "kernel/execution_mode.hpp"

@@ -43,6 +43,19 @@ CategoryKey KeyOf(const TicketRefs& refs, const TaskValues& v, std::size_t i) {
                      v.department > 0 ? refs.department[i].value : kNone};
 }
 
+// The order inside a category of a dependent policy: earlier tickets
+// (descending), then submission time, job and task. A total order, so the
+// (unstable, allocation-free) sorts are deterministic.
+struct DependentBefore {
+  const TicketRefs& refs;
+  bool operator()(std::uint32_t a, std::uint32_t b) const {
+    if (refs.tickets[a] != refs.tickets[b]) return refs.tickets[a] > refs.tickets[b];
+    if (refs.submit[a] != refs.submit[b]) return refs.submit[a] < refs.submit[b];
+    if (refs.job[a] != refs.job[b]) return refs.job[a] < refs.job[b];
+    return refs.task[a] < refs.task[b];
+  }
+};
+
 // CategoryKey's hash for the category id table.
 struct CategoryHash {
   std::uint64_t operator()(const CategoryKey& key) const {
@@ -55,7 +68,7 @@ struct CategoryHash {
 }  // namespace
 
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
-                                       bool dependent, ExecutionMode mode) {
+                                       bool dependent, ExecutionMode mode, MemberOrder order) {
   TicketCategories result;
   const bool functional = values == CategoryValues::kFunctionalShares;
   const EntityValues columns =
@@ -72,12 +85,14 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
           ? 1
           : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
   struct Chunk {
-    std::vector<std::uint32_t> members;      // refs, in ref order
-    std::vector<std::uint32_t> category_of;  // per member: the chunk's id, later the global id
-    std::vector<CategoryKey> keys;           // by chunk id
-    std::vector<std::uint32_t> count;        // members per global category, later where they go
+    std::vector<std::uint32_t> members;  // refs, in ref order
+    std::vector<CategoryKey> keys;       // by chunk id
+    std::vector<std::uint32_t> count;    // members per global category, later where they go
   };
   std::vector<Chunk> parts(chunks);
+  // Each member's chunk id, then its global id; written for every pending ref.
+  result.category_of.resize(pending);
+  std::uint32_t* const category_of = result.category_of.data() - first_pending;  // indexed by ref
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);
@@ -89,13 +104,15 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     std::uint32_t block_refs[kBlock];
     const std::size_t stop = first_pending + pending * (k + 1) / chunks;
     part.members.reserve(stop - (first_pending + pending * k / chunks));
-    part.category_of.reserve(part.members.capacity());
     for (std::size_t begin = first_pending + pending * k / chunks; begin < stop; begin += kBlock) {
       const std::size_t end = std::min(stop, begin + kBlock);
       std::size_t n = 0;
       for (std::size_t i = begin; i < end; ++i) {
         const TaskValues v = ValuesOf(refs, columns, functional, i);
-        if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) continue;
+        if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) {
+          category_of[i] = kNoCategory;
+          continue;
+        }
         block_keys[n] = KeyOf(refs, v, i);
         block_hashes[n] = CategoryHash{}(block_keys[n]);
         block_refs[n] = static_cast<std::uint32_t>(i);
@@ -106,7 +123,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
         part.members.push_back(block_refs[b]);
         const auto [id, fresh] = ids.TryEmplace(block_keys[b], block_hashes[b], static_cast<std::uint32_t>(part.keys.size()));
         if (fresh) part.keys.push_back(block_keys[b]);
-        part.category_of.push_back(id);
+        category_of[block_refs[b]] = id;
       }
     }
   });
@@ -130,7 +147,8 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     part.count.assign(n_categories, 0);
-    for (std::uint32_t& c : part.category_of) {
+    for (std::uint32_t m : part.members) {
+      std::uint32_t& c = category_of[m];
       c = global_of[k][c];
       ++part.count[c];
     }
@@ -146,7 +164,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   result.members.resize(start.back());
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
-    for (std::size_t m = 0; m < part.members.size(); ++m) result.members[part.count[part.category_of[m]]++] = part.members[m];
+    for (std::uint32_t m : part.members) result.members[part.count[category_of[m]]++] = m;
   });
   for (std::size_t c = 0; c < n_categories; ++c) {
     TicketCategory& cat = result.categories[c];
@@ -163,18 +181,15 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     if (v.department > 0) cat.department = refs.department[head];
   }
   if (dependent) {
-    // By earlier tickets (descending), then submission time, job and task: a
-    // total order, so the (unstable, allocation-free) sort is deterministic.
-    auto before = [&](std::uint32_t a, std::uint32_t b) {
-      if (refs.tickets[a] != refs.tickets[b]) return refs.tickets[a] > refs.tickets[b];
-      if (refs.submit[a] != refs.submit[b]) return refs.submit[a] < refs.submit[b];
-      if (refs.job[a] != refs.job[b]) return refs.job[a] < refs.job[b];
-      return refs.task[a] < refs.task[b];
-    };
+    const DependentBefore before{refs};
     auto order_category = [&](std::size_t c) {
       auto first = result.members.begin() + start[c];
       auto last = result.members.begin() + start[c + 1];
-      if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
+      if (order == MemberOrder::kHeadFirst) {
+        std::iter_swap(first, std::min_element(first, last, before));
+      } else if (!std::is_sorted(first, last, before)) {
+        std::sort(first, last, before);
+      }
     };
     if (mode == ExecutionMode::kParallel) {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 64), [&](const auto& range) {
@@ -185,6 +200,15 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     }
   }
   return result;
+}
+
+void OrderAfterHead(TicketCategories& categories, const TicketRefs& refs, bool dependent, std::uint32_t c) {
+  if (!dependent) return;  // ref order is the order
+  const TicketCategory& cat = categories.categories[c];
+  auto first = categories.members.begin() + cat.begin + 1;
+  auto last = categories.members.begin() + cat.end;
+  const DependentBefore before{refs};
+  if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
 }
 
 }  // namespace schedk

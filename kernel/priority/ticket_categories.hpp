@@ -7,7 +7,10 @@
 // zero never get tickets and are left out.
 // Order inside a category: for a dependent policy by the tickets of earlier
 // policies (descending), then submission time, job number and task number;
-// otherwise job-list order (job number, task number).
+// otherwise job-list order (job number, task number). A loop that reaches
+// only the first few members of most categories can ask for the head alone
+// (MemberOrder::kHeadFirst) and order the rest of a category when it first
+// moves past its head (OrderAfterHead).
 #pragma once
 
 #include <cstdint>
@@ -36,14 +39,25 @@ struct TicketCategory {
   std::uint32_t end = 0;
 };
 
+inline constexpr std::uint32_t kNoCategory = UINT32_MAX;
+
 struct TicketCategories {
   std::vector<TicketCategory> categories;
-  Column<std::uint32_t> members;  // ref indices
+  Column<std::uint32_t> members;      // ref indices, category after category
+  Column<std::uint32_t> category_of;  // by pending ref (ref - refs.running): its category, or kNoCategory
 };
+
+// kFull: every category in its order. kHeadFirst: each category's first
+// member in its order at `begin`, the others after it in no set order.
+enum class MemberOrder : std::uint8_t { kFull, kHeadFirst };
 
 // Groups the pending refs. The per-category ordering runs in parallel unless
 // `mode` is kSerial; the result does not depend on the thread count.
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
-                                       bool dependent, ExecutionMode mode);
+                                       bool dependent, ExecutionMode mode, MemberOrder order = MemberOrder::kFull);
+
+// Puts category c's members after its head in order (for kHeadFirst; a
+// category ordered already stays as it is).
+void OrderAfterHead(TicketCategories& categories, const TicketRefs& refs, bool dependent, std::uint32_t c);
 
 }  // namespace schedk
