@@ -277,14 +277,21 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
     });
   });
   tbb::parallel_sort(keys.begin(), keys.end());
+  // Both scatters below write to places all over their columns: the targets
+  // are fetched a few elements ahead.
+  constexpr std::size_t kAhead = 16;
   Column<std::uint32_t> place(keys.size());  // the keys carry every position once
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i != range.end(); ++i) place[static_cast<std::uint32_t>(keys[i].low)] = i;
+    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+      if (i + kAhead < keys.size()) __builtin_prefetch(&place[static_cast<std::uint32_t>(keys[i + kAhead].low)], 1);
+      place[static_cast<std::uint32_t>(keys[i].low)] = i;
+    }
   });
   Column<SortKey128>().swap(keys);
   result.order.reserve(place.size() + extra);
   result.order.resize(place.size());
   for_each_job([&](std::size_t j) {
+    if (j + kAhead < pending_jobs.size()) __builtin_prefetch(&result.order[place[base[j + kAhead]]], 1);
     walk(j, [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base[j] + k]] = e; });
   });
   return true;
