@@ -87,6 +87,7 @@ class SharedLoop {
         categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent, mode)),
         heads_(categories_.categories.size()) {
     for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
+    Column<std::uint32_t>().swap(categories_.category_of);  // the loop walks the members
   }
   std::size_t rounds() const { return categories_.members.size(); }
   std::size_t category_count() const { return heads_.size(); }

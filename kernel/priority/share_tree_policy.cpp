@@ -18,10 +18,15 @@ namespace {
 
 constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE
 
-// Pending refs are in job-list order: job, then each row's tasks. That is
-// (job, task) order unless rows of one job interleave their tasks (1-9:2 and
-// 2-10:2). Returns each pending ref's place in (job, task) order then, and
-// nothing when the ref order is that order already.
+const UsageRecord* UserProjectUsage(const User& user, ProjectId project) {
+  for (const auto& [p, record] : user.project_usage) {
+    if (p == project) return &record;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::vector<std::uint32_t> TaskOrderPlaces(const TicketRefs& refs) {
   auto before = [&](std::size_t a, std::size_t b) {
     return refs.job[a] != refs.job[b] ? refs.job[a] < refs.job[b] : refs.task[a] < refs.task[b];
@@ -36,15 +41,6 @@ std::vector<std::uint32_t> TaskOrderPlaces(const TicketRefs& refs) {
   for (std::size_t k = 0; k < by_task.size(); ++k) places[by_task[k] - refs.running] = static_cast<std::uint32_t>(k);
   return places;
 }
-
-const UsageRecord* UserProjectUsage(const User& user, ProjectId project) {
-  for (const auto& [p, record] : user.project_usage) {
-    if (p == project) return &record;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 ShareTreeWorkspace::ShareTreeWorkspace(const Cluster& cluster) : cluster_(cluster) {
   const ShareTree& tree = cluster.share_tree;
@@ -432,8 +428,8 @@ void ShareTreeWorkspace::RunningTickets(const std::vector<ShareNodeId>& ref_node
 }
 
 template <bool kParallel>
-void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent,
-                                 TicketRefs& refs) const {
+void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
+                                 double total_tickets, bool dependent, TicketRefs& refs) const {
   if (nodes_.empty()) return;
   // Lay the pending refs out in depth-first order of their nodes, so that the
   // pending tasks below any node form one contiguous range.
@@ -486,7 +482,6 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
     std::uint64_t place_and_ref;
     std::uint32_t ref() const { return static_cast<std::uint32_t>(place_and_ref); }
   };
-  const std::vector<std::uint32_t> places = TaskOrderPlaces(refs);
   auto place_of = [&](std::size_t i) -> std::uint64_t { return places.empty() ? i : places[i - refs.running]; };
   Column<Entry> slots(bucket_start.back());  // every bucketed ref writes its own
   if (slots.empty()) return;
@@ -597,14 +592,16 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, doubl
   }
 }
 
-void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets,
+void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node,
+                                        const std::vector<std::uint32_t>& places, double total_tickets,
                                         bool dependent, TicketRefs& refs) const {
-  Pending<true>(ref_node, total_tickets, dependent, refs);
+  Pending<true>(ref_node, places, total_tickets, dependent, refs);
 }
 
-void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, double total_tickets,
+void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node,
+                                              const std::vector<std::uint32_t>& places, double total_tickets,
                                               bool dependent, TicketRefs& refs) const {
-  Pending<false>(ref_node, total_tickets, dependent, refs);
+  Pending<false>(ref_node, places, total_tickets, dependent, refs);
 }
 
 }  // namespace schedk

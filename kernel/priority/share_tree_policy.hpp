@@ -28,6 +28,12 @@
 
 namespace schedk {
 
+// Pending refs are in job-list order: job, then each row's tasks. That is
+// (job, task) order unless rows of one job interleave their tasks (1-9:2 and
+// 2-10:2). Returns each pending ref's place in (job, task) order then, and
+// nothing when the ref order is that order already (the share tree's tie-break).
+std::vector<std::uint32_t> TaskOrderPlaces(const TicketRefs& refs);
+
 class ShareTreeWorkspace {
  public:
   explicit ShareTreeWorkspace(const Cluster& cluster);
@@ -57,10 +63,12 @@ class ShareTreeWorkspace {
   void RunningTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets, TicketRefs& refs) const;
 
   // Share-tree tickets of the pending refs, from the current targets (computed
-  // with pending refs). Adds them to refs.tickets if `dependent`.
-  void PendingTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent,
-                      TicketRefs& refs) const;
-  void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent,
+  // with pending refs). Adds them to refs.tickets if `dependent`. `places` is
+  // TaskOrderPlaces(refs), taken before: the job and task columns are not read.
+  void PendingTickets(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
+                      double total_tickets, bool dependent, TicketRefs& refs) const;
+  void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
+                            double total_tickets, bool dependent,
                             TicketRefs& refs) const;
 
   // Node values, for tests and explanations.
@@ -113,7 +121,8 @@ class ShareTreeWorkspace {
   double NodeUsage(std::uint32_t n, ProjectId context, const std::vector<OwnUsage>& own);
   void Targets(std::uint32_t n);
   template <bool kParallel>
-  void Pending(const std::vector<ShareNodeId>& ref_node, double total_tickets, bool dependent, TicketRefs& refs) const;
+  void Pending(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
+               double total_tickets, bool dependent, TicketRefs& refs) const;
 
   const Cluster& cluster_;
   std::vector<NodeState> nodes_;  // node 0 is the root; temporary nodes are appended

@@ -85,14 +85,20 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
           ? 1
           : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
   struct Chunk {
-    std::vector<std::uint32_t> members;  // refs, in ref order
-    std::vector<CategoryKey> keys;       // by chunk id
-    std::vector<std::uint32_t> count;    // members per global category, later where they go
+    std::vector<CategoryKey> keys;     // by chunk id
+    std::vector<std::uint32_t> count;  // members per global category, later where they go
   };
   std::vector<Chunk> parts(chunks);
   // Each member's chunk id, then its global id; written for every pending ref.
+  // Chunk k's members are the refs of its range with a category.
   result.category_of.resize(pending);
   std::uint32_t* const category_of = result.category_of.data() - first_pending;  // indexed by ref
+  auto chunk_begin = [&](std::size_t k) { return first_pending + pending * k / chunks; };
+  auto for_each_member = [&](std::size_t k, auto&& f) {
+    for (std::size_t i = chunk_begin(k); i < chunk_begin(k + 1); ++i) {
+      if (category_of[i] != kNoCategory) f(static_cast<std::uint32_t>(i));
+    }
+  };
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);
@@ -102,9 +108,8 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     CategoryKey block_keys[kBlock];
     std::uint64_t block_hashes[kBlock];
     std::uint32_t block_refs[kBlock];
-    const std::size_t stop = first_pending + pending * (k + 1) / chunks;
-    part.members.reserve(stop - (first_pending + pending * k / chunks));
-    for (std::size_t begin = first_pending + pending * k / chunks; begin < stop; begin += kBlock) {
+    const std::size_t stop = chunk_begin(k + 1);
+    for (std::size_t begin = chunk_begin(k); begin < stop; begin += kBlock) {
       const std::size_t end = std::min(stop, begin + kBlock);
       std::size_t n = 0;
       for (std::size_t i = begin; i < end; ++i) {
@@ -120,7 +125,6 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
         ++n;
       }
       for (std::size_t b = 0; b < n; ++b) {
-        part.members.push_back(block_refs[b]);
         const auto [id, fresh] = ids.TryEmplace(block_keys[b], block_hashes[b], static_cast<std::uint32_t>(part.keys.size()));
         if (fresh) part.keys.push_back(block_keys[b]);
         category_of[block_refs[b]] = id;
@@ -147,11 +151,11 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     part.count.assign(n_categories, 0);
-    for (std::uint32_t m : part.members) {
+    for_each_member(k, [&](std::uint32_t m) {
       std::uint32_t& c = category_of[m];
       c = global_of[k][c];
       ++part.count[c];
-    }
+    });
   });
   // A stable counting sort by category keeps ref order inside each category:
   // each chunk's members go after the earlier chunks' members of their category.
@@ -164,7 +168,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   result.members.resize(start.back());
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
-    for (std::uint32_t m : part.members) result.members[part.count[category_of[m]]++] = m;
+    for_each_member(k, [&](std::uint32_t m) { result.members[part.count[category_of[m]]++] = m; });
   });
   for (std::size_t c = 0; c < n_categories; ++c) {
     TicketCategory& cat = result.categories[c];

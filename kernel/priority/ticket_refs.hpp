@@ -5,10 +5,11 @@
 // each dispatchable job, in job-list order (job number, then task number).
 // The entity columns are copied from the job table so the policies read them
 // contiguously; the result columns are filled by the policies.
-// Invariants: while ComputeTickets runs, every column has size() until it is
-// released: the entity columns and submit once no functional or override pass
-// is left (ReleaseEntityColumns), the rest when the tickets are final
-// (ReleaseWorkingColumns), after which only ftix, otix, stix and share remain.
+// Invariants: while the tickets are computed, every column has size() until
+// it is released: the entity columns, job, task and submit once no functional
+// or override pass is left (ReleaseEntityColumns), the rest when the tickets
+// are final (ReleaseWorkingColumns), after which only ftix, otix, stix and
+// share remain.
 // Refs [0, running) are running tasks.
 #pragma once
 
@@ -62,13 +63,13 @@ struct TicketRefs {
   }
   void ClearResults(std::size_t i) { ftix[i] = otix[i] = stix[i] = tickets[i] = 0; }
   // Frees what only the functional and override passes read: the entity
-  // columns, submission times and the jobs' override tickets.
+  // columns, the job and task numbers and submission times (the tie-breaks of
+  // their loops), and the jobs' override tickets.
   void ReleaseEntityColumns() {
     Column<UserId>().swap(user);
     Column<ProjectId>().swap(project);
     Column<UsersetId>().swap(department);
-    Column<std::uint32_t>().swap(submit);
-    Column<std::uint32_t>().swap(job_oticket);
+    for (auto* v : {&job, &task, &submit, &job_oticket}) Column<std::uint32_t>().swap(*v);
   }
   // Frees the identity, entity and working columns once the tickets are final;
   // the result columns (ftix, otix, stix, share) stay.

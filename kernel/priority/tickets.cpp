@@ -192,17 +192,20 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   // Pass A: pending tasks, policy by policy.
   auto pending_pass = [&](TicketPolicy policy, bool dependent, bool last_reader_of_entities) {
     switch (policy) {
-      case TicketPolicy::kShareTree:
+      case TicketPolicy::kShareTree: {
         if (!share_tree_on) return;
         // The share tree's ranking is the largest working set of the pass:
-        // columns no later pass reads are freed before it.
+        // columns no later pass reads are freed before it, the job and task
+        // numbers once their order is taken.
+        const std::vector<std::uint32_t> places = TaskOrderPlaces(refs);
         if (last_reader_of_entities) refs.ReleaseEntityColumns();
         if (mode == ExecutionMode::kParallel) {
-          tree.PendingTickets(ref_node, share_total, dependent, refs);
+          tree.PendingTickets(ref_node, places, share_total, dependent, refs);
         } else {
-          tree.PendingTicketsSerial(ref_node, share_total, dependent, refs);
+          tree.PendingTicketsSerial(ref_node, places, share_total, dependent, refs);
         }
         return;
+      }
       case TicketPolicy::kFunctional:
         if (config.functional_split == FunctionalSplit::kLinear) {
           FunctionalTicketsPendingLinear(config, cluster.entities, dependent, refs, mode);
