@@ -175,50 +175,75 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
   return e;
 }
 
-// Groups the dispatchable rows (in job-list order) by job. Chunks of rows,
-// each starting at a job's first row, are counted and then filled in parallel
-// (one chunk, in order, for the serial twin).
-Column<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets,
-                                    ExecutionMode mode) {
-  const Column<std::uint32_t>& pending_rows = tickets.pending_rows;
-  const std::size_t n = pending_rows.size();
-  auto number = [&](std::size_t p) {
-    const std::uint32_t flat = pending_rows[p];
-    return jobs.shards()[index.shard(flat)].number[index.row(flat)];
-  };
-  auto starts_job = [&](std::size_t p) { return p == 0 || number(p - 1) != number(p); };
-  constexpr std::size_t kChunkRows = 16384;
-  std::vector<std::size_t> cut = {0};
-  if (mode == ExecutionMode::kParallel) {
-    for (std::size_t b = kChunkRows; b < n; b += kChunkRows) {
-      while (b < n && !starts_job(b)) ++b;
-      if (b < n) cut.push_back(b);
-    }
-  }
-  cut.push_back(n);
-  const std::size_t chunks = cut.size() - 1;
-  std::vector<std::uint32_t> first_job(chunks + 1, 0);
-  ForEachIndex(mode, chunks, [&](std::size_t c) {
-    for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p);
-  });
-  for (std::size_t c = 0; c < chunks; ++c) first_job[c + 1] += first_job[c];
-  Column<PendingJob> pending_jobs(first_job.back());  // each written where its job starts
-  ForEachIndex(mode, chunks, [&](std::size_t c) {
-    std::uint32_t j = first_job[c];
-    for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) {
-      if (starts_job(p)) pending_jobs[j++] = {static_cast<std::uint32_t>(p), kNoRef, kNoRef, 0};
-      PendingJob& job = pending_jobs[j - 1];
-      const std::uint32_t flat = pending_rows[p];
-      job.task_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(
-          std::uint64_t{job.task_count} + jobs.shards()[index.shard(flat)].task_count(index.row(flat)), UINT32_MAX));
-      if (tickets.ref_count[flat] > 0) {
-        if (job.ref_begin == kNoRef) job.ref_begin = tickets.first_ref[flat];
-        job.ref_end = tickets.first_ref[flat] + tickets.ref_count[flat];
+// The dispatchable jobs in job-list order, each a run of consecutive entries
+// of pending_rows. Where no job has two rows (the usual case), job j is entry
+// j and nothing is stored; otherwise each job's first entry is kept, found in
+// chunks that are counted and then filled in parallel (one chunk, in order,
+// for the serial twin). A job's refs and task count are read from its rows.
+class PendingJobs {
+ public:
+  PendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets, ExecutionMode mode)
+      : jobs_(jobs), index_(index), tickets_(tickets) {
+    const std::size_t n = tickets.pending_rows.size();
+    auto starts_job = [&](std::size_t p) { return p == 0 || number(p - 1) != number(p); };
+    constexpr std::size_t kChunkRows = 16384;
+    std::vector<std::size_t> cut = {0};
+    if (mode == ExecutionMode::kParallel) {
+      for (std::size_t b = kChunkRows; b < n; b += kChunkRows) {
+        while (b < n && !starts_job(b)) ++b;
+        if (b < n) cut.push_back(b);
       }
     }
-  });
-  return pending_jobs;
-}
+    cut.push_back(n);
+    const std::size_t chunks = cut.size() - 1;
+    std::vector<std::uint32_t> first_job(chunks + 1, 0);
+    ForEachIndex(mode, chunks, [&](std::size_t c) {
+      for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p);
+    });
+    for (std::size_t c = 0; c < chunks; ++c) first_job[c + 1] += first_job[c];
+    size_ = first_job.back();
+    if (size_ == n) return;  // every entry starts a job
+    first_entry_.resize(size_ + 1);  // each written where its job starts
+    first_entry_.back() = static_cast<std::uint32_t>(n);
+    ForEachIndex(mode, chunks, [&](std::size_t c) {
+      std::uint32_t j = first_job[c];
+      for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) {
+        if (starts_job(p)) first_entry_[j++] = static_cast<std::uint32_t>(p);
+      }
+    });
+  }
+
+  std::size_t size() const { return size_; }
+
+  PendingJob operator[](std::size_t j) const {
+    const std::uint32_t begin = first_entry_.empty() ? static_cast<std::uint32_t>(j) : first_entry_[j];
+    const std::uint32_t end = first_entry_.empty() ? begin + 1 : first_entry_[j + 1];
+    PendingJob job{begin, kNoRef, kNoRef, 0};
+    for (std::uint32_t p = begin; p < end; ++p) {
+      const std::uint32_t flat = tickets_.pending_rows[p];
+      job.task_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+          std::uint64_t{job.task_count} + jobs_.shards()[index_.shard(flat)].task_count(index_.row(flat)),
+          UINT32_MAX));
+      if (tickets_.ref_count[flat] > 0) {
+        if (job.ref_begin == kNoRef) job.ref_begin = tickets_.first_ref[flat];
+        job.ref_end = tickets_.first_ref[flat] + tickets_.ref_count[flat];
+      }
+    }
+    return job;
+  }
+
+ private:
+  JobNumber number(std::size_t p) const {
+    const std::uint32_t flat = tickets_.pending_rows[p];
+    return jobs_.shards()[index_.shard(flat)].number[index_.row(flat)];
+  }
+
+  const JobTable& jobs_;
+  const RowIndex& index_;
+  const TicketResult& tickets_;
+  std::size_t size_ = 0;
+  Column<std::uint32_t> first_entry_;  // empty, or each job's first entry and then pending_rows.size()
+};
 
 // The dispatch order of every pending task as one sort. Grid Engine takes the
 // best job's next task and ranks the job again by its following task; that
@@ -228,20 +253,26 @@ Column<PendingJob> GroupPendingJobs(const JobTable& jobs, const RowIndex& index,
 // task's position in job-list order in place of the job number. Returns false,
 // having done nothing, when the tasks do not fit 32-bit positions.
 bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
-                      const Column<PendingJob>& pending_jobs, PriorityResult& result, std::size_t extra) {
+                      const PendingJobs& pending_jobs, PriorityResult& result, std::size_t extra) {
   const Column<std::uint32_t>& pending_rows = result.tickets.pending_rows;
+  auto for_each_job = [&](auto&& f) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending_jobs.size(), 1024), [&](const auto& range) {
+      for (std::size_t j = range.begin(); j != range.end(); ++j) f(j);
+    });
+  };
   Column<std::uint32_t> base(pending_jobs.size() + 1);  // each job's first task position, all written below
+  for_each_job([&](std::size_t j) { base[j] = pending_jobs[j].task_count; });
   std::uint64_t total = 0;
   for (std::size_t j = 0; j < pending_jobs.size(); ++j) {
+    const std::uint32_t count = base[j];
     base[j] = static_cast<std::uint32_t>(total);
-    total += pending_jobs[j].task_count;
+    total += count;
     if (total >= UINT32_MAX) return false;
   }
   base.back() = static_cast<std::uint32_t>(total);
   auto task_first = [&](std::uint32_t flat) { return jobs.shards()[index.shard(flat)].task_first[index.row(flat)]; };
   // Calls visit(k, entry) for the job's tasks in task order, as the merge's cursor walks them.
-  auto walk = [&](std::size_t j, auto&& visit) {
-    const PendingJob& job = pending_jobs[j];
+  auto walk = [&](const PendingJob& job, auto&& visit) {
     std::uint32_t row_index = job.first_row_index;
     std::uint32_t flat = pending_rows[row_index];
     TaskNumber task = task_first(flat);
@@ -258,20 +289,16 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
       }
     }
   };
-  auto for_each_job = [&](auto&& f) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending_jobs.size(), 1024), [&](const auto& range) {
-      for (std::size_t j = range.begin(); j != range.end(); ++j) f(j);
-    });
-  };
   Column<SortKey128> keys(total);  // every task writes its own
   for_each_job([&](std::size_t j) {
     // Submission time and POSIX priority are the same on every row of a job.
-    const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
+    const PendingJob job = pending_jobs[j];
+    const std::uint32_t flat = pending_rows[job.first_row_index];
     const JobShard& shard = jobs.shards()[index.shard(flat)];
     const std::uint32_t row = index.row(flat);
     const std::uint64_t submit = std::uint64_t{static_cast<std::uint32_t>(shard.submit[row])} << 32;
     std::uint64_t worst = 0;
-    walk(j, [&](std::uint64_t k, const DispatchEntry& e) {
+    walk(job, [&](std::uint64_t k, const DispatchEntry& e) {
       worst = std::max(worst, DescendingBits(result.Prio(cluster, shard.posix_priority[row], e)));
       keys[base[j] + k] = {worst, submit | (base[j] + k)};
     });
@@ -292,7 +319,7 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
   result.order.resize(place.size());
   for_each_job([&](std::size_t j) {
     if (j + kAhead < pending_jobs.size()) __builtin_prefetch(&result.order[place[base[j + kAhead]]], 1);
-    walk(j, [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base[j] + k]] = e; });
+    walk(pending_jobs[j], [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base[j] + k]] = e; });
   });
   return true;
 }
@@ -354,73 +381,72 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     return a.second.task < b.second.task;
   });
   {
-    Column<PendingJob> pending_jobs = GroupPendingJobs(jobs, index, tickets, mode);
+    const PendingJobs pending_jobs(jobs, index, tickets, mode);
     const std::size_t extra = running.size() + rest.size();
-    if (mode == ExecutionMode::kParallel && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra)) {
-      Column<PendingJob>().swap(pending_jobs);  // the merge below has nothing to do
-    }
-    // Each job's first task and its rank key, computed in job order (sequential reads).
-    auto first_entry = [&](std::size_t j) {
-      const std::uint32_t flat = pending_rows[pending_jobs[j].first_row_index];
-      return EntryFor(pending_jobs[j], 0, flat, shard_of(flat).task_first[index.row(flat)]);
-    };
-    std::vector<MergeKey> ranked(pending_jobs.size());
-    auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
-    if (mode == ExecutionMode::kParallel) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
-        for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
-      });
-      tbb::parallel_sort(ranked.begin(), ranked.end(), MergeBefore);
-    } else {
-      for (std::size_t j = 0; j < ranked.size(); ++j) rank_job(j);
-      std::sort(ranked.begin(), ranked.end(), MergeBefore);
-    }
-
-    // Merge: a job whose task was taken comes back ranked by its next task.
-    struct Cursor {
-      std::uint32_t row_index;  // into pending_rows
-      TaskNumber task;
-      std::uint64_t k;
-    };
-    std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
-    auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
-    std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
-    if (!pending_jobs.empty()) result.order.reserve(pending_jobs.size() + extra);
-    std::size_t next = 0;
-    while (next < ranked.size() || !again.empty()) {
-      MergeKey key;
-      if (again.empty() || (next < ranked.size() && MergeBefore(ranked[next], again.top()))) {
-        key = ranked[next++];
+    const bool sorted =
+        mode == ExecutionMode::kParallel && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra);
+    if (!sorted) {
+      // Each job's first task and its rank key, computed in job order (sequential reads).
+      auto first_entry = [&](std::size_t j) {
+        const PendingJob job = pending_jobs[j];
+        const std::uint32_t flat = pending_rows[job.first_row_index];
+        return EntryFor(job, 0, flat, shard_of(flat).task_first[index.row(flat)]);
+      };
+      std::vector<MergeKey> ranked(pending_jobs.size());
+      auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
+      if (mode == ExecutionMode::kParallel) {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
+          for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
+        });
+        tbb::parallel_sort(ranked.begin(), ranked.end(), MergeBefore);
       } else {
-        key = again.top();
-        again.pop();
+        for (std::size_t j = 0; j < ranked.size(); ++j) rank_job(j);
+        std::sort(ranked.begin(), ranked.end(), MergeBefore);
       }
-      const PendingJob& job = pending_jobs[key.pending_job];
-      if (job.task_count == 1) {
-        result.order.push_back(first_entry(key.pending_job));
-        continue;
-      }
-      auto [it, fresh] = cursors.try_emplace(key.pending_job);
-      Cursor& c = it->second;
-      if (fresh) c = {job.first_row_index, first_entry(key.pending_job).task, 0};
-      const std::uint32_t flat = pending_rows[c.row_index];
-      result.order.push_back(EntryFor(job, c.k, flat, c.task));
-      ++c.k;
-      if (c.k == job.task_count) continue;
-      const JobShard& shard = shard_of(flat);
-      const std::uint32_t row = index.row(flat);
-      if (shard.task_last[row] - c.task >= shard.task_step[row]) {
-        c.task += shard.task_step[row];
-      } else {
-        ++c.row_index;
-        const std::uint32_t next_flat = pending_rows[c.row_index];
-        c.task = shard_of(next_flat).task_first[index.row(next_flat)];
-      }
-      again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
-    }
-    std::vector<MergeKey>().swap(ranked);
-    Column<PendingJob>().swap(pending_jobs);
 
+      // Merge: a job whose task was taken comes back ranked by its next task.
+      struct Cursor {
+        std::uint32_t row_index;  // into pending_rows
+        TaskNumber task;
+        std::uint64_t k;
+      };
+      std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
+      auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
+      std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
+      if (pending_jobs.size() > 0) result.order.reserve(pending_jobs.size() + extra);
+      std::size_t next = 0;
+      while (next < ranked.size() || !again.empty()) {
+        MergeKey key;
+        if (again.empty() || (next < ranked.size() && MergeBefore(ranked[next], again.top()))) {
+          key = ranked[next++];
+        } else {
+          key = again.top();
+          again.pop();
+        }
+        const PendingJob& job = pending_jobs[key.pending_job];
+        if (job.task_count == 1) {
+          result.order.push_back(first_entry(key.pending_job));
+          continue;
+        }
+        auto [it, fresh] = cursors.try_emplace(key.pending_job);
+        Cursor& c = it->second;
+        if (fresh) c = {job.first_row_index, first_entry(key.pending_job).task, 0};
+        const std::uint32_t flat = pending_rows[c.row_index];
+        result.order.push_back(EntryFor(job, c.k, flat, c.task));
+        ++c.k;
+        if (c.k == job.task_count) continue;
+        const JobShard& shard = shard_of(flat);
+        const std::uint32_t row = index.row(flat);
+        if (shard.task_last[row] - c.task >= shard.task_step[row]) {
+          c.task += shard.task_step[row];
+        } else {
+          ++c.row_index;
+          const std::uint32_t next_flat = pending_rows[c.row_index];
+          c.task = shard_of(next_flat).task_first[index.row(next_flat)];
+        }
+        again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
+      }
+    }
   }
   result.dispatchable_tasks = result.order.size();
   Column<std::uint32_t>().swap(result.tickets.pending_rows);

@@ -2,15 +2,19 @@
 // one thread, on a generated population of 120,000 jobs with every policy
 // active (functional, share tree, override, urgency with waiting time and
 // deadlines, PE ranges, array jobs, running and held jobs), on one without
-// array jobs, and on one where only the first few tasks of a job have tickets.
+// array jobs, on one where only the first few tasks of a job have tickets, and
+// on a snapshot whose jobs have several pending rows.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
+#include <string>
 
 #include <tbb/task_arena.h>
 
 #include "kernel/priority/priority.hpp"
 #include "kernel/synth/population.hpp"
+#include "tests/test_support.hpp"
 
 namespace schedk {
 namespace {
@@ -132,6 +136,100 @@ TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTask
   const PriorityResult parallel = ExpectTwinsAgree(spec);
   EXPECT_EQ(parallel.tickets.pending_task_limit, 4u);
   EXPECT_GT(parallel.dispatchable_tasks, 60000u);
+}
+
+// Jobs whose tasks are split over two or three pending rows (array ranges in
+// different rows, some interleaved: 1-9:2 and 2-10:2), read from a snapshot:
+// the parallel pass groups the rows by job, the serial twin merges them.
+TEST(ParallelEquivalenceRowsTest, JobsWithSeveralPendingRowsMatchTheMerge) {
+  std::string text = R"(schedk-snapshot 1
+now 2026-11-20T12:00:00Z
+begin sconf
+weight_tickets_functional 100000
+weight_tickets_share 100000
+weight_waiting_time 0.01
+max_pending_tasks_per_job 3
+end sconf
+begin queue all.q
+hostlist n1
+slots 8
+end queue
+begin project astro
+fshare 200
+oticket 1000
+end project
+begin project bio
+fshare 100
+end project
+begin user alice
+fshare 50
+end user
+begin user bob
+fshare 80
+oticket 300
+end user
+begin sharetree
+id=0
+name=Root
+type=0
+shares=1
+childnodes=1,2
+id=1
+name=astro
+type=1
+shares=70
+childnodes=3,4
+id=2
+name=bio
+type=1
+shares=30
+childnodes=NONE
+id=3
+name=alice
+type=0
+shares=50
+childnodes=NONE
+id=4
+name=default
+type=0
+shares=10
+childnodes=NONE
+end sharetree
+)";
+  std::mt19937_64 rng(12);
+  const char* owners[] = {"alice", "bob", "carol"};
+  const char* projects[] = {"astro", "bio", ""};
+  std::size_t several = 0;
+  for (int job = 1; job <= 3000; ++job) {
+    const std::string common = std::string(" owner=") + owners[rng() % 3] +
+                               (rng() % 3 == 2 ? "" : std::string(" project=") + projects[rng() % 2]) +
+                               " submit=2026-11-20T" + std::to_string(10 + rng() % 2) + ":" +
+                               std::to_string(10 + rng() % 50) + ":00Z js=" + std::to_string(rng() % 3 * 10) +
+                               " p=" + std::to_string(static_cast<int>(rng() % 5) * 100 - 200);
+    const std::string id = "job " + std::to_string(job);
+    switch (rng() % 4) {
+      case 0:  // one task
+        text += id + common + "\n";
+        break;
+      case 1:  // one array row
+        text += id + ".1-" + std::to_string(2 + rng() % 6) + common + "\n";
+        break;
+      case 2:  // two consecutive ranges
+        text += id + ".1-3" + common + "\n" + id + ".4-" + std::to_string(4 + rng() % 5) + common + "\n";
+        ++several;
+        break;
+      default:  // interleaved odd and even tasks, and a third row after them
+        text += id + ".1-9:2" + common + "\n" + id + ".2-10:2" + common + "\n" + id + ".11-12" + common + "\n";
+        ++several;
+        break;
+    }
+  }
+  const io::Snapshot s = testing::Load(text);
+  const PriorityResult parallel = ComputePriorities(s.cluster, s.jobs, ExecutionMode::kParallel);
+  const PriorityResult serial = ComputePriorities(s.cluster, s.jobs, ExecutionMode::kSerial);
+  ExpectIdentical(s.cluster, s.jobs, parallel, serial);
+  EXPECT_GT(several, 1000u);
+  EXPECT_GT(parallel.dispatchable_tasks, 10000u);
 }
 
 }  // namespace
