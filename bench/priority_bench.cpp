@@ -10,6 +10,8 @@
 //       with every component weighted (ApplyMauiPolicy); goal: within 1.5x of
 //       BM_PriorityPass at 1M jobs.
 //   BM_SortBaseline/keys:N            std::sort of N random uint64 keys.
+//   BM_TaskKeySort/keys:N/algo:A      N random 128-bit keys on two threads:
+//       tbb::parallel_sort (A=0) or ParallelBlockSort (A=1).
 // Populations are generated once per size, outside the timed loop, from a fixed seed.
 #include <benchmark/benchmark.h>
 
@@ -18,9 +20,12 @@
 #include <random>
 #include <vector>
 
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
+#include "kernel/block_sort.hpp"
 #include "kernel/priority/priority.hpp"
+#include "kernel/sort_key.hpp"
 #include "kernel/synth/population.hpp"
 
 namespace {
@@ -98,6 +103,37 @@ BENCHMARK(BM_SortBaseline)
     ->Arg(100000)
     ->Arg(1000000)
     ->Arg(10000000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The dispatch order's sort alone: N random 128-bit keys (distinct, as the
+// task positions make them) on two threads, by tbb::parallel_sort (algo 0) and
+// by ParallelBlockSort (algo 1).
+void BM_TaskKeySort(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::mt19937_64 rng(42);
+  std::vector<schedk::SortKey128> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = {rng(), i};
+  std::vector<schedk::SortKey128> work(n);
+  tbb::task_arena arena(2);
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::copy(keys.begin(), keys.end(), work.begin());
+    state.ResumeTiming();
+    arena.execute([&] {
+      if (state.range(1) == 0) {
+        tbb::parallel_sort(work.begin(), work.end());
+      } else {
+        schedk::ParallelBlockSort(work.data(), work.data() + n, schedk::SortKey128Before{});
+      }
+    });
+    benchmark::DoNotOptimize(work.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+BENCHMARK(BM_TaskKeySort)
+    ->ArgNames({"keys", "algo"})
+    ->ArgsProduct({{1000000}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

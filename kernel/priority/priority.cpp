@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
+#include "kernel/block_sort.hpp"
 #include "kernel/priority/maui_priority.hpp"
 #include "kernel/priority/normalize.hpp"
 #include "kernel/sort_key.hpp"
@@ -303,7 +304,7 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
       keys[base[j] + k] = {worst, submit | (base[j] + k)};
     });
   });
-  tbb::parallel_sort(keys.begin(), keys.end());
+  ParallelBlockSort(keys.data(), keys.data() + keys.size(), SortKey128Before{});
   // Both scatters below write to places all over their columns: the targets
   // are fetched a few elements ahead.
   constexpr std::size_t kAhead = 16;
