@@ -3,10 +3,13 @@
 // dispatch order) against std::sort of the same number of 64-bit keys.
 //
 // Workloads (sizes via --benchmark_filter, e.g. 'BM_PriorityPass/jobs:1000000'):
-//   BM_PriorityPass/jobs:N/threads:T  N pending jobs (plus 1% running), 10,000
-//       users, 100 projects, 20 departments, every ticket policy active,
-//       waiting-time urgency, 10% PE jobs; T worker threads.
-//   BM_MauiPass/jobs:N/threads:T      the same population under PRIORITY_POLICY=maui
+//   BM_PriorityPass/jobs:N/threads:T/retain:R  N pending jobs (plus 1% running),
+//       10,000 users, 100 projects, 20 departments, every ticket policy active,
+//       waiting-time urgency, 10% PE jobs; T worker threads. R=0: jemalloc's
+//       defaults (freed pages go back to the kernel, so each pass faults its
+//       columns in afresh, as a one-shot command does); R=1: freed pages are
+//       kept, as `schedk serve` keeps them between its passes.
+//   BM_MauiPass/jobs:N/threads:T/retain:0  the same population under PRIORITY_POLICY=maui
 //       with every component weighted (ApplyMauiPolicy); goal: within 1.5x of
 //       BM_PriorityPass at 1M jobs.
 //   BM_SortBaseline/keys:N            std::sort of N random uint64 keys.
@@ -27,6 +30,7 @@
 #include "kernel/priority/priority.hpp"
 #include "kernel/sort_key.hpp"
 #include "kernel/synth/population.hpp"
+#include "tools/allocator.hpp"
 
 namespace {
 
@@ -56,29 +60,32 @@ schedk::Population& PopulationOf(std::size_t jobs, bool maui = false) {
 void RunPass(benchmark::State& state, bool maui) {
   const auto jobs = static_cast<std::size_t>(state.range(0));
   const int threads = static_cast<int>(state.range(1));
+  const bool retain = state.range(2) != 0;
   const schedk::Population& p = PopulationOf(jobs, maui);
   tbb::task_arena arena(threads);
+  const schedk::tools::PageDecay before = retain ? schedk::tools::RetainFreedPages() : schedk::tools::PageDecay{};
   for (auto _ : state) {
     arena.execute([&] {
       schedk::PriorityResult r = schedk::ComputePriorities(p.cluster, p.jobs);
       benchmark::DoNotOptimize(r.order.data());
     });
   }
+  if (retain) schedk::tools::ReturnFreedPages(before);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * jobs));
   state.counters["jobs/s"] = benchmark::Counter(static_cast<double>(jobs), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_PriorityPass(benchmark::State& state) { RunPass(state, false); }
 BENCHMARK(BM_PriorityPass)
-    ->ArgNames({"jobs", "threads"})
-    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}})
+    ->ArgNames({"jobs", "threads", "retain"})
+    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 void BM_MauiPass(benchmark::State& state) { RunPass(state, true); }
 BENCHMARK(BM_MauiPass)
-    ->ArgNames({"jobs", "threads"})
-    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}})
+    ->ArgNames({"jobs", "threads", "retain"})
+    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}, {0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -1,7 +1,8 @@
 // priority_stress: one priority pass over a generated population, reporting
 // the time and the resident memory it costs per pending job.
-//   priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE [ARRAY_FRACTION]]]
+//   priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE [ARRAY_FRACTION [RETAIN]]]]
 // ARRAY_FRACTION (default 0) is the share of pending jobs that are array jobs of 2..20 tasks.
+// RETAIN=1 keeps the pages the pass frees, as `schedk serve` does (tools/allocator.hpp).
 // Memory per job = (peak resident set while the population is loaded and one
 // pass runs - resident set before the population existed) / JOBS, read from
 // /proc/self/status (VmHWM is reset through /proc/self/clear_refs). One size
@@ -16,13 +17,14 @@
 #include "bench/proc_status.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/synth/population.hpp"
+#include "tools/allocator.hpp"
 
 using schedk::bench::ResetPeak;
 using schedk::bench::StatusKb;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE [ARRAY_FRACTION]]]\n");
+    std::fprintf(stderr, "usage: priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE [ARRAY_FRACTION [RETAIN]]]]\n");
     return 1;
   }
   const std::size_t jobs = std::strtoull(argv[1], nullptr, 10);
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   if (argc > 4) spec.array_fraction = std::strtod(argv[4], nullptr);
   const schedk::Population p = schedk::GeneratePopulation(spec);
   const long loaded = StatusKb("VmRSS:");
+  if (argc > 5 && std::string(argv[5]) == "1") schedk::tools::RetainFreedPages();
   ResetPeak();
   tbb::task_arena arena(threads);
   const auto start = std::chrono::steady_clock::now();
