@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 
@@ -139,68 +141,18 @@ TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTask
 }
 
 // Jobs whose tasks are split over two or three pending rows (array ranges in
-// different rows, some interleaved: 1-9:2 and 2-10:2), read from a snapshot:
-// the parallel pass groups the rows by job, the serial twin merges them.
+// different rows, some interleaved: 1-9:2 and 2-10:2), added to
+// datasets/policies-mix.snap with its policies and jobs: the parallel pass
+// groups the rows by job, the serial twin merges them.
 TEST(ParallelEquivalenceRowsTest, JobsWithSeveralPendingRowsMatchTheMerge) {
-  std::string text = R"(schedk-snapshot 1
-now 2026-11-20T12:00:00Z
-begin sconf
-weight_tickets_functional 100000
-weight_tickets_share 100000
-weight_waiting_time 0.01
-max_pending_tasks_per_job 3
-end sconf
-begin queue all.q
-hostlist n1
-slots 8
-end queue
-begin project astro
-fshare 200
-oticket 1000
-end project
-begin project bio
-fshare 100
-end project
-begin user alice
-fshare 50
-end user
-begin user bob
-fshare 80
-oticket 300
-end user
-begin sharetree
-id=0
-name=Root
-type=0
-shares=1
-childnodes=1,2
-id=1
-name=astro
-type=1
-shares=70
-childnodes=3,4
-id=2
-name=bio
-type=1
-shares=30
-childnodes=NONE
-id=3
-name=alice
-type=0
-shares=50
-childnodes=NONE
-id=4
-name=default
-type=0
-shares=10
-childnodes=NONE
-end sharetree
-)";
+  std::ifstream file(testing::SourceDir() + "/datasets/policies-mix.snap");
+  ASSERT_TRUE(file) << "datasets/policies-mix.snap";
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   std::mt19937_64 rng(12);
   const char* owners[] = {"alice", "bob", "carol"};
   const char* projects[] = {"astro", "bio", ""};
   std::size_t several = 0;
-  for (int job = 1; job <= 3000; ++job) {
+  for (int job = 1000; job < 4000; ++job) {
     const std::string common = std::string(" owner=") + owners[rng() % 3] +
                                (rng() % 3 == 2 ? "" : std::string(" project=") + projects[rng() % 2]) +
                                " submit=2026-11-20T" + std::to_string(10 + rng() % 2) + ":" +
