@@ -586,8 +586,16 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const
   };
   visit(visit, top);
   if (dependent) {
-    for (std::size_t i = refs.running; i < refs.size(); ++i) {
-      if (ref_node[i].valid()) refs.tickets[i] += refs.stix[i];
+    auto add = [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        if (ref_node[i].valid()) refs.tickets[i] += refs.stix[i];
+      }
+    };
+    if constexpr (kParallel) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(refs.running, refs.size(), 16384),
+                        [&](const auto& r) { add(r.begin(), r.end()); });
+    } else {
+      add(refs.running, refs.size());
     }
   }
 }
