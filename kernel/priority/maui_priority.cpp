@@ -274,7 +274,7 @@ RowKey MakeRowKey(double priority, const JobShard& shard, std::size_t r, std::ui
 PriorityResult ComputeMauiPriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
   PriorityResult result;
   result.policy = PriorityPolicy::kMaui;
-  result.roles = ClassifyRows(jobs);
+  result.roles = ClassifyRows(jobs, mode);
   const MauiPriorityContext context(cluster, jobs);
   const RowIndex index(jobs);
   const std::size_t rows = jobs.rows();

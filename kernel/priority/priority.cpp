@@ -65,7 +65,7 @@ constexpr auto MergeBefore = [](const MergeKey& a, const MergeKey& b) { return a
 
 }  // namespace
 
-std::vector<RowRole> ClassifyRows(const JobTable& jobs) {
+std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode) {
   std::vector<RowRole> roles(jobs.rows(), RowRole::kInactive);
   // Predecessors still in the table keep their successors waiting.
   std::unordered_set<JobNumber> referenced;
@@ -81,7 +81,7 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs) {
     }
   }
   const auto offsets = jobs.Offsets();
-  for (std::size_t s = 0; s < jobs.shards().size(); ++s) {
+  ForEachIndex(mode, jobs.shards().size(), [&](std::size_t s) {
     const JobShard& shard = jobs.shards()[s];
     for (std::size_t r = 0; r < shard.size(); ++r) {
       RowRole role = RowRole::kInactive;
@@ -107,7 +107,7 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs) {
       }
       roles[offsets[s] + r] = role;
     }
-  }
+  });
   return roles;
 }
 
@@ -330,7 +330,7 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
   if (cluster.config.priority_policy == PriorityPolicy::kMaui) return ComputeMauiPriorities(cluster, jobs, mode);
   PriorityResult result;
-  result.roles = ClassifyRows(jobs);
+  result.roles = ClassifyRows(jobs, mode);
   const RowIndex index(jobs);
   // Tickets first: their working columns are released before urgency's column exists.
   result.tickets = ComputeTickets(cluster, jobs, index, JobListOrder(jobs, index, mode), result.roles, mode);

@@ -81,8 +81,9 @@ struct PriorityResult {
   double Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const;
 };
 
-// Classifies every row (flat index) for the interval.
-std::vector<RowRole> ClassifyRows(const JobTable& jobs);
+// Classifies every row (flat index) for the interval; shard by shard in
+// parallel unless `mode` is kSerial (rows are classified independently).
+std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode = ExecutionMode::kParallel);
 
 // The pass of the configured policy: Grid Engine's, or Maui's (maui_priority.hpp).
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs,
