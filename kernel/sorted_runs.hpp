@@ -18,6 +18,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "kernel/column.hpp"
+
 namespace schedk {
 
 // Sorts [first, first + cuts.back()). `cuts` are the runs' bounds as offsets
@@ -46,7 +48,7 @@ void SortRuns(T* first, std::vector<std::size_t> cuts, Less less, bool parallel)
     if (!std::is_sorted(begin, end, less)) std::sort(begin, end, less);
   });
   if (runs == 1) return;
-  std::vector<T> scratch(total);
+  Column<T> scratch(total);  // every level writes it in full
   T* from = first;
   T* to = scratch.data();
   while (cuts.size() > 2) {
