@@ -4,7 +4,10 @@
 // ranges over three PEs, licenses and memory, 10% -R y.
 //   BM_ScheduleInterval/hosts:H/jobs:N/max_reservation:R
 // The goal size (10,000 hosts, 1M jobs, max_reservation 1000) runs only
-// when SCHEDK_BENCH_GOAL=1 is set (about 15 s and 0.6 GB on this machine).
+// when SCHEDK_BENCH_GOAL=1 is set (about 15 s and 0.6 GB on this machine), once
+// with jemalloc's defaults (BM_ScheduleIntervalGoal) and once as the second
+// interval of a session, whose freed pages are kept as `schedk serve` keeps
+// them (BM_ScheduleIntervalGoalPagesKept; an untimed interval runs first).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -16,6 +19,7 @@
 #include "io/snapshot_generator.hpp"
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
+#include "tools/allocator.hpp"
 
 namespace {
 
@@ -70,10 +74,30 @@ BENCHMARK(BM_ScheduleInterval)
     ->UseRealTime()
     ->Iterations(1);
 
+void BM_ScheduleIntervalPagesKept(benchmark::State& state) {
+  const auto& s = SnapshotOf(static_cast<std::uint32_t>(state.range(0)), static_cast<std::uint64_t>(state.range(1)),
+                             static_cast<std::uint32_t>(state.range(2)));
+  const schedk::tools::PageDecay before = schedk::tools::RetainFreedPages();
+  {
+    // The session's interval before: its pages are the timed one's.
+    const schedk::PriorityResult priorities = schedk::ComputePriorities(s.cluster, s.jobs);
+    const schedk::QueueInstanceTable instances = schedk::QueueInstanceTable::Build(s.cluster);
+    benchmark::DoNotOptimize(schedk::ScheduleInterval(s.cluster, s.jobs, priorities, instances).starts);
+  }
+  BM_ScheduleInterval(state);
+  schedk::tools::ReturnFreedPages(before);
+}
+
 const bool kGoalRegistered = [] {
   const char* goal = std::getenv("SCHEDK_BENCH_GOAL");
   if (goal != nullptr && std::string(goal) == "1") {
     benchmark::RegisterBenchmark("BM_ScheduleIntervalGoal", BM_ScheduleInterval)
+        ->ArgNames({"hosts", "jobs", "max_reservation"})
+        ->Args({10000, 1000000, 1000})
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(1);
+    benchmark::RegisterBenchmark("BM_ScheduleIntervalGoalPagesKept", BM_ScheduleIntervalPagesKept)
         ->ArgNames({"hosts", "jobs", "max_reservation"})
         ->Args({10000, 1000000, 1000})
         ->Unit(benchmark::kMillisecond)
