@@ -170,7 +170,8 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     Chunk& part = parts[k];
     for_each_member(k, [&](std::uint32_t m) { result.members[part.count[category_of[m]]++] = m; });
   });
-  for (std::size_t c = 0; c < n_categories; ++c) {
+  // Each category's values, read from its first member (they are the same for all).
+  auto describe = [&](std::size_t c) {
     TicketCategory& cat = result.categories[c];
     cat.begin = start[c];
     cat.end = start[c + 1];
@@ -183,6 +184,13 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     if (v.user > 0) cat.user = refs.user[head];
     if (v.project > 0) cat.project = refs.project[head];
     if (v.department > 0) cat.department = refs.department[head];
+  };
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 1024), [&](const auto& range) {
+      for (std::size_t c = range.begin(); c != range.end(); ++c) describe(c);
+    });
+  } else {
+    for (std::size_t c = 0; c < n_categories; ++c) describe(c);
   }
   if (dependent) {
     const DependentBefore before{refs};
