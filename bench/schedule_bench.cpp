@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "io/snapshot_generator.hpp"
 #include "io/snapshot_reader.hpp"
@@ -91,18 +92,15 @@ void BM_ScheduleIntervalPagesKept(benchmark::State& state) {
 const bool kGoalRegistered = [] {
   const char* goal = std::getenv("SCHEDK_BENCH_GOAL");
   if (goal != nullptr && std::string(goal) == "1") {
-    benchmark::RegisterBenchmark("BM_ScheduleIntervalGoal", BM_ScheduleInterval)
-        ->ArgNames({"hosts", "jobs", "max_reservation"})
-        ->Args({10000, 1000000, 1000})
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->Iterations(1);
-    benchmark::RegisterBenchmark("BM_ScheduleIntervalGoalPagesKept", BM_ScheduleIntervalPagesKept)
-        ->ArgNames({"hosts", "jobs", "max_reservation"})
-        ->Args({10000, 1000000, 1000})
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->Iterations(1);
+    for (const auto& [name, run] : {std::pair{"BM_ScheduleIntervalGoal", &BM_ScheduleInterval},
+                                    std::pair{"BM_ScheduleIntervalGoalPagesKept", &BM_ScheduleIntervalPagesKept}}) {
+      benchmark::RegisterBenchmark(name, run)
+          ->ArgNames({"hosts", "jobs", "max_reservation"})
+          ->Args({10000, 1000000, 1000})
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(1);
+    }
   }
   return true;
 }();
