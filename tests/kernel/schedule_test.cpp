@@ -52,6 +52,18 @@ std::string RunningOnAllQ(int hosts, int slots, Pick& pick) {
   return jobs;
 }
 
+// Exec hosts h1..h<hosts>, each with the complex values `values(h)` gives
+// (called in host order), appended to `snapshot`; returns their host list.
+template <class Values>
+std::string AddExecHosts(std::string& snapshot, int hosts, Values values) {
+  std::string hostlist;
+  for (int h = 1; h <= hosts; ++h) {
+    snapshot += "begin exechost h" + std::to_string(h) + "\ncomplex_values " + values(h) + "\nend exechost\n";
+    hostlist += " h" + std::to_string(h);
+  }
+  return hostlist;
+}
+
 bool Has(const std::string& out, const std::string& line) { return out.find(line + "\n") != std::string::npos; }
 
 // Three hosts whose all.q instances have seq_no 20, 0, 10 and np_load_avg
@@ -499,12 +511,8 @@ TEST(ScheduleTest, PeSlotsAndFixedRuleWalksMatchTheSerialWalk) {
     const int hosts = 3 + pick(5), slots = 4 + pick(4);
     std::string snapshot = "schedk-snapshot 1\nnow 10000\nbegin sconf\nmax_reservation 30\nparams DURATION_OFFSET=" +
                            std::to_string(pick(2) * 60) + "\nend sconf\n";
-    std::string hostlist;
-    for (int h = 1; h <= hosts; ++h) {
-      snapshot += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=" +
-                  std::to_string(slots - 1 + pick(3)) + "\nend exechost\n";
-      hostlist += " h" + std::to_string(h);
-    }
+    const std::string hostlist =
+        AddExecHosts(snapshot, hosts, [&](int) { return "slots=" + std::to_string(slots - 1 + pick(3)); });
     snapshot += "begin pe smp\nslots 999\nallocation_rule $pe_slots\nend pe\n"
                 "begin pe two\nslots 999\nallocation_rule 2\nend pe\n"
                 "begin pe three\nslots 999\nallocation_rule 3\nend pe\n"
@@ -605,12 +613,9 @@ TEST(ScheduleTest, KeptWalkPlansMatchTheSerialWalk) {
         "end complex\n"
         "begin sconf\nmax_reservation 40\njob_load_adjustments np_load_avg=0.50\n"
         "load_adjustment_decay_time 0:7:30\nend sconf\n";
-    std::string hostlist;
-    for (int h = 1; h <= hosts; ++h) {
-      snapshot += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=" + std::to_string(slots + 2) +
-                  ",mem=" + std::to_string(8 + pick(9)) + "G\nend exechost\n";
-      hostlist += " h" + std::to_string(h);
-    }
+    const std::string hostlist = AddExecHosts(snapshot, hosts, [&](int) {
+      return "slots=" + std::to_string(slots + 2) + ",mem=" + std::to_string(8 + pick(9)) + "G";
+    });
     snapshot += "begin pe mpi\nslots 999\nallocation_rule $fill_up\nend pe\n"
                 "begin pe rr\nslots 999\nallocation_rule $round_robin\nend pe\n"
                 "begin pe smp\nslots 999\nallocation_rule $pe_slots\nend pe\n"
@@ -666,12 +671,8 @@ TEST(ScheduleTest, KnownFitsIgnoringThePlanMatchTheSerialTwin) {
         "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0:0:0 0\n"
         "mem m MEMORY <= YES YES 0 0\nend complex\n"
         "begin sconf\nmax_reservation " + std::to_string(1 + pick(3)) + "\nend sconf\n";
-    std::string hostlist;
-    for (int h = 1; h <= hosts; ++h) {
-      snapshot += "begin exechost h" + std::to_string(h) + "\ncomplex_values mem=" + std::to_string(6 + pick(6)) +
-                  "G\nend exechost\n";
-      hostlist += " h" + std::to_string(h);
-    }
+    const std::string hostlist =
+        AddExecHosts(snapshot, hosts, [&](int) { return "mem=" + std::to_string(6 + pick(6)) + "G"; });
     snapshot += "begin pe mpi\nslots 999\nallocation_rule $fill_up\nend pe\n"
                 "begin pe smp\nslots 999\nallocation_rule $pe_slots\nend pe\n"
                 "begin queue all.q\nhostlist" + hostlist + "\nslots " + std::to_string(slots) +
