@@ -1,0 +1,218 @@
+// bucket_sort.hpp
+// Sorting records by an integer key whose values spread over their range:
+// the integer images of doubles (sort_key.hpp) in the share tree's ranking,
+// and the dispatch order's 128-bit task keys.
+// - BucketSortByKey: the range [min, max] of the keys is cut into about one
+//   bucket per record, the records are placed by bucket in one stable pass,
+//   and each bucket is then sorted on its own: by insertion when small, by the
+//   same bucketing over its own range when large. A bucket whose keys are all
+//   equal is ordered by `less` (std::sort). Each bucketing narrows the range
+//   by the bucket count, so the recursion ends after at most
+//   bits(key) / log2(buckets) levels, whatever the distribution.
+// - ParallelRanksByKey: the rank of every record in that order, computed in
+//   parallel without moving the records (a sample sort over their indices).
+// Contract: `less` is a strict weak order that orders by key(x), an unsigned
+// 64-bit or 128-bit integer, ascending first. BucketSortByKey's result is a
+// sorted permutation, exactly std::sort's when `less` is a total order; the
+// ranks are those of a stable sort, whatever the thread count.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "kernel/column.hpp"
+
+namespace schedk {
+namespace bucket_sort {
+
+inline constexpr std::size_t kInsertionSort = 16;
+inline constexpr int kMaxBucketBits = 16;     // BucketSortByKey: at most 64K buckets
+inline constexpr int kSampleBucketBits = 12;  // ParallelRanksByKey: 4096 buckets
+inline constexpr std::size_t kParallelRecords = std::size_t{1} << 16;
+
+template <class T, class Less>
+void InsertionSort(T* first, T* last, Less less) {
+  for (T* i = first + 1; i < last; ++i) {
+    T value = *i;
+    T* j = i;
+    for (; j != first && less(value, j[-1]); --j) *j = j[-1];
+    *j = value;
+  }
+}
+
+// The bits needed to write v: an unsigned 64-bit or 128-bit key.
+template <class K>
+int BitWidth(K v) {
+  if constexpr (sizeof(K) > sizeof(std::uint64_t)) {
+    const auto high = static_cast<std::uint64_t>(v >> 64);
+    return high != 0 ? 64 + static_cast<int>(std::bit_width(high))
+                     : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(v)));
+  } else {
+    return static_cast<int>(std::bit_width(v));
+  }
+}
+
+// Keys in [min, max] cut into count() buckets of 2^shift consecutive keys,
+// count() <= 2^bits.
+template <class K>
+class Buckets {
+ public:
+  Buckets(K min, K max, int bits) : min_(min) {
+    const int width = BitWidth(static_cast<K>(max - min));
+    shift_ = width > bits ? width - bits : 0;
+    count_ = static_cast<std::size_t>(static_cast<K>(max - min) >> shift_) + 1;
+  }
+  std::size_t count() const { return count_; }
+  std::size_t of(K key) const { return static_cast<std::size_t>(static_cast<K>(key - min_) >> shift_); }
+
+ private:
+  K min_;
+  int shift_;
+  std::size_t count_;
+};
+
+}  // namespace bucket_sort
+
+// Sorts [first, last) into the order of `less`; `scratch` has room for
+// last - first records.
+template <class T, class Key, class Less>
+void BucketSortByKey(T* first, T* last, T* scratch, Key key, Less less) {
+  using namespace bucket_sort;
+  const std::size_t n = static_cast<std::size_t>(last - first);
+  if (n <= kInsertionSort) return InsertionSort(first, last, less);
+  using K = decltype(key(*first));
+  K min = key(*first), max = min;
+  for (const T* p = first; p != last; ++p) {
+    min = std::min(min, key(*p));
+    max = std::max(max, key(*p));
+  }
+  if (min == max) return std::sort(first, last, less);
+  const Buckets<K> buckets(min, max, std::min(static_cast<int>(std::bit_width(n - 1)), kMaxBucketBits));
+  std::vector<std::uint32_t> start(buckets.count() + 1, 0);
+  for (const T* p = first; p != last; ++p) ++start[buckets.of(key(*p)) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  // Records go from the scratch copy to their buckets; start[b] then ends bucket b.
+  std::copy(first, last, scratch);
+  for (const T* p = scratch; p != scratch + n; ++p) first[start[buckets.of(key(*p))]++] = *p;
+  std::uint32_t begin = 0;
+  for (std::size_t b = 0; b < buckets.count(); ++b) {
+    const std::uint32_t end = start[b];
+    if (end - begin > kInsertionSort) {
+      BucketSortByKey(first + begin, first + end, scratch + begin, key, less);
+    } else if (end - begin > 1) {
+      InsertionSort(first + begin, first + end, less);
+    }
+    begin = end;
+  }
+}
+
+// Writes rank[i], the place of records[i] in the order of `less` (records
+// equivalent under `less` in index order), for every i < n, without moving the
+// records. A sample sort: splitters taken from a sorted sample cut the records
+// into 2^kSampleBucketBits buckets of about equal size whatever the keys'
+// distribution (a search tree classifies the records eight at a time, without
+// branches), the indices are placed by bucket in parallel chunks, and each
+// bucket's records are gathered, sorted (BucketSortByKey) and ranked in
+// parallel. Equivalent records share a bucket, which is sorted on one thread.
+// Besides `rank`, which holds the buckets meanwhile, it needs 4 bytes per
+// record, where sorting a copy would need the records' size.
+template <class T, class Key, class Less>
+void ParallelRanksByKey(const T* records, std::size_t n, Key key, Less less, std::uint32_t* rank) {
+  using namespace bucket_sort;
+  struct Item {
+    T record;
+    std::uint32_t index;
+  };
+  auto item_key = [&](const Item& item) { return key(item.record); };
+  auto item_before = [&](const Item& a, const Item& b) {
+    if (less(a.record, b.record)) return true;
+    return !less(b.record, a.record) && a.index < b.index;
+  };
+  // Ranks the records indexed by [first, last) as places begin, begin + 1, ...
+  auto rank_bucket = [&](const std::uint32_t* first, const std::uint32_t* last, std::uint32_t begin,
+                         std::vector<Item>& items, std::vector<Item>& scratch) {
+    const std::size_t size = static_cast<std::size_t>(last - first);
+    items.resize(size);
+    scratch.resize(size);
+    constexpr std::size_t kAhead = 8;  // the records are scattered over the input
+    for (std::size_t k = 0; k < size; ++k) {
+      if (k + kAhead < size) __builtin_prefetch(&records[first[k + kAhead]]);
+      items[k] = Item{records[first[k]], first[k]};
+    }
+    BucketSortByKey(items.data(), items.data() + size, scratch.data(), item_key, item_before);
+    for (std::size_t k = 0; k < size; ++k) rank[items[k].index] = begin + static_cast<std::uint32_t>(k);
+  };
+  if (n < kParallelRecords) {
+    std::vector<std::uint32_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = static_cast<std::uint32_t>(i);
+    std::vector<Item> items, scratch;
+    return rank_bucket(all.data(), all.data() + n, 0, items, scratch);
+  }
+  // Splitters: every kOversampling-th record of an evenly spaced sample, as an
+  // implicit search tree (node j's children are 2j and 2j + 1).
+  constexpr std::size_t kBuckets = std::size_t{1} << kSampleBucketBits;
+  constexpr std::size_t kOversampling = 4;
+  std::vector<T> sample(kBuckets * kOversampling), sample_scratch(sample.size());
+  for (std::size_t k = 0; k < sample.size(); ++k) sample[k] = records[(2 * k + 1) * n / (2 * sample.size())];
+  BucketSortByKey(sample.data(), sample.data() + sample.size(), sample_scratch.data(), key, less);
+  std::vector<T> tree(kBuckets);
+  {
+    std::size_t next = 0;
+    auto fill = [&](auto&& self, std::size_t j) -> void {
+      if (j >= kBuckets) return;
+      self(self, 2 * j);
+      tree[j] = sample[(++next) * kOversampling - 1];
+      self(self, 2 * j + 1);
+    };
+    fill(fill, 1);
+  }
+  // Descends the tree for kWays records at once, so that their searches overlap.
+  auto classify = [&]<std::size_t kWays>(const T* group, std::uint32_t* buckets) {
+    std::size_t j[kWays];
+    std::fill(j, j + kWays, std::size_t{1});
+    for (int level = 0; level < kSampleBucketBits; ++level) {
+      for (std::size_t k = 0; k < kWays; ++k) j[k] = 2 * j[k] + less(tree[j[k]], group[k]);
+    }
+    for (std::size_t k = 0; k < kWays; ++k) buckets[k] = static_cast<std::uint32_t>(j[k] - kBuckets);
+  };
+  // Fixed chunks, so that the placement does not depend on the thread count.
+  constexpr std::size_t kChunks = 16;
+  auto chunk_begin = [&](std::size_t c) { return n * c / kChunks; };
+  std::vector<std::vector<std::uint32_t>> at(kChunks, std::vector<std::uint32_t>(kBuckets, 0));
+  tbb::parallel_for(std::size_t{0}, kChunks, [&](std::size_t c) {
+    constexpr std::size_t kWays = 8;
+    std::size_t i = chunk_begin(c);
+    for (; i + kWays <= chunk_begin(c + 1); i += kWays) classify.template operator()<kWays>(records + i, rank + i);
+    for (; i < chunk_begin(c + 1); ++i) classify.template operator()<1>(records + i, rank + i);
+    for (i = chunk_begin(c); i < chunk_begin(c + 1); ++i) ++at[c][rank[i]];
+  });
+  std::vector<std::uint32_t> start(kBuckets + 1);
+  std::uint32_t sum = 0;
+  for (std::size_t b = 0; b < kBuckets; ++b) {
+    start[b] = sum;
+    for (std::vector<std::uint32_t>& chunk : at) sum += std::exchange(chunk[b], sum);
+  }
+  start.back() = sum;
+  Column<std::uint32_t> bucketed(n);  // every index is placed once
+  tbb::parallel_for(std::size_t{0}, kChunks, [&](std::size_t c) {
+    std::vector<std::uint32_t>& next = at[c];
+    for (std::size_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
+      bucketed[next[rank[i]]++] = static_cast<std::uint32_t>(i);
+    }
+  });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kBuckets, 16), [&](const auto& r) {
+    std::vector<Item> items, scratch;
+    for (std::size_t b = r.begin(); b != r.end(); ++b) {
+      rank_bucket(bucketed.data() + start[b], bucketed.data() + start[b + 1], start[b], items, scratch);
+    }
+  });
+}
+
+}  // namespace schedk
