@@ -14,7 +14,7 @@
 //       BM_PriorityPass at 1M jobs.
 //   BM_SortBaseline/keys:N            std::sort of N random uint64 keys.
 //   BM_TaskKeySort/keys:N/algo:A      N random 128-bit keys on two threads:
-//       tbb::parallel_sort (A=0) or ParallelBlockSort (A=1).
+//       sorted by tbb::parallel_sort (A=0), or ranked by ParallelRanksByKey (A=1).
 // Populations are generated once per size, outside the timed loop, from a fixed seed.
 #include <benchmark/benchmark.h>
 
@@ -26,7 +26,7 @@
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
-#include "kernel/block_sort.hpp"
+#include "kernel/bucket_sort.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/sort_key.hpp"
 #include "kernel/synth/population.hpp"
@@ -113,15 +113,18 @@ BENCHMARK(BM_SortBaseline)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The dispatch order's sort alone: N random 128-bit keys (distinct, as the
-// task positions make them) on two threads, by tbb::parallel_sort (algo 0) and
-// by ParallelBlockSort (algo 1).
+// The dispatch order's ranking alone: N 128-bit keys (distinct, as the task
+// positions make them) on two threads, sorted by tbb::parallel_sort (algo 0) or
+// ranked by ParallelRanksByKey (algo 1). Their high words are random, or all
+// equal (`same_prio`: every job at one prio, as with every policy off).
 void BM_TaskKeySort(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
+  const bool same_prio = state.range(2) != 0;
   std::mt19937_64 rng(42);
   std::vector<schedk::SortKey128> keys(n);
-  for (std::size_t i = 0; i < n; ++i) keys[i] = {rng(), i};
+  for (std::size_t i = 0; i < n; ++i) keys[i] = {same_prio ? 1 : rng(), (rng() >> 32 << 32) | i};
   std::vector<schedk::SortKey128> work(n);
+  std::vector<std::uint32_t> ranks(n);
   tbb::task_arena arena(2);
   for (auto _ : state) {
     state.PauseTiming();
@@ -131,16 +134,18 @@ void BM_TaskKeySort(benchmark::State& state) {
       if (state.range(1) == 0) {
         tbb::parallel_sort(work.begin(), work.end());
       } else {
-        schedk::ParallelBlockSort(work.data(), work.data() + n, schedk::SortKey128Before{});
+        schedk::ParallelRanksByKey(work.data(), n, [](const schedk::SortKey128& k) { return k.wide(); },
+                                   schedk::SortKey128Before{}, ranks.data());
       }
     });
     benchmark::DoNotOptimize(work.data());
+    benchmark::DoNotOptimize(ranks.data());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 BENCHMARK(BM_TaskKeySort)
-    ->ArgNames({"keys", "algo"})
-    ->ArgsProduct({{1000000}, {0, 1}})
+    ->ArgNames({"keys", "algo", "same_prio"})
+    ->ArgsProduct({{1000000}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -18,23 +18,24 @@ inline std::uint64_t AscendingBits(double value) {
 // Larger values map to smaller images: sorting ascending gives descending values.
 inline std::uint64_t DescendingBits(double value) { return ~AscendingBits(value); }
 
+__extension__ using Uint128 = unsigned __int128;
+
 // A 128-bit sort key: `high` compared first, then `low`.
 struct SortKey128 {
   std::uint64_t high;
   std::uint64_t low;
+  // The key as one integer, which orders keys as operator< does.
+  Uint128 wide() const { return (Uint128{high} << 64) | low; }
   friend bool operator<(const SortKey128& a, const SortKey128& b) {
     return a.high != b.high ? a.high < b.high : a.low < b.low;
   }
   friend bool operator==(const SortKey128&, const SortKey128&) = default;
 };
 
-// operator< without a branch, for the block sorts (block_sort.hpp): one
-// comparison of 128-bit integers (a compare and a subtract with borrow).
+// operator< without a branch: one comparison of 128-bit integers (a compare
+// and a subtract with borrow).
 struct SortKey128Before {
-  __extension__ using Wide = unsigned __int128;
-  bool operator()(const SortKey128& a, const SortKey128& b) const {
-    return ((Wide{a.high} << 64) | a.low) < ((Wide{b.high} << 64) | b.low);
-  }
+  bool operator()(const SortKey128& a, const SortKey128& b) const { return a.wide() < b.wide(); }
 };
 
 }  // namespace schedk

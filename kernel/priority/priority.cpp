@@ -11,7 +11,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
-#include "kernel/block_sort.hpp"
+#include "kernel/bucket_sort.hpp"
 #include "kernel/priority/maui_priority.hpp"
 #include "kernel/priority/normalize.hpp"
 #include "kernel/sort_key.hpp"
@@ -251,8 +251,10 @@ class PendingJobs {
 // merge of the jobs' task sequences emits each task at its job's running worst
 // key (the lowest prio among the job's tasks up to it), so sorting the tasks by
 // that key, then by job and task, gives the same order. Each key carries the
-// task's position in job-list order in place of the job number. Returns false,
-// having done nothing, when the tasks do not fit 32-bit positions.
+// task's position in job-list order in place of the job number. The keys are
+// ranked where they lie (ParallelRanksByKey), and each task's entry goes to its
+// rank. Returns false, having done nothing, when the tasks do not fit 32-bit
+// positions.
 bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const PendingJobs& pending_jobs, PriorityResult& result, std::size_t extra) {
   const Column<std::uint32_t>& pending_rows = result.tickets.pending_rows;
@@ -304,18 +306,12 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
       keys[base[j] + k] = {worst, submit | (base[j] + k)};
     });
   });
-  ParallelBlockSort(keys.data(), keys.data() + keys.size(), SortKey128Before{});
-  // Both scatters below write to places all over their columns: the targets
-  // are fetched a few elements ahead.
-  constexpr std::size_t kAhead = 16;
-  Column<std::uint32_t> place(keys.size());  // the keys carry every position once
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, keys.size(), 16384), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i != range.end(); ++i) {
-      if (i + kAhead < keys.size()) __builtin_prefetch(&place[static_cast<std::uint32_t>(keys[i + kAhead].low)], 1);
-      place[static_cast<std::uint32_t>(keys[i].low)] = i;
-    }
-  });
+  Column<std::uint32_t> place(keys.size());  // every key's rank
+  ParallelRanksByKey(keys.data(), keys.size(), [](const SortKey128& k) { return k.wide(); }, SortKey128Before{},
+                     place.data());
   Column<SortKey128>().swap(keys);
+  // The entries go to places all over the order: the targets are fetched a few jobs ahead.
+  constexpr std::size_t kAhead = 16;
   result.order.reserve(place.size() + extra);
   result.order.resize(place.size());
   for_each_job([&](std::size_t j) {
