@@ -13,8 +13,9 @@
 //       with every component weighted (ApplyMauiPolicy); goal: within 1.5x of
 //       BM_PriorityPass at 1M jobs.
 //   BM_SortBaseline/keys:N            std::sort of N random uint64 keys.
-//   BM_TaskKeySort/keys:N/algo:A      N random 128-bit keys on two threads:
-//       sorted by tbb::parallel_sort (A=0), or ranked by ParallelRanksByKey (A=1).
+//   BM_TaskKeySort/keys:N/algo:A/same_prio:P  N 128-bit task keys on two threads,
+//       sorted by tbb::parallel_sort (A=0) or ranked by ParallelRanksByKey (A=1);
+//       P=1: every key has the same high word (one prio for all jobs).
 // Populations are generated once per size, outside the timed loop, from a fixed seed.
 #include <benchmark/benchmark.h>
 
