@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -263,15 +264,27 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
       for (std::size_t j = range.begin(); j != range.end(); ++j) f(j);
     });
   };
-  Column<std::uint32_t> base(pending_jobs.size() + 1);  // each job's first task position, all written below
-  for_each_job([&](std::size_t j) { base[j] = pending_jobs[j].task_count; });
-  std::uint64_t total = 0;
-  for (std::size_t j = 0; j < pending_jobs.size(); ++j) {
-    const std::uint32_t count = base[j];
-    base[j] = static_cast<std::uint32_t>(total);
-    total += count;
-    if (total >= UINT32_MAX) return false;
-  }
+  // Each job's first task position: chunks of jobs count their tasks, then
+  // number them from the chunk's start.
+  constexpr std::size_t kChunkJobs = 65536;
+  const std::size_t chunks = (pending_jobs.size() + kChunkJobs - 1) / kChunkJobs;
+  auto chunk_jobs = [&](std::size_t c) {
+    return std::pair<std::size_t, std::size_t>{c * kChunkJobs, std::min(pending_jobs.size(), (c + 1) * kChunkJobs)};
+  };
+  Column<std::uint32_t> base(pending_jobs.size() + 1);  // every job's, then the total, written below
+  std::vector<std::uint64_t> chunk_start(chunks + 1, 0);
+  ForEachIndex(ExecutionMode::kParallel, chunks, [&](std::size_t c) {
+    const auto [first, last] = chunk_jobs(c);
+    for (std::size_t j = first; j < last; ++j) chunk_start[c + 1] += base[j] = pending_jobs[j].task_count;
+  });
+  for (std::size_t c = 0; c < chunks; ++c) chunk_start[c + 1] += chunk_start[c];
+  const std::uint64_t total = chunk_start.back();
+  if (total >= UINT32_MAX) return false;
+  ForEachIndex(ExecutionMode::kParallel, chunks, [&](std::size_t c) {
+    const auto [first, last] = chunk_jobs(c);
+    auto at = static_cast<std::uint32_t>(chunk_start[c]);
+    for (std::size_t j = first; j < last; ++j) at += std::exchange(base[j], at);
+  });
   base.back() = static_cast<std::uint32_t>(total);
   auto task_first = [&](std::uint32_t flat) { return jobs.shards()[index.shard(flat)].task_first[index.row(flat)]; };
   // Calls visit(k, entry) for the job's tasks in task order, as the merge's cursor walks them.
