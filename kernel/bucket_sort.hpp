@@ -120,9 +120,10 @@ void BucketSortByKey(T* first, T* last, T* scratch, Key key, Less less) {
 // distribution (a search tree classifies the records eight at a time, without
 // branches), the indices are placed by bucket in parallel chunks, and each
 // bucket's records are gathered, sorted (BucketSortByKey) and ranked in
-// parallel. Equivalent records share a bucket, which is sorted on one thread.
-// Besides `rank`, which holds the buckets meanwhile, it needs 4 bytes per
-// record, where sorting a copy would need the records' size.
+// parallel. Equivalent records share a bucket, which is gathered and sorted
+// on one thread. Besides `rank`, which holds the buckets meanwhile, it needs
+// 4 bytes per record, where sorting a copy would need the records' size.
+// REQUIRES: n < 2^32.
 template <class T, class Key, class Less>
 void ParallelRanksByKey(const T* records, std::size_t n, Key key, Less less, std::uint32_t* rank) {
   using namespace bucket_sort;
