@@ -26,7 +26,10 @@ namespace schedk {
 namespace {
 
 using Keys = std::vector<SortKey128>;
+// The bucket sorts key the records by their high word (64 bits, ties left to
+// `less`) or by the whole key (128 bits, as the dispatch order does).
 constexpr auto kHigh = [](const SortKey128& k) { return k.high; };
+constexpr auto kWide = [](const SortKey128& k) { return k.wide(); };
 
 // Every shape of input, n records each, named.
 std::vector<std::pair<std::string, Keys>> Shapes(std::size_t n, std::mt19937_64& rng) {
@@ -54,10 +57,12 @@ TEST(BucketSortTest, SortsEveryShapeOfInputLikeStdSort) {
     for (const auto& [what, keys] : Shapes(n, rng)) {
       Keys expected = keys;
       std::sort(expected.begin(), expected.end());
-      Keys sorted = keys;
-      Keys scratch(sorted.size());
-      BucketSortByKey(sorted.data(), sorted.data() + sorted.size(), scratch.data(), kHigh, SortKey128Before{});
-      EXPECT_EQ(sorted, expected) << what << ", " << n << " keys";
+      Keys by_high = keys, by_wide = keys;
+      Keys scratch(keys.size());
+      BucketSortByKey(by_high.data(), by_high.data() + by_high.size(), scratch.data(), kHigh, SortKey128Before{});
+      BucketSortByKey(by_wide.data(), by_wide.data() + by_wide.size(), scratch.data(), kWide, SortKey128Before{});
+      EXPECT_EQ(by_high, expected) << what << ", " << n << " keys by their high words";
+      EXPECT_EQ(by_wide, expected) << what << ", " << n << " keys by 128 bits";
     }
   }
 }
@@ -78,10 +83,13 @@ TEST(BucketSortTest, RanksEveryShapeOfInputOnOneAndTwoThreads) {
     for (const auto& [what, keys] : Shapes(n, rng)) {
       const std::vector<std::uint32_t> expected = StableRanks(keys, SortKey128Before{});
       for (const int threads : {1, 2}) {
-        std::vector<std::uint32_t> ranks(keys.size(), UINT32_MAX);
-        tbb::task_arena(threads).execute(
-            [&] { ParallelRanksByKey(keys.data(), keys.size(), kHigh, SortKey128Before{}, ranks.data()); });
-        EXPECT_EQ(ranks, expected) << what << ", " << n << " keys, " << threads << " threads";
+        std::vector<std::uint32_t> by_high(keys.size(), UINT32_MAX), by_wide(keys.size(), UINT32_MAX);
+        tbb::task_arena(threads).execute([&] {
+          ParallelRanksByKey(keys.data(), keys.size(), kHigh, SortKey128Before{}, by_high.data());
+          ParallelRanksByKey(keys.data(), keys.size(), kWide, SortKey128Before{}, by_wide.data());
+        });
+        EXPECT_EQ(by_high, expected) << what << ", " << n << " keys by their high words, " << threads << " threads";
+        EXPECT_EQ(by_wide, expected) << what << ", " << n << " keys by 128 bits, " << threads << " threads";
       }
     }
   }
