@@ -21,12 +21,12 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "kernel/chunk_starts.hpp"
 #include "kernel/column.hpp"
 
 namespace schedk {
@@ -194,13 +194,8 @@ void ParallelRanksByKey(const T* records, std::size_t n, Key key, Less less, std
     for (; i < chunk_begin(c + 1); ++i) classify.template operator()<1>(records + i, rank + i);
     for (i = chunk_begin(c); i < chunk_begin(c + 1); ++i) ++at[c][rank[i]];
   });
-  std::vector<std::uint32_t> start(kBuckets + 1);
-  std::uint32_t sum = 0;
-  for (std::size_t b = 0; b < kBuckets; ++b) {
-    start[b] = sum;
-    for (std::vector<std::uint32_t>& chunk : at) sum += std::exchange(chunk[b], sum);
-  }
-  start.back() = sum;
+  const std::vector<std::uint32_t> start =
+      StableChunkStarts(kChunks, kBuckets, [&](std::size_t c) -> std::vector<std::uint32_t>& { return at[c]; });
   Column<std::uint32_t> bucketed(n);  // every index is placed once
   tbb::parallel_for(std::size_t{0}, kChunks, [&](std::size_t c) {
     std::vector<std::uint32_t>& next = at[c];

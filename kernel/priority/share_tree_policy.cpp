@@ -10,6 +10,7 @@
 #include <tbb/task_group.h>
 
 #include "kernel/bucket_sort.hpp"
+#include "kernel/chunk_starts.hpp"
 #include "kernel/priority/usage_decay.hpp"
 #include "kernel/sort_key.hpp"
 
@@ -469,12 +470,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const
       if (ref_node[i].valid()) ++chunk_fill[k][pre[ref_node[i].index()]];
     }
   });
-  std::vector<std::uint32_t> bucket_start(n_nodes + 1, 0);
-  for (std::size_t b = 0; b < n_nodes; ++b) {
-    std::uint32_t at = bucket_start[b];
-    for (std::vector<std::uint32_t>& fill : chunk_fill) at += std::exchange(fill[b], at);
-    bucket_start[b + 1] = at;
-  }
+  const std::vector<std::uint32_t> bucket_start = StableChunkStarts(
+      chunks, n_nodes, [&](std::size_t k) -> std::vector<std::uint32_t>& { return chunk_fill[k]; });
   // One packed entry per pending task: the sort key of the current level
   // (descending), then the task's place in (job, task) order above its ref.
   struct Entry {

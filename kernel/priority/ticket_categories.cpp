@@ -1,12 +1,12 @@
 #include "kernel/priority/ticket_categories.hpp"
 
 #include <algorithm>
-#include <utility>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "kernel/chunk_starts.hpp"
 #include "kernel/flat_id_map.hpp"
 #include "kernel/priority/entity_values.hpp"
 
@@ -159,12 +159,8 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   });
   // A stable counting sort by category keeps ref order inside each category:
   // each chunk's members go after the earlier chunks' members of their category.
-  std::vector<std::uint32_t> start(n_categories + 1, 0);
-  for (std::size_t c = 0; c < n_categories; ++c) {
-    std::uint32_t at = start[c];
-    for (Chunk& part : parts) at += std::exchange(part.count[c], at);
-    start[c + 1] = at;
-  }
+  const std::vector<std::uint32_t> start = StableChunkStarts(
+      chunks, n_categories, [&](std::size_t k) -> std::vector<std::uint32_t>& { return parts[k].count; });
   result.members.resize(start.back());
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
