@@ -6,9 +6,10 @@
 //   BM_PriorityPass/jobs:N/threads:T/retain:R  N pending jobs (plus 1% running),
 //       10,000 users, 100 projects, 20 departments, every ticket policy active,
 //       waiting-time urgency, 10% PE jobs; T worker threads. R=0: jemalloc's
-//       defaults (freed pages go back to the kernel, so each pass faults its
-//       columns in afresh, as a one-shot command does); R=1: freed pages are
-//       kept, as `schedk serve` keeps them between its passes.
+//       decay of freed pages (the executables' options, tools/jemalloc_options.cpp),
+//       so each pass faults most of its columns in afresh, as a one-shot
+//       command does; R=1: freed pages are kept, as `schedk serve` keeps them
+//       between its passes.
 //   BM_MauiPass/jobs:N/threads:T/retain:0  the same population under PRIORITY_POLICY=maui
 //       with every component weighted (ApplyMauiPolicy); goal: within 1.5x of
 //       BM_PriorityPass at 1M jobs.

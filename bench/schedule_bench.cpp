@@ -5,7 +5,7 @@
 //   BM_ScheduleInterval/hosts:H/jobs:N/max_reservation:R
 // The goal size (10,000 hosts, 1M jobs, max_reservation 1000) runs only
 // when SCHEDK_BENCH_GOAL=1 is set (about 15 s and 0.6 GB each on this machine), once
-// with jemalloc's defaults (BM_ScheduleIntervalGoal) and once as the second
+// with jemalloc's decay of freed pages (BM_ScheduleIntervalGoal) and once as the second
 // interval of a session, whose freed pages are kept as `schedk serve` keeps
 // them (BM_ScheduleIntervalGoalPagesKept; an untimed interval runs first).
 #include <benchmark/benchmark.h>

@@ -89,9 +89,9 @@ class PendingLoop {
         refs_(refs),
         mode_(mode),
         // The parallel loop orders a category past its head only once it wins.
+        member_order_(mode == ExecutionMode::kParallel ? MemberOrder::kHeadFirst : MemberOrder::kFull),
         categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode,
-                                          mode == ExecutionMode::kParallel ? MemberOrder::kHeadFirst
-                                                                           : MemberOrder::kFull)),
+                                          member_order_)),
         weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
         heads_(categories_.categories.size()),
         head_keys_(heads_.size()) {
@@ -152,7 +152,7 @@ class PendingLoop {
   // estimate passes to the category's next task (copy_ftickets).
   void Select(std::uint32_t c, double estimate) {
     const std::uint32_t i = head(c);
-    if (++heads_[c] == categories_.categories[c].begin + 1 && mode_ == ExecutionMode::kParallel) {
+    if (++heads_[c] == categories_.categories[c].begin + 1 && member_order_ == MemberOrder::kHeadFirst) {
       OrderAfterHead(categories_, refs_, dependent_, c);
     }
     if (!exhausted(c)) {
@@ -227,6 +227,7 @@ class PendingLoop {
   bool dependent_;
   TicketRefs& refs_;
   ExecutionMode mode_;
+  MemberOrder member_order_;
   TicketCategories categories_;
   FunctionalWeights weights_;
   struct HeadKey {

@@ -433,7 +433,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
           key = again.top();
           again.pop();
         }
-        const PendingJob& job = pending_jobs[key.pending_job];
+        const PendingJob job = pending_jobs[key.pending_job];  // a view's value
         if (job.task_count == 1) {
           result.order.push_back(first_entry(key.pending_job));
           continue;

@@ -68,8 +68,7 @@ class ShareTreeWorkspace {
   void PendingTickets(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
                       double total_tickets, bool dependent, TicketRefs& refs) const;
   void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-                            double total_tickets, bool dependent,
-                            TicketRefs& refs) const;
+                            double total_tickets, bool dependent, TicketRefs& refs) const;
 
   // Node values, for tests and explanations.
   struct NodeState {
