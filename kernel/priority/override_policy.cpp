@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "kernel/priority/lazy_max_heap.hpp"
 #include "kernel/priority/ticket_categories.hpp"
 
@@ -88,18 +91,30 @@ class SharedLoop {
         heads_(categories_.categories.size()) {
     for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
     Column<std::uint32_t>().swap(categories_.category_of);  // the loop walks the members
+    if (mode_ == ExecutionMode::kSerial) return;
+    // Every member's job and task, in member order: the loop then reads each
+    // category's members in sequence instead of the refs all over their columns.
+    member_job_task_.resize(categories_.members.size());
+    selected_.reserve(categories_.members.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, member_job_task_.size(), 16384), [&](const auto& r) {
+      for (std::size_t m = r.begin(); m != r.end(); ++m) {
+        const std::uint32_t i = categories_.members[m];
+        member_job_task_[m] = {refs_.job[i], refs_.task[i]};
+      }
+    });
   }
   std::size_t rounds() const { return categories_.members.size(); }
   std::size_t category_count() const { return heads_.size(); }
   bool exhausted(std::uint32_t c) const { return heads_[c] == categories_.categories[c].end; }
   std::uint32_t head(std::uint32_t c) const { return categories_.members[heads_[c]]; }
   // calc_pjob_override_tickets_shared for the category's head. The default
-  // mode reads the category only: an entity without override tickets adds
-  // nothing, and one with them is the same for every member (it is part of the
-  // key). The serial twin evaluates the head task itself.
+  // mode reads the category and its copy of the head's job and task only: an
+  // entity without override tickets adds nothing, and one with them is the
+  // same for every member (it is part of the key). The serial twin evaluates
+  // the head task itself.
   Candidate Evaluate(std::uint32_t c) const {
-    const std::uint32_t i = head(c);
     if (mode_ == ExecutionMode::kSerial) {
+      const std::uint32_t i = head(c);
       return Candidate{PendingSharedEstimate(entities_, counts_, refs_, i), refs_.job[i], refs_.task[i]};
     }
     const TicketCategory& cat = categories_.categories[c];
@@ -108,21 +123,33 @@ class SharedLoop {
     if (cat.project.valid()) tickets += cat.project_value / (counts_.project[cat.project.index()] + 1);
     if (cat.department.valid()) tickets += cat.department_value / (counts_.department[cat.department.index()] + 1);
     tickets += cat.job_value;
-    return Candidate{tickets, refs_.job[i], refs_.task[i]};
+    const auto [job, task] = member_job_task_[heads_[c]];
+    return Candidate{tickets, job, task};
   }
   // The selected task counts as running for its entities. Only the counts of
   // entities with override tickets are read in the loop, so the default mode
-  // raises only those (and Finish lowers them again).
+  // raises only those (and Finish lowers them again). The loop reads no task's
+  // tickets, so the default mode writes them in Finish, in parallel.
   void Select(std::uint32_t c, double tickets) {
     const std::uint32_t i = head(c);
     ++heads_[c];
-    refs_.otix[i] = tickets;
-    refs_.tickets[i] += tickets;
+    if (mode_ == ExecutionMode::kSerial) {
+      refs_.otix[i] = tickets;
+      refs_.tickets[i] += tickets;
+    }
     Count(c, i, +1);
-    selected_.emplace_back(c, i);
+    selected_.push_back({c, i, tickets});
   }
   void Finish() {
-    for (const auto& [c, i] : selected_) Count(c, i, -1);
+    for (const Selection& s : selected_) Count(s.category, s.ref, -1);
+    if (mode_ == ExecutionMode::kSerial) return;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, selected_.size(), 16384), [&](const auto& r) {
+      for (std::size_t k = r.begin(); k != r.end(); ++k) {  // each ref is selected once
+        const Selection& s = selected_[k];
+        refs_.otix[s.ref] = s.tickets;
+        refs_.tickets[s.ref] += s.tickets;
+      }
+    });
   }
 
  private:
@@ -140,7 +167,13 @@ class SharedLoop {
   ExecutionMode mode_;
   TicketCategories categories_;
   std::vector<std::uint32_t> heads_;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> selected_;  // (category, ref)
+  std::vector<std::pair<JobNumber, TaskNumber>> member_job_task_;  // by member position; default mode only
+  struct Selection {
+    std::uint32_t category;
+    std::uint32_t ref;
+    double tickets;
+  };
+  std::vector<Selection> selected_;  // in the order of selection
 };
 
 bool PendingNotShared(const SchedulerConfig& config, const EntityTables& entities, const EntityCounts& counts,

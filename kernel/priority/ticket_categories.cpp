@@ -29,12 +29,14 @@ struct TaskValues {
 };
 
 TaskValues ValuesOf(const TicketRefs& refs, const EntityValues& values, bool functional, std::size_t i) {
-  TaskValues v;
-  if (refs.user[i].valid()) v.user = values.user[refs.user[i].index()];
-  if (refs.project[i].valid()) v.project = values.project[refs.project[i].index()];
-  if (refs.department[i].valid()) v.department = values.department[refs.department[i].index()];
-  v.job = functional ? refs.jobshare[i] : refs.job_oticket[i];
-  return v;
+  return TaskValues{values.of(refs.user[i]), values.of(refs.project[i]), values.of(refs.department[i]),
+                    functional ? refs.jobshare[i] : refs.job_oticket[i]};
+}
+
+// Whether any of the four values is not 0, without a branch per value: most
+// tasks have none in the override policy.
+bool AnyValue(const TaskValues& v) {
+  return (v.job != 0) | (v.user != 0) | (v.project != 0) | (v.department != 0);
 }
 
 CategoryKey KeyOf(const TicketRefs& refs, const TaskValues& v, std::size_t i) {
@@ -114,7 +116,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
       std::size_t n = 0;
       for (std::size_t i = begin; i < end; ++i) {
         const TaskValues v = ValuesOf(refs, columns, functional, i);
-        if (v.job == 0 && v.user == 0 && v.project == 0 && v.department == 0) {
+        if (!AnyValue(v)) {
           category_of[i] = kNoCategory;
           continue;
         }
