@@ -101,8 +101,10 @@ struct JobShard {
     qos.resize(n, kNoQos);
     extras_index.resize(n, kNoExtras);
   }
+  // Most rows hold one task, whose count needs no division.
   std::uint32_t task_count(std::size_t row) const {
-    return (task_last[row] - task_first[row]) / task_step[row] + 1;
+    const TaskNumber first = task_first[row], last = task_last[row];
+    return first == last ? 1 : (last - first) / task_step[row] + 1;
   }
   const JobExtras* extras_of(std::size_t row) const {
     return extras_index[row] == kNoExtras ? nullptr : &extras[extras_index[row]];

@@ -187,12 +187,15 @@ class PendingJobs {
   PendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets, ExecutionMode mode)
       : jobs_(jobs), index_(index), tickets_(tickets) {
     const std::size_t n = tickets.pending_rows.size();
-    auto starts_job = [&](std::size_t p) { return p == 0 || number(p - 1) != number(p); };
+    auto starts_job = [&](std::size_t p, RowIndex::Cursor& cursor) {
+      return p == 0 || number(p - 1, cursor) != number(p, cursor);
+    };
     constexpr std::size_t kChunkRows = 16384;
     std::vector<std::size_t> cut = {0};
     if (mode == ExecutionMode::kParallel) {
+      RowIndex::Cursor cursor(jobs, index);
       for (std::size_t b = kChunkRows; b < n; b += kChunkRows) {
-        while (b < n && !starts_job(b)) ++b;
+        while (b < n && !starts_job(b, cursor)) ++b;
         if (b < n) cut.push_back(b);
       }
     }
@@ -200,7 +203,8 @@ class PendingJobs {
     const std::size_t chunks = cut.size() - 1;
     std::vector<std::uint32_t> first_job(chunks + 1, 0);
     ForEachIndex(mode, chunks, [&](std::size_t c) {
-      for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p);
+      RowIndex::Cursor cursor(jobs, index);
+      for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p, cursor);
     });
     for (std::size_t c = 0; c < chunks; ++c) first_job[c + 1] += first_job[c];
     size_ = first_job.back();
@@ -208,9 +212,10 @@ class PendingJobs {
     first_entry_.resize(size_ + 1);  // each written where its job starts
     first_entry_.back() = static_cast<std::uint32_t>(n);
     ForEachIndex(mode, chunks, [&](std::size_t c) {
+      RowIndex::Cursor cursor(jobs, index);
       std::uint32_t j = first_job[c];
       for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) {
-        if (starts_job(p)) first_entry_[j++] = static_cast<std::uint32_t>(p);
+        if (starts_job(p, cursor)) first_entry_[j++] = static_cast<std::uint32_t>(p);
       }
     });
   }
@@ -218,14 +223,20 @@ class PendingJobs {
   std::size_t size() const { return size_; }
 
   PendingJob operator[](std::size_t j) const {
+    RowIndex::Cursor cursor(jobs_, index_);
+    return At(j, cursor);
+  }
+  // Job j, its rows found through `cursor` (one per walk; a walk over the jobs
+  // in order visits the shards in runs).
+  PendingJob At(std::size_t j, RowIndex::Cursor& cursor) const {
     const std::uint32_t begin = first_entry_.empty() ? static_cast<std::uint32_t>(j) : first_entry_[j];
     const std::uint32_t end = first_entry_.empty() ? begin + 1 : first_entry_[j + 1];
     PendingJob job{begin, kNoRef, kNoRef, 0};
     for (std::uint32_t p = begin; p < end; ++p) {
       const std::uint32_t flat = tickets_.pending_rows[p];
-      job.task_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(
-          std::uint64_t{job.task_count} + jobs_.shards()[index_.shard(flat)].task_count(index_.row(flat)),
-          UINT32_MAX));
+      const auto [shard, row] = cursor.At(flat);
+      job.task_count = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(std::uint64_t{job.task_count} + shard->task_count(row), UINT32_MAX));
       if (tickets_.ref_count[flat] > 0) {
         if (job.ref_begin == kNoRef) job.ref_begin = tickets_.first_ref[flat];
         job.ref_end = tickets_.first_ref[flat] + tickets_.ref_count[flat];
@@ -235,9 +246,9 @@ class PendingJobs {
   }
 
  private:
-  JobNumber number(std::size_t p) const {
-    const std::uint32_t flat = tickets_.pending_rows[p];
-    return jobs_.shards()[index_.shard(flat)].number[index_.row(flat)];
+  JobNumber number(std::size_t p, RowIndex::Cursor& cursor) const {
+    const auto [shard, row] = cursor.At(tickets_.pending_rows[p]);
+    return shard->number[row];
   }
 
   const JobTable& jobs_;
@@ -259,9 +270,11 @@ class PendingJobs {
 bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const PendingJobs& pending_jobs, PriorityResult& result, std::size_t extra) {
   const Column<std::uint32_t>& pending_rows = result.tickets.pending_rows;
+  // Calls f(j, cursor) for every job, in parallel ranges that each walk their rows with a cursor.
   auto for_each_job = [&](auto&& f) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pending_jobs.size(), 1024), [&](const auto& range) {
-      for (std::size_t j = range.begin(); j != range.end(); ++j) f(j);
+      RowIndex::Cursor cursor(jobs, index);
+      for (std::size_t j = range.begin(); j != range.end(); ++j) f(j, cursor);
     });
   };
   // Each job's first task position: chunks of jobs count their tasks, then
@@ -275,7 +288,8 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
   std::vector<std::uint64_t> chunk_start(chunks + 1, 0);
   ForEachIndex(ExecutionMode::kParallel, chunks, [&](std::size_t c) {
     const auto [first, last] = chunk_jobs(c);
-    for (std::size_t j = first; j < last; ++j) chunk_start[c + 1] += base[j] = pending_jobs[j].task_count;
+    RowIndex::Cursor cursor(jobs, index);
+    for (std::size_t j = first; j < last; ++j) chunk_start[c + 1] += base[j] = pending_jobs.At(j, cursor).task_count;
   });
   for (std::size_t c = 0; c < chunks; ++c) chunk_start[c + 1] += chunk_start[c];
   const std::uint64_t total = chunk_start.back();
@@ -286,36 +300,34 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
     for (std::size_t j = first; j < last; ++j) at += std::exchange(base[j], at);
   });
   base.back() = static_cast<std::uint32_t>(total);
-  auto task_first = [&](std::uint32_t flat) { return jobs.shards()[index.shard(flat)].task_first[index.row(flat)]; };
   // Calls visit(k, entry) for the job's tasks in task order, as the merge's cursor walks them.
-  auto walk = [&](const PendingJob& job, auto&& visit) {
+  auto walk = [&](const PendingJob& job, RowIndex::Cursor& cursor, auto&& visit) {
     std::uint32_t row_index = job.first_row_index;
     std::uint32_t flat = pending_rows[row_index];
-    TaskNumber task = task_first(flat);
+    RowIndex::Row at = cursor.At(flat);
+    TaskNumber task = at.shard->task_first[at.row];
     for (std::uint64_t k = 0;; ++k) {
       visit(k, EntryFor(job, k, flat, task));
       if (k + 1 == job.task_count) break;
-      const JobShard& shard = jobs.shards()[index.shard(flat)];
-      const std::uint32_t row = index.row(flat);
-      if (shard.task_last[row] - task >= shard.task_step[row]) {
-        task += shard.task_step[row];
+      if (at.shard->task_last[at.row] - task >= at.shard->task_step[at.row]) {
+        task += at.shard->task_step[at.row];
       } else {
         flat = pending_rows[++row_index];
-        task = task_first(flat);
+        at = cursor.At(flat);
+        task = at.shard->task_first[at.row];
       }
     }
   };
   Column<SortKey128> keys(total);  // every task writes its own
-  for_each_job([&](std::size_t j) {
+  for_each_job([&](std::size_t j, RowIndex::Cursor& cursor) {
     // Submission time and POSIX priority are the same on every row of a job.
-    const PendingJob job = pending_jobs[j];
-    const std::uint32_t flat = pending_rows[job.first_row_index];
-    const JobShard& shard = jobs.shards()[index.shard(flat)];
-    const std::uint32_t row = index.row(flat);
-    const std::uint64_t submit = std::uint64_t{static_cast<std::uint32_t>(shard.submit[row])} << 32;
+    const PendingJob job = pending_jobs.At(j, cursor);
+    const auto [shard, row] = cursor.At(pending_rows[job.first_row_index]);
+    const std::uint64_t submit = std::uint64_t{static_cast<std::uint32_t>(shard->submit[row])} << 32;
+    const std::int16_t posix_priority = shard->posix_priority[row];
     std::uint64_t worst = 0;
-    walk(job, [&](std::uint64_t k, const DispatchEntry& e) {
-      worst = std::max(worst, DescendingBits(result.Prio(cluster, shard.posix_priority[row], e)));
+    walk(job, cursor, [&](std::uint64_t k, const DispatchEntry& e) {
+      worst = std::max(worst, DescendingBits(result.Prio(cluster, posix_priority, e)));
       keys[base[j] + k] = {worst, submit | (base[j] + k)};
     });
   });
@@ -327,9 +339,10 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
   constexpr std::size_t kAhead = 16;
   result.order.reserve(place.size() + extra);
   result.order.resize(place.size());
-  for_each_job([&](std::size_t j) {
+  for_each_job([&](std::size_t j, RowIndex::Cursor& cursor) {
     if (j + kAhead < pending_jobs.size()) __builtin_prefetch(&result.order[place[base[j + kAhead]]], 1);
-    walk(pending_jobs[j], [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base[j] + k]] = e; });
+    walk(pending_jobs.At(j, cursor), cursor,
+         [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base[j] + k]] = e; });
   });
   return true;
 }

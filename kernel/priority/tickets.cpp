@@ -15,63 +15,6 @@
 namespace schedk {
 namespace {
 
-// The job-table columns the refs are built from, for the rows of one shard,
-// as plain pointers: the walks below read a row's columns without going
-// through its shard for each of them.
-struct ShardRows {
-  std::uint32_t begin = 0, end = 0;  // the shard's flat rows; row r is flat row begin + r
-  const JobNumber* number;
-  const TaskNumber* task_first;
-  const TaskNumber* task_last;
-  const TaskNumber* task_step;
-  const Time* submit;
-  const UserId* owner;
-  const ProjectId* project;
-  const UsersetId* department;
-  const std::uint32_t* jobshare;
-  const std::uint32_t* override_tickets;
-
-  // Row r's task count; most rows hold one task, which needs no division.
-  std::uint32_t task_count(std::uint32_t r) const {
-    const TaskNumber first = task_first[r], last = task_last[r];
-    return first == last ? 1 : (last - first) / task_step[r] + 1;
-  }
-};
-
-// The ShardRows of the shard that holds a flat row, kept while the walk stays
-// in it (job-list order visits each shard's rows in runs of a whole block).
-class ShardCursor {
- public:
-  ShardCursor(const JobTable& jobs, const RowIndex& index) : jobs_(jobs), index_(index) {}
-
-  const ShardRows& At(std::uint32_t flat) {
-    if (flat - rows_.begin >= rows_.end - rows_.begin) Load(index_.shard(flat));
-    return rows_;
-  }
-
- private:
-  void Load(std::uint32_t s) {
-    const JobShard& shard = jobs_.shards()[s];
-    const std::uint32_t begin = index_.offsets()[s];
-    rows_ = ShardRows{begin,
-                      begin + static_cast<std::uint32_t>(shard.size()),
-                      shard.number.data(),
-                      shard.task_first.data(),
-                      shard.task_last.data(),
-                      shard.task_step.data(),
-                      shard.submit.data(),
-                      shard.owner.data(),
-                      shard.project.data(),
-                      shard.department.data(),
-                      shard.jobshare.data(),
-                      shard.override_tickets.data()};
-  }
-
-  const JobTable& jobs_;
-  const RowIndex& index_;
-  ShardRows rows_{};
-};
-
 // Builds the refs: running tasks in job-list order, then each dispatchable
 // job's first L pending tasks. Chunks of the job-list order are counted, then
 // filled, independently.
@@ -83,11 +26,11 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
   const std::uint64_t limit = std::min<std::uint64_t>(cluster.config.max_pending_tasks_per_job,
                                                       FreeQueueSlots(cluster, jobs) + 1);
   result.pending_task_limit = static_cast<std::uint32_t>(limit);
-  // Walks chunk c: on_running(flat, rows, r) for each running row (row r of
-  // `rows`), on_pending(flat, rows, r, refs) for each dispatchable row with the
-  // number of its tasks among its job's first L, on_other(flat) for the others.
+  // Walks chunk c: on_running(flat, at) for each running row (at: its shard and
+  // row), on_pending(flat, at, refs) for each dispatchable row with the number
+  // of its tasks among its job's first L, on_other(flat) for the others.
   auto walk = [&](std::size_t c, auto&& on_running, auto&& on_pending, auto&& on_other) {
-    ShardCursor cursor(jobs, index);
+    RowIndex::Cursor cursor(jobs, index);
     std::uint64_t tasks_of_job = 0;
     JobNumber previous = 0;
     bool any_pending = false;
@@ -95,23 +38,22 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
       const std::uint32_t flat = order.rows()[k];
       const RowRole role = roles[flat];
       if (role == RowRole::kRunning) {
-        const ShardRows& rows = cursor.At(flat);
-        on_running(flat, rows, flat - rows.begin);
+        on_running(flat, cursor.At(flat));
         continue;
       }
       if (role != RowRole::kDispatchable) {
         on_other(flat);
         continue;
       }
-      const ShardRows& rows = cursor.At(flat);
-      const std::uint32_t r = flat - rows.begin;
-      if (!any_pending || rows.number[r] != previous) tasks_of_job = 0;
+      const RowIndex::Row at = cursor.At(flat);
+      const JobNumber number = at.shard->number[at.row];
+      if (!any_pending || number != previous) tasks_of_job = 0;
       any_pending = true;
-      previous = rows.number[r];
+      previous = number;
       const std::uint64_t room = limit - std::min(limit, tasks_of_job);
-      const std::uint64_t count = std::min<std::uint64_t>(room, rows.task_count(r));
+      const std::uint64_t count = std::min<std::uint64_t>(room, at.shard->task_count(at.row));
       tasks_of_job += count;
-      on_pending(flat, rows, r, static_cast<std::uint32_t>(count));
+      on_pending(flat, at, static_cast<std::uint32_t>(count));
     }
   };
   struct ChunkCounts {
@@ -121,8 +63,8 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
   ForEachIndex(mode, order.chunks(), [&](std::size_t c) {
     ChunkCounts& counts = base[c + 1];
     walk(
-        c, [&](std::uint32_t, const ShardRows&, std::uint32_t) { ++counts.running; },
-        [&](std::uint32_t, const ShardRows&, std::uint32_t, std::uint32_t refs) {
+        c, [&](std::uint32_t, RowIndex::Row) { ++counts.running; },
+        [&](std::uint32_t, RowIndex::Row, std::uint32_t refs) {
           ++counts.pending_rows;
           counts.pending_refs += refs;
         },
@@ -144,22 +86,23 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
   for (std::size_t u = 0; u < department_of.size(); ++u) {
     if (entities.usersets[u].is_department) department_of[u] = UsersetId(static_cast<std::uint32_t>(u));
   }
-  auto fill = [&](std::uint32_t flat, const ShardRows& rows, std::uint32_t r, std::uint32_t first,
-                  std::uint32_t count) {
+  auto fill = [&](std::uint32_t flat, RowIndex::Row at, std::uint32_t first, std::uint32_t count) {
+    const JobShard& shard = *at.shard;
+    const std::uint32_t r = at.row;
     result.first_ref[flat] = first;
     result.ref_count[flat] = count;
-    const UsersetId dept = rows.department[r];
+    const UsersetId dept = shard.department[r];
     const UsersetId department = dept.valid() ? department_of[dept.index()] : UsersetId::None();
-    TaskNumber task = rows.task_first[r];
-    for (std::uint32_t k = 0, i = first; k < count; ++k, ++i, task += rows.task_step[r]) {
+    TaskNumber task = shard.task_first[r];
+    for (std::uint32_t k = 0, i = first; k < count; ++k, ++i, task += shard.task_step[r]) {
       refs.task[i] = task;
-      refs.job[i] = rows.number[r];
-      refs.submit[i] = static_cast<std::uint32_t>(rows.submit[r]);
-      refs.user[i] = rows.owner[r];
-      refs.project[i] = rows.project[r];
+      refs.job[i] = shard.number[r];
+      refs.submit[i] = static_cast<std::uint32_t>(shard.submit[r]);
+      refs.user[i] = shard.owner[r];
+      refs.project[i] = shard.project[r];
       refs.department[i] = department;
-      refs.jobshare[i] = rows.jobshare[r];
-      refs.job_oticket[i] = rows.override_tickets[r];
+      refs.jobshare[i] = shard.jobshare[r];
+      refs.job_oticket[i] = shard.override_tickets[r];
       refs.ClearResults(i);
     }
   };
@@ -172,11 +115,11 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
     std::uint32_t pending_row = base[c].pending_rows;
     std::uint32_t pending_ref = running_refs + base[c].pending_refs;
     walk(
-        c, [&](std::uint32_t flat, const ShardRows& rows, std::uint32_t r) { fill(flat, rows, r, running++, 1); },
-        [&](std::uint32_t flat, const ShardRows& rows, std::uint32_t r, std::uint32_t count) {
+        c, [&](std::uint32_t flat, RowIndex::Row at) { fill(flat, at, running++, 1); },
+        [&](std::uint32_t flat, RowIndex::Row at, std::uint32_t count) {
           result.pending_rows[pending_row++] = flat;
           if (count == 0) return no_refs(flat);
-          fill(flat, rows, r, pending_ref, count);
+          fill(flat, at, pending_ref, count);
           pending_ref += count;
         },
         no_refs);
