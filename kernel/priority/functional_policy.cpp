@@ -1,12 +1,16 @@
 #include "kernel/priority/functional_policy.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "kernel/bucket_sort.hpp"
+#include "kernel/column.hpp"
 #include "kernel/priority/lazy_max_heap.hpp"
 #include "kernel/priority/ticket_categories.hpp"
+#include "kernel/sort_key.hpp"
 
 namespace schedk {
 namespace {
@@ -94,10 +98,20 @@ class PendingLoop {
                                           member_order_)),
         weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
         heads_(categories_.categories.size()),
-        head_keys_(heads_.size()) {
-    for (std::size_t c = 0; c < heads_.size(); ++c) {
-      heads_[c] = categories_.categories[c].begin;
-      head_keys_[c] = KeyOf(head(static_cast<std::uint32_t>(c)));
+        loop_categories_(heads_.size()) {
+    auto prepare = [&](std::size_t c) {
+      const TicketCategory& cat = categories_.categories[c];
+      heads_[c] = cat.begin;
+      loop_categories_[c] = LoopCategory{cat.user_value, cat.project_value, cat.department_value,
+                                         cat.user,       cat.project,       cat.department,
+                                         cat.job_value,  KeyOf(head(static_cast<std::uint32_t>(c)))};
+    };
+    if (mode == ExecutionMode::kParallel) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, heads_.size(), 1024), [&](const auto& r) {
+        for (std::size_t c = r.begin(); c != r.end(); ++c) prepare(c);
+      });
+    } else {
+      for (std::size_t c = 0; c < heads_.size(); ++c) prepare(c);
     }
   }
 
@@ -112,7 +126,7 @@ class PendingLoop {
   // It reads the category only: an entity whose value is 0 adds exactly 0, and one
   // whose value is not 0 is the same for every member (it is part of the key).
   double EstimateTickets(std::uint32_t c) const {
-    const TicketCategory& cat = categories_.categories[c];
+    const LoopCategory& cat = loop_categories_[c];
     const bool shared = config_.share_functional_shares;
     FunctionalSums s{sums_.user + 0.001, sums_.project + 0.001, sums_.department + 0.001, sums_.job + 0.001};
     TaskShares f;
@@ -137,6 +151,8 @@ class PendingLoop {
     s.job += cat.job_value;
     return FunctionalTickets(f, cat.job_value, s, config_.weight_tickets_functional, weights_);
   }
+  // Starts loading what EstimateTickets and HeadCandidate read of category c.
+  void Prefetch(std::uint32_t c) const { __builtin_prefetch(&loop_categories_[c]); }
   // The selection criterion: the estimate plus, for a dependent policy, earlier tickets.
   double Criterion(std::uint32_t c, double estimate) const {
     return dependent_ ? estimate + refs_.tickets[head(c)] : estimate;
@@ -144,7 +160,7 @@ class PendingLoop {
   // The head's key from a per-category copy of its identity and earlier
   // tickets, so that re-keying a category reads one compact record.
   Candidate HeadCandidate(std::uint32_t c, double estimate) const {
-    const HeadKey& h = head_keys_[c];
+    const HeadKey& h = loop_categories_[c].head;
     return Candidate{dependent_ ? estimate + h.tickets : estimate, h.submit, h.job, h.task};
   }
 
@@ -157,7 +173,7 @@ class PendingLoop {
     }
     if (!exhausted(c)) {
       refs_.ftix[head(c)] = estimate;
-      head_keys_[c] = KeyOf(head(c));
+      loop_categories_[c].head = KeyOf(head(c));
     }
     counts_.Add(refs_, i, +1);
     const bool shared = config_.share_functional_shares;
@@ -237,9 +253,20 @@ class PendingLoop {
     TaskNumber task;
   };
   HeadKey KeyOf(std::uint32_t i) const { return HeadKey{refs_.tickets[i], refs_.submit[i], refs_.job[i], refs_.task[i]}; }
+  // Everything a re-key of category c reads, in one cache line: a copy of its
+  // values and entities, and its current head's key.
+  struct alignas(64) LoopCategory {
+    double user_value, project_value, department_value;
+    UserId user;
+    ProjectId project;
+    UsersetId department;
+    std::uint32_t job_value;
+    HeadKey head;
+  };
+  static_assert(sizeof(LoopCategory) == 64);
 
-  std::vector<std::uint32_t> heads_;   // position of each category's head in members
-  std::vector<HeadKey> head_keys_;     // of each category's current head
+  std::vector<std::uint32_t> heads_;      // position of each category's head in members
+  Column<LoopCategory> loop_categories_;  // sized uninitialised, each written by the constructor
   std::vector<std::uint32_t> selected_;
 };
 
@@ -296,24 +323,31 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
         entries[c] = {candidate(c, estimate[c]), c};
       }
     });
-    heap.AssignUnordered(std::move(entries));
+    // Best first: the criterion descending (its integer image ascending), then
+    // the head's submission, job and task; the images spread over their range,
+    // so placing them by value sorts them in about two passes.
+    std::vector<Heap::Entry> scratch(entries.size());
+    BucketSortByKey(entries.data(), entries.data() + entries.size(), scratch.data(),
+                    [](const Heap::Entry& e) { return DescendingBits(e.key.criterion); },
+                    [](const Heap::Entry& a, const Heap::Entry& b) { return CandidateBetter{}(a.key, b.key); });
+    heap.AssignSorted(std::move(entries));
   }
-  heap.Build();
   auto fresh = [&](std::uint32_t c) {
     estimate[c] = loop.EstimateTickets(c);
     return candidate(c, estimate[c]);
   };
   for (std::size_t round = 0; round < rounds; ++round) {
-    const std::uint32_t winner = heap.Top(fresh).category;
+    const std::uint32_t winner = heap.Top(fresh, [&](std::uint32_t c) { loop.Prefetch(c); }).category;
     if (round + 1 == rounds) {
       // The last round's estimates are what the remaining heads keep.
-      const auto& entries = heap.entries();
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, entries.size(), 1024), [&](const auto& r) {
-        for (std::size_t k = r.begin(); k != r.end(); ++k) {
-          const std::uint32_t c = entries[k].category;
-          if (c != winner) refs.ftix[loop.head(c)] = loop.EstimateTickets(c);
-        }
-      });
+      for (const std::span<const Heap::Entry> entries : {heap.backlog(), std::span<const Heap::Entry>(heap.heap())}) {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, entries.size(), 1024), [&](const auto& r) {
+          for (std::size_t k = r.begin(); k != r.end(); ++k) {
+            const std::uint32_t c = entries[k].category;
+            if (c != winner) refs.ftix[loop.head(c)] = loop.EstimateTickets(c);
+          }
+        });
+      }
     }
     loop.Select(winner, estimate[winner]);
     if (loop.exhausted(winner)) {

@@ -1,16 +1,23 @@
 // lazy_max_heap.hpp
-// A binary max-heap of (key, category) entries for greedy loops whose keys only
-// ever decrease. The pending ticket loops of Grid Engine pick, round after round,
+// A max-heap of (key, category) entries for greedy loops whose keys only ever
+// decrease. The pending ticket loops of Grid Engine pick, round after round,
 // the category head that would get the most tickets if it ran next; after each
 // pick some estimates fall. Instead of re-keying every affected category, the
 // heap keeps stale keys as upper bounds and re-evaluates only the top: when the
 // top's fresh key equals its stored one, no other entry can beat it.
+// The first keys wait in a backlog sorted best first; an entry leaves it for a
+// binary heap when it is first re-keyed or picked. The heap then holds only
+// the categories that have competed (in the benchmark's functional loop, about
+// 11,000 of 49,000 over 200 rounds), and a first re-key costs a step along the
+// backlog and an insertion instead of a sift from the root.
 // REQUIRES: Better(a, b) is a strict total order, and a stored key is never
-// worse than the entry's current key.
+// worse than the entry's current key. ReplaceTop and PopTop act on the entry
+// the last Top returned.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -26,51 +33,86 @@ class LazyMaxHeap {
 
   explicit LazyMaxHeap(Better better = Better{}) : better_(better) {}
 
-  void Reserve(std::size_t n) { heap_.reserve(n); }
-  bool empty() const { return heap_.empty(); }
-  void Push(const Key& key, std::uint32_t category) {
-    heap_.push_back({key, category});
-    std::push_heap(heap_.begin(), heap_.end(), Worse{better_});
-  }
-  void Build() { std::make_heap(heap_.begin(), heap_.end(), Worse{better_}); }
-  void PushUnordered(const Key& key, std::uint32_t category) { heap_.push_back({key, category}); }
+  void Reserve(std::size_t n) { backlog_.reserve(n); }
+  bool empty() const { return front_ == backlog_.size() && heap_.empty(); }
+  void PushUnordered(const Key& key, std::uint32_t category) { backlog_.push_back({key, category}); }
   // Takes entries filled elsewhere (in parallel, say); Build() orders them.
-  void AssignUnordered(std::vector<Entry> entries) { heap_ = std::move(entries); }
+  void AssignUnordered(std::vector<Entry> entries) { backlog_ = std::move(entries); }
+  // Takes entries already sorted best first (by a faster sort than Build's, say).
+  void AssignSorted(std::vector<Entry> best_first) {
+    backlog_ = std::move(best_first);
+    front_ = 0;
+    heap_.clear();
+    heap_.reserve(backlog_.size());
+  }
+  // Sorts the entries given unordered best first.
+  void Build() {
+    std::sort(backlog_.begin(), backlog_.end(), [this](const Entry& a, const Entry& b) { return better_(a.key, b.key); });
+    front_ = 0;
+    heap_.clear();
+    heap_.reserve(backlog_.size());
+  }
 
   // Returns the category whose current key is the best of all, re-keying stale
-  // tops with `fresh(category)` until the top is current. The entry stays in the heap.
-  template <class Fresh>
-  Entry& Top(Fresh&& fresh) {
+  // tops with `fresh(category)` until the top is current. The entry stays.
+  // `ahead(category)` is told of the backlog's entry kAhead places on whenever
+  // the front is evaluated, so that it can fetch what fresh will read.
+  static constexpr std::size_t kAhead = 8;
+  template <class Fresh, class Ahead>
+  Entry& Top(Fresh&& fresh, Ahead&& ahead) {
     for (;;) {
-      Entry& top = heap_.front();
+      top_in_backlog_ = front_ < backlog_.size() && (heap_.empty() || better_(backlog_[front_].key, heap_.front().key));
+      if (top_in_backlog_ && front_ + kAhead < backlog_.size()) ahead(backlog_[front_ + kAhead].category);
+      Entry& top = top_in_backlog_ ? backlog_[front_] : heap_.front();
       const Key now = fresh(top.category);
       if (!better_(top.key, now) && !better_(now, top.key)) return top;
       ReplaceTop(now);
     }
   }
-  // Replaces the top's key (after its category advanced to a new head): the
-  // entry sinks from the root to its place, one pass down the heap. (Which
-  // entry is on top depends only on the keys, Better being a total order, so
-  // the heap's layout never changes a result.)
+  template <class Fresh>
+  Entry& Top(Fresh&& fresh) {
+    return Top(fresh, [](std::uint32_t) {});
+  }
+  // Replaces the top's key (after its category advanced to a new head). From
+  // the backlog the entry moves into the heap; in the heap it sinks from the
+  // root to its place, one pass down. (Which entry is on top depends only on
+  // the keys, Better being a total order, so the layout never changes a result.)
   void ReplaceTop(const Key& key) {
+    if (top_in_backlog_) {
+      heap_.push_back({key, backlog_[front_++].category});
+      std::push_heap(heap_.begin(), heap_.end(), Worse{better_});
+      top_in_backlog_ = false;  // the entry is in the heap now, not necessarily on top
+      return;
+    }
     Entry moving{key, heap_.front().category};
     const std::size_t n = heap_.size();
     std::size_t hole = 0;
-    for (;;) {
-      std::size_t child = 2 * hole + 1;
-      if (child >= n) break;
-      if (child + 1 < n && better_(heap_[child + 1].key, heap_[child].key)) ++child;
+    // The better of two children is chosen by arithmetic, not a branch: which
+    // one wins is as good as random.
+    for (std::size_t child = 1; child + 1 < n; child = 2 * hole + 1) {
+      child += static_cast<std::size_t>(better_(heap_[child + 1].key, heap_[child].key));
       if (!better_(heap_[child].key, moving.key)) break;
       heap_[hole] = heap_[child];
+      hole = child;
+    }
+    if (const std::size_t child = 2 * hole + 1; child + 1 == n && better_(heap_[child].key, moving.key)) {
+      heap_[hole] = heap_[child];  // an only child, at the end
       hole = child;
     }
     heap_[hole] = moving;
   }
   void PopTop() {
+    if (top_in_backlog_) {
+      ++front_;
+      top_in_backlog_ = false;
+      return;
+    }
     std::pop_heap(heap_.begin(), heap_.end(), Worse{better_});
     heap_.pop_back();
   }
-  const std::vector<Entry>& entries() const { return heap_; }
+  // The entries still in play: those waiting in the backlog and those in the heap.
+  std::span<const Entry> backlog() const { return std::span<const Entry>(backlog_).subspan(front_); }
+  const std::vector<Entry>& heap() const { return heap_; }
 
  private:
   struct Worse {
@@ -78,7 +120,10 @@ class LazyMaxHeap {
     bool operator()(const Entry& a, const Entry& b) const { return better(b.key, a.key); }
   };
   Better better_;
-  std::vector<Entry> heap_;
+  std::vector<Entry> backlog_;  // [front_, end): best first, keys never re-keyed
+  std::size_t front_ = 0;
+  std::vector<Entry> heap_;     // a binary max-heap of the entries re-keyed or picked once
+  bool top_in_backlog_ = false;  // where the entry Top returned lies
 };
 
 }  // namespace schedk

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -22,19 +23,30 @@ struct KeyBetter {
   }
 };
 
+// How the greedy loop finds its winner: by a scan of every category, or by the
+// heap given its first keys unordered (Build) or sorted (AssignSorted).
+enum class Finder { kScan, kHeapBuilt, kHeapSorted };
+
 // Runs a greedy loop over n categories with `members` picks each: the winner's
 // key drops by a random amount, and so does every key sharing its group (the
 // stale entries the heap must not trust). Returns the winners in order.
-std::vector<std::uint32_t> Greedy(std::size_t n, std::size_t groups, int members, bool with_heap, std::uint64_t seed) {
+std::vector<std::uint32_t> Greedy(std::size_t n, std::size_t groups, int members, Finder finder, std::uint64_t seed) {
+  const bool with_heap = finder != Finder::kScan;
   std::mt19937_64 rng(seed);
   std::vector<std::uint64_t> value(n);
   std::vector<int> left(n, members);
   for (auto& v : value) v = 1000000 + rng() % 1000000;
   auto key = [&](std::uint32_t c) { return Key{value[c], c}; };
   LazyMaxHeap<Key, KeyBetter> heap;
-  if (with_heap) {
+  if (finder == Finder::kHeapBuilt) {
     for (std::uint32_t c = 0; c < n; ++c) heap.PushUnordered(key(c), c);
     heap.Build();
+  } else if (finder == Finder::kHeapSorted) {
+    using Entry = LazyMaxHeap<Key, KeyBetter>::Entry;
+    std::vector<Entry> entries;
+    for (std::uint32_t c = 0; c < n; ++c) entries.push_back({key(c), c});
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return KeyBetter{}(a.key, b.key); });
+    heap.AssignSorted(std::move(entries));
   }
   std::vector<std::uint32_t> winners;
   for (std::size_t round = 0; round < n * static_cast<std::size_t>(members); ++round) {
@@ -67,8 +79,9 @@ std::vector<std::uint32_t> Greedy(std::size_t n, std::size_t groups, int members
 TEST(LazyMaxHeapTest, PicksWhatAScanPicksAsKeysFall) {
   for (std::uint64_t seed : {1, 2, 3}) {
     for (std::size_t n : {1, 2, 3, 4, 5, 17, 64, 301}) {
-      const std::vector<std::uint32_t> scan = Greedy(n, 7, 3, false, seed);
-      EXPECT_EQ(Greedy(n, 7, 3, true, seed), scan) << "n " << n << " seed " << seed;
+      const std::vector<std::uint32_t> scan = Greedy(n, 7, 3, Finder::kScan, seed);
+      EXPECT_EQ(Greedy(n, 7, 3, Finder::kHeapBuilt, seed), scan) << "n " << n << " seed " << seed;
+      EXPECT_EQ(Greedy(n, 7, 3, Finder::kHeapSorted, seed), scan) << "n " << n << " seed " << seed;
       EXPECT_EQ(scan.size(), n * 3);
     }
   }
@@ -86,6 +99,24 @@ TEST(LazyMaxHeapTest, BuildOrdersEntriesGivenInAnyOrder) {
     heap.PopTop();
   }
   EXPECT_EQ(order, (std::vector<std::uint32_t>{1, 3, 11, 6, 4, 8, 0, 9, 5, 7, 2, 10}));
+}
+
+// While the winners come from the backlog, `ahead` is told of the entry
+// kAhead places on, in the backlog's (best first) order.
+TEST(LazyMaxHeapTest, AheadFollowsTheBacklog) {
+  using Heap = LazyMaxHeap<Key, KeyBetter>;
+  Heap heap;
+  const std::size_t n = Heap::kAhead + 5;
+  for (std::uint32_t c = 0; c < n; ++c) heap.PushUnordered(Key{c, c}, c);  // category n-1 is best
+  heap.Build();
+  std::vector<std::uint32_t> told;
+  auto same = [](std::uint32_t c) { return Key{c, c}; };
+  while (!heap.empty()) {
+    heap.Top(same, [&](std::uint32_t c) { told.push_back(c); });
+    heap.PopTop();
+  }
+  // Rounds 0..4 are told of categories n-1-kAhead .. n-5-kAhead: 4, 3, 2, 1, 0.
+  EXPECT_EQ(told, (std::vector<std::uint32_t>{4, 3, 2, 1, 0}));
 }
 
 }  // namespace
