@@ -11,6 +11,8 @@
 //   bits(key) / log2(buckets) levels, whatever the distribution.
 // - ParallelRanksByKey: the rank of every record in that order, computed in
 //   parallel without moving the records (a sample sort over their indices).
+// - InsertionSortWithin: an insertion sort that gives up past a budget of
+//   moves, for ranges in order but for a few records.
 // Contract: `less` is a strict weak order that orders by key(x), an unsigned
 // 64-bit or 128-bit integer, ascending first. BucketSortByKey's result is a
 // sorted permutation, exactly std::sort's when `less` is a total order; the
@@ -45,6 +47,24 @@ void InsertionSort(T* first, T* last, Less less) {
     for (; j != first && less(value, j[-1]); --j) *j = j[-1];
     *j = value;
   }
+}
+
+// Insertion sort that gives up after `max_moves` moves, for ranges that are
+// nearly in order: returns whether [first, last) is sorted. Given up, the
+// range is a permutation of what it held, partly sorted.
+template <class T, class Less>
+bool InsertionSortWithin(T* first, T* last, Less less, std::size_t max_moves) {
+  if (last - first < 2) return true;
+  std::size_t moves = 0;
+  for (T* i = first + 1; i < last; ++i) {
+    T value = *i;
+    T* j = i;
+    for (; j != first && less(value, j[-1]); --j) *j = j[-1];
+    *j = value;
+    moves += static_cast<std::size_t>(i - j);
+    if (moves > max_moves) return false;
+  }
+  return true;
 }
 
 // The bits needed to write v: an unsigned 64-bit or 128-bit key.

@@ -67,6 +67,32 @@ TEST(BucketSortTest, SortsEveryShapeOfInputLikeStdSort) {
   }
 }
 
+// InsertionSortWithin sorts what needs at most its budget of moves (a range
+// in order but for a few records) as std::sort does, and says when it gave up,
+// leaving a permutation of its input.
+TEST(BucketSortTest, InsertionSortWithinSortsNearlySortedRangesAndGivesUpOnOthers) {
+  std::mt19937_64 rng(5);
+  for (const std::size_t n : {0u, 1u, 2u, 17u, 64u, 1000u}) {
+    Keys nearly(n);
+    for (std::size_t i = 0; i < n; ++i) nearly[i] = {i, 0};
+    if (n > 1) std::swap(nearly.front(), nearly.back());  // one record out of place at each end: 2n - 3 moves
+    Keys expected = nearly;
+    std::sort(expected.begin(), expected.end());
+    Keys sorted = nearly;
+    EXPECT_TRUE(bucket_sort::InsertionSortWithin(sorted.data(), sorted.data() + n, SortKey128Before{}, 2 * n))
+        << n << " keys";
+    EXPECT_EQ(sorted, expected) << n << " keys";
+  }
+  Keys reversed(1000);
+  for (std::size_t i = 0; i < reversed.size(); ++i) reversed[i] = {reversed.size() - i, rng()};
+  Keys attempt = reversed;
+  EXPECT_FALSE(bucket_sort::InsertionSortWithin(attempt.data(), attempt.data() + attempt.size(), SortKey128Before{},
+                                                8 * attempt.size()));
+  std::sort(attempt.begin(), attempt.end());
+  std::sort(reversed.begin(), reversed.end());
+  EXPECT_EQ(attempt, reversed);  // the same records
+}
+
 // The place of each record in a stable sort of the indices.
 std::vector<std::uint32_t> StableRanks(const Keys& keys, auto less) {
   std::vector<std::uint32_t> order(keys.size());
