@@ -39,18 +39,18 @@ class LazyMaxHeap {
   // Takes entries filled elsewhere (in parallel, say); Build() orders them.
   void AssignUnordered(std::vector<Entry> entries) { backlog_ = std::move(entries); }
   // Takes entries already sorted best first (by a faster sort than Build's, say).
+  // (The heap grows as entries leave the backlog: in the functional loop a
+  // fifth of them do.)
   void AssignSorted(std::vector<Entry> best_first) {
     backlog_ = std::move(best_first);
     front_ = 0;
     heap_.clear();
-    heap_.reserve(backlog_.size());
   }
   // Sorts the entries given unordered best first.
   void Build() {
     std::sort(backlog_.begin(), backlog_.end(), [this](const Entry& a, const Entry& b) { return better_(a.key, b.key); });
     front_ = 0;
     heap_.clear();
-    heap_.reserve(backlog_.size());
   }
 
   // Returns the category whose current key is the best of all, re-keying stale

@@ -6,10 +6,11 @@
 // The entity columns are copied from the job table so the policies read them
 // contiguously; the result columns are filled by the policies.
 // Invariants: while the tickets are computed, every column has size() until
-// it is released: the entity columns, job, task and submit once no functional
-// or override pass is left (ReleaseEntityColumns), the rest when the tickets
-// are final (ReleaseWorkingColumns), after which only ftix, otix, stix and
-// share remain.
+// it is released: the jobs' override tickets after the override pass
+// (ReleaseOverrideColumn), the entity columns, job, task and submit once no
+// functional or override pass is left (ReleaseEntityColumns), the rest when
+// the tickets are final (ReleaseWorkingColumns), after which only ftix, otix,
+// stix and share remain.
 // Refs [0, running) are running tasks.
 #pragma once
 
@@ -62,6 +63,8 @@ struct TicketRefs {
     tickets.resize(n);
   }
   void ClearResults(std::size_t i) { ftix[i] = otix[i] = stix[i] = tickets[i] = 0; }
+  // Frees the jobs' override tickets, which only the override passes read.
+  void ReleaseOverrideColumn() { Column<std::uint32_t>().swap(job_oticket); }
   // Frees what only the functional and override passes read: the entity
   // columns, the job and task numbers and submission times (the tie-breaks of
   // their loops), and the jobs' override tickets.

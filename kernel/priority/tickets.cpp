@@ -226,12 +226,15 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
         }
         return;
       case TicketPolicy::kOverride:
-        if (!AnyPendingOverrideTickets(cluster.entities, refs)) return;  // every otix stays 0
-        if (mode == ExecutionMode::kParallel) {
-          OverrideTicketsPending(config, cluster.entities, counts, dependent, refs);
-        } else {
-          OverrideTicketsPendingNaive(config, cluster.entities, counts, dependent, refs);
+        // Every otix stays 0 unless some task has override tickets.
+        if (AnyPendingOverrideTickets(cluster.entities, refs)) {
+          if (mode == ExecutionMode::kParallel) {
+            OverrideTicketsPending(config, cluster.entities, counts, dependent, refs);
+          } else {
+            OverrideTicketsPendingNaive(config, cluster.entities, counts, dependent, refs);
+          }
         }
+        refs.ReleaseOverrideColumn();  // before the functional pass, where the pass's memory peaks
         return;
     }
   };
