@@ -193,8 +193,8 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   if (dependent) {
     const DependentBefore before{refs};
     // Orders categories [begin, end). Their members are refs all over the
-    // table; what the order reads of them is fetched a few members ahead,
-    // across the categories' bounds.
+    // table; finding the heads fetches what it reads of them a few members
+    // ahead, across the categories' bounds.
     auto order_categories = [&](std::size_t begin, std::size_t end) {
       constexpr std::size_t kAhead = 16;
       std::uint32_t* const members = result.members.data();
