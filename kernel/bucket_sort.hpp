@@ -39,16 +39,6 @@ inline constexpr int kMaxBucketBits = 16;     // BucketSortByKey: at most 64K bu
 inline constexpr int kSampleBucketBits = 12;  // ParallelRanksByKey: 4096 buckets
 inline constexpr std::size_t kParallelRecords = std::size_t{1} << 16;
 
-template <class T, class Less>
-void InsertionSort(T* first, T* last, Less less) {
-  for (T* i = first + 1; i < last; ++i) {
-    T value = *i;
-    T* j = i;
-    for (; j != first && less(value, j[-1]); --j) *j = j[-1];
-    *j = value;
-  }
-}
-
 // Insertion sort that gives up after `max_moves` moves, for ranges that are
 // nearly in order: returns whether [first, last) is sorted. Given up, the
 // range is a permutation of what it held, partly sorted.
@@ -65,6 +55,12 @@ bool InsertionSortWithin(T* first, T* last, Less less, std::size_t max_moves) {
     if (moves > max_moves) return false;
   }
   return true;
+}
+
+// Insertion sort without a budget (the count of moves is compiled away).
+template <class T, class Less>
+void InsertionSort(T* first, T* last, Less less) {
+  InsertionSortWithin(first, last, less, SIZE_MAX);
 }
 
 // The bits needed to write v: an unsigned 64-bit or 128-bit key.

@@ -35,9 +35,8 @@ class LazyMaxHeap {
 
   void Reserve(std::size_t n) { backlog_.reserve(n); }
   bool empty() const { return front_ == backlog_.size() && heap_.empty(); }
+  // Adds an entry in any order; Build() orders them.
   void PushUnordered(const Key& key, std::uint32_t category) { backlog_.push_back({key, category}); }
-  // Takes entries filled elsewhere (in parallel, say); Build() orders them.
-  void AssignUnordered(std::vector<Entry> entries) { backlog_ = std::move(entries); }
   // Takes entries already sorted best first (by a faster sort than Build's, say).
   // (The heap grows as entries leave the backlog: in the functional loop a
   // fifth of them do.)

@@ -205,7 +205,9 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
           __builtin_prefetch(&refs.submit[members[m]]);
         }
       };
-      for (std::uint32_t m = start[begin]; m < std::min<std::uint32_t>(fetch_end, start[begin] + kAhead); ++m) fetch(m);
+      if (order == MemberOrder::kHeadFirst) {
+        for (std::uint32_t m = start[begin]; m < std::min<std::uint32_t>(fetch_end, start[begin] + kAhead); ++m) fetch(m);
+      }
       for (std::size_t c = begin; c < end; ++c) {
         std::uint32_t* const first = members + start[c];
         std::uint32_t* const last = members + start[c + 1];
