@@ -15,7 +15,7 @@
 //       BM_PriorityPass at 1M jobs.
 //   BM_SortBaseline/keys:N            std::sort of N random uint64 keys.
 //   BM_TaskKeySort/keys:N/algo:A/same_prio:P  N 128-bit task keys on two threads,
-//       sorted by tbb::parallel_sort (A=0) or ranked by ParallelRanksByKey (A=1);
+//       sorted by tbb::parallel_sort (A=0) or by ParallelSortByKey and ranked (A=1);
 //       P=1: every key has the same high word (one prio for all jobs).
 // Populations are generated once per size, outside the timed loop, from a fixed seed.
 #include <benchmark/benchmark.h>
@@ -117,8 +117,9 @@ BENCHMARK(BM_SortBaseline)
 
 // The dispatch order's ranking alone: N 128-bit keys (distinct, as the task
 // positions make them) on two threads, sorted by tbb::parallel_sort (algo 0) or
-// ranked by ParallelRanksByKey (algo 1). Their high words are random, or all
-// equal (`same_prio`: every job at one prio, as with every policy off).
+// sorted by ParallelSortByKey and ranked as the pass ranks them (algo 1). Their
+// high words are random, or all equal (`same_prio`: every job at one prio, as
+// with every policy off).
 void BM_TaskKeySort(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const bool same_prio = state.range(2) != 0;
@@ -136,8 +137,13 @@ void BM_TaskKeySort(benchmark::State& state) {
       if (state.range(1) == 0) {
         tbb::parallel_sort(work.begin(), work.end());
       } else {
-        schedk::ParallelRanksByKey(work.data(), n, [](const schedk::SortKey128& k) { return k.wide(); },
-                                   schedk::SortKey128Before{}, ranks.data());
+        schedk::ParallelSortByKey(
+            work.data(), n, [](const schedk::SortKey128& k) { return k.wide(); }, schedk::SortKey128Before{},
+            [&](const schedk::SortKey128* sorted, std::size_t count, std::size_t rank) {
+              for (std::size_t k = 0; k < count; ++k) {
+                ranks[static_cast<std::uint32_t>(sorted[k].low)] = static_cast<std::uint32_t>(rank + k);
+              }
+            });
       }
     });
     benchmark::DoNotOptimize(work.data());

@@ -9,14 +9,14 @@
 //   equal is ordered by `less` (std::sort). Each bucketing narrows the range
 //   by the bucket count, so the recursion ends after at most
 //   bits(key) / log2(buckets) levels, whatever the distribution.
-// - ParallelRanksByKey: the rank of every record in that order, computed in
-//   parallel without moving the records (a sample sort over their indices).
+// - ParallelSortByKey: the same order, computed in parallel and handed over
+//   in runs (a sample sort whose buckets are sorted by BucketSortByKey).
 // - InsertionSortWithin: an insertion sort that gives up past a budget of
 //   moves, for ranges in order but for a few records.
 // Contract: `less` is a strict weak order that orders by key(x), an unsigned
 // 64-bit or 128-bit integer, ascending first. BucketSortByKey's result is a
-// sorted permutation, exactly std::sort's when `less` is a total order; the
-// ranks are those of a stable sort, whatever the thread count.
+// sorted permutation, exactly std::sort's when `less` is a total order, and so
+// is ParallelSortByKey's, whatever the thread count.
 #pragma once
 
 #include <algorithm>
@@ -36,7 +36,8 @@ namespace bucket_sort {
 
 inline constexpr std::size_t kInsertionSort = 16;
 inline constexpr int kMaxBucketBits = 16;     // BucketSortByKey: at most 64K buckets
-inline constexpr int kSampleBucketBits = 12;  // ParallelRanksByKey: 4096 buckets
+inline constexpr int kSampleBucketBits = 12;  // ParallelSortByKey: 4096 buckets
+inline constexpr std::size_t kSamplePieces = 16;  // ParallelSortByKey: its records in 16 allocations
 inline constexpr std::size_t kParallelRecords = std::size_t{1} << 16;
 
 // Insertion sort that gives up after `max_moves` moves, for ranges that are
@@ -129,52 +130,34 @@ void BucketSortByKey(T* first, T* last, T* scratch, Key key, Less less) {
   }
 }
 
-// Writes rank[i], the place of records[i] in the order of `less` (records
-// equivalent under `less` in index order), for every i < n, without moving the
-// records. A sample sort: splitters taken from a sorted sample cut the records
-// into 2^kSampleBucketBits buckets of about equal size whatever the keys'
+// Sorts records[0, n) in the order of `less` and hands the result over in
+// runs: done(first, count, rank) for each run of `count` sorted records, the
+// records of ranks [rank, rank + count), once each run is final (on the thread
+// that sorted it, while it is in cache); the runs cover every rank once. A
+// sample sort: splitters taken from a sorted sample cut the records into
+// 2^kSampleBucketBits buckets of about equal size whatever the keys'
 // distribution (a search tree classifies the records eight at a time, without
-// branches), the indices are placed by bucket in parallel chunks, and each
-// bucket's records are gathered, sorted (BucketSortByKey) and ranked in
-// parallel. Equivalent records share a bucket, which is gathered and sorted
-// on one thread. Besides `rank`, which holds the buckets meanwhile, it needs
-// 4 bytes per record, where sorting a copy would need the records' size.
+// branches), the records are moved to their buckets in parallel chunks, and
+// each bucket is sorted where it lies (BucketSortByKey). Equivalent records
+// share a bucket, which is sorted on one thread. The result does not depend on
+// the thread count. The moved records are held in kSamplePieces pieces of
+// consecutive buckets, each allocated on its own, so that an allocator that
+// keeps freed pages finds room for them among what earlier steps freed; they
+// and 2 bytes per record are freed on return.
 // REQUIRES: n < 2^32.
-template <class T, class Key, class Less>
-void ParallelRanksByKey(const T* records, std::size_t n, Key key, Less less, std::uint32_t* rank) {
+template <class T, class Key, class Less, class Done>
+void ParallelSortByKey(const T* records, std::size_t n, Key key, Less less, Done done) {
   using namespace bucket_sort;
-  struct Item {
-    T record;
-    std::uint32_t index;
-  };
-  auto item_key = [&](const Item& item) { return key(item.record); };
-  auto item_before = [&](const Item& a, const Item& b) {
-    if (less(a.record, b.record)) return true;
-    return !less(b.record, a.record) && a.index < b.index;
-  };
-  // Ranks the records indexed by [first, last) as places begin, begin + 1, ...
-  auto rank_bucket = [&](const std::uint32_t* first, const std::uint32_t* last, std::uint32_t begin,
-                         std::vector<Item>& items, std::vector<Item>& scratch) {
-    const std::size_t size = static_cast<std::size_t>(last - first);
-    items.resize(size);
-    scratch.resize(size);
-    constexpr std::size_t kAhead = 8;  // the records are scattered over the input
-    for (std::size_t k = 0; k < size; ++k) {
-      if (k + kAhead < size) __builtin_prefetch(&records[first[k + kAhead]]);
-      items[k] = Item{records[first[k]], first[k]};
-    }
-    BucketSortByKey(items.data(), items.data() + size, scratch.data(), item_key, item_before);
-    for (std::size_t k = 0; k < size; ++k) rank[items[k].index] = begin + static_cast<std::uint32_t>(k);
-  };
   if (n < kParallelRecords) {
-    std::vector<std::uint32_t> all(n);
-    for (std::size_t i = 0; i < n; ++i) all[i] = static_cast<std::uint32_t>(i);
-    std::vector<Item> items, scratch;
-    return rank_bucket(all.data(), all.data() + n, 0, items, scratch);
+    std::vector<T> sorted(records, records + n), scratch(n);
+    BucketSortByKey(sorted.data(), sorted.data() + n, scratch.data(), key, less);
+    if (n > 0) done(static_cast<const T*>(sorted.data()), n, std::size_t{0});
+    return;
   }
   // Splitters: every kOversampling-th record of an evenly spaced sample, as an
   // implicit search tree (node j's children are 2j and 2j + 1).
   constexpr std::size_t kBuckets = std::size_t{1} << kSampleBucketBits;
+  static_assert(kBuckets <= std::size_t{1} << 16, "bucket numbers are 16-bit");
   constexpr std::size_t kOversampling = 4;
   std::vector<T> sample(kBuckets * kOversampling), sample_scratch(sample.size());
   for (std::size_t k = 0; k < sample.size(); ++k) sample[k] = records[(2 * k + 1) * n / (2 * sample.size())];
@@ -191,38 +174,53 @@ void ParallelRanksByKey(const T* records, std::size_t n, Key key, Less less, std
     fill(fill, 1);
   }
   // Descends the tree for kWays records at once, so that their searches overlap.
-  auto classify = [&]<std::size_t kWays>(const T* group, std::uint32_t* buckets) {
+  auto classify = [&]<std::size_t kWays>(const T* group, std::uint16_t* buckets) {
     std::size_t j[kWays];
     std::fill(j, j + kWays, std::size_t{1});
     for (int level = 0; level < kSampleBucketBits; ++level) {
       for (std::size_t k = 0; k < kWays; ++k) j[k] = 2 * j[k] + less(tree[j[k]], group[k]);
     }
-    for (std::size_t k = 0; k < kWays; ++k) buckets[k] = static_cast<std::uint32_t>(j[k] - kBuckets);
+    for (std::size_t k = 0; k < kWays; ++k) buckets[k] = static_cast<std::uint16_t>(j[k] - kBuckets);
   };
   // Fixed chunks, so that the placement does not depend on the thread count.
   constexpr std::size_t kChunks = 16;
   auto chunk_begin = [&](std::size_t c) { return n * c / kChunks; };
+  Column<std::uint16_t> bucket(n);  // every record's, written by its chunk
   std::vector<std::vector<std::uint32_t>> at(kChunks, std::vector<std::uint32_t>(kBuckets, 0));
   tbb::parallel_for(std::size_t{0}, kChunks, [&](std::size_t c) {
     constexpr std::size_t kWays = 8;
     std::size_t i = chunk_begin(c);
-    for (; i + kWays <= chunk_begin(c + 1); i += kWays) classify.template operator()<kWays>(records + i, rank + i);
-    for (; i < chunk_begin(c + 1); ++i) classify.template operator()<1>(records + i, rank + i);
-    for (i = chunk_begin(c); i < chunk_begin(c + 1); ++i) ++at[c][rank[i]];
+    for (; i + kWays <= chunk_begin(c + 1); i += kWays) classify.template operator()<kWays>(records + i, &bucket[i]);
+    for (; i < chunk_begin(c + 1); ++i) classify.template operator()<1>(records + i, &bucket[i]);
+    for (i = chunk_begin(c); i < chunk_begin(c + 1); ++i) ++at[c][bucket[i]];
   });
+  // start[b]: bucket b's first rank; each chunk's next place in its bucket then.
   const std::vector<std::uint32_t> start =
       StableChunkStarts(kChunks, kBuckets, [&](std::size_t c) -> std::vector<std::uint32_t>& { return at[c]; });
-  Column<std::uint32_t> bucketed(n);  // every index is placed once
+  static_assert(kBuckets % kSamplePieces == 0, "every piece holds as many buckets");
+  constexpr std::size_t kBucketsPerPiece = kBuckets / kSamplePieces;
+  auto piece_start = [&](std::size_t b) { return start[b / kBucketsPerPiece * kBucketsPerPiece]; };
+  std::vector<Column<T>> pieces(kSamplePieces);  // every moved record is written once
+  for (std::size_t p = 0; p < kSamplePieces; ++p) {
+    pieces[p].resize(start[(p + 1) * kBucketsPerPiece] - start[p * kBucketsPerPiece]);
+  }
   tbb::parallel_for(std::size_t{0}, kChunks, [&](std::size_t c) {
     std::vector<std::uint32_t>& next = at[c];
     for (std::size_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
-      bucketed[next[rank[i]]++] = static_cast<std::uint32_t>(i);
+      const std::size_t b = bucket[i];
+      pieces[b / kBucketsPerPiece][next[b]++ - piece_start(b)] = records[i];
     }
   });
+  Column<std::uint16_t>().swap(bucket);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kBuckets, 16), [&](const auto& r) {
-    std::vector<Item> items, scratch;
+    std::vector<T> scratch;
     for (std::size_t b = r.begin(); b != r.end(); ++b) {
-      rank_bucket(bucketed.data() + start[b], bucketed.data() + start[b + 1], start[b], items, scratch);
+      const std::size_t count = start[b + 1] - start[b];
+      if (count == 0) continue;
+      T* const first = pieces[b / kBucketsPerPiece].data() + (start[b] - piece_start(b));
+      scratch.resize(count);
+      BucketSortByKey(first, first + count, scratch.data(), key, less);
+      done(static_cast<const T*>(first), count, std::size_t{start[b]});
     }
   });
 }

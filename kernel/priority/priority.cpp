@@ -263,9 +263,10 @@ class PendingJobs {
 // merge of the jobs' task sequences emits each task at its job's running worst
 // key (the lowest prio among the job's tasks up to it), so sorting the tasks by
 // that key, then by job and task, gives the same order. Each key carries the
-// task's position in job-list order in place of the job number. The keys are
-// ranked where they lie (ParallelRanksByKey), and each task's entry goes to its
-// rank. Returns false, having done nothing, when the tasks do not fit 32-bit
+// task's position in job-list order in place of the job number, so the keys
+// are distinct and a sorted key says whose rank it holds. The keys are sorted
+// (ParallelSortByKey), and each task's entry goes to its rank.
+// Returns false, having done nothing, when the tasks do not fit 32-bit
 // positions.
 bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const PendingJobs& pending_jobs, PriorityResult& result, std::size_t extra) {
@@ -331,9 +332,13 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
       keys[base[j] + k] = {worst, submit | (base[j] + k)};
     });
   });
-  Column<std::uint32_t> place(keys.size());  // every key's rank
-  ParallelRanksByKey(keys.data(), keys.size(), [](const SortKey128& k) { return k.wide(); }, SortKey128Before{},
-                     place.data());
+  Column<std::uint32_t> place(keys.size());  // every key's rank, written as its run of the sort is handed over
+  ParallelSortByKey(keys.data(), keys.size(), [](const SortKey128& k) { return k.wide(); }, SortKey128Before{},
+                    [&](const SortKey128* sorted, std::size_t count, std::size_t rank) {
+                      for (std::size_t k = 0; k < count; ++k) {
+                        place[static_cast<std::uint32_t>(sorted[k].low)] = static_cast<std::uint32_t>(rank + k);
+                      }
+                    });
   Column<SortKey128>().swap(keys);
   // The entries go to places all over the order: the targets are fetched a few jobs ahead.
   constexpr std::size_t kAhead = 16;

@@ -1,10 +1,9 @@
-// BucketSortByKey and ParallelRanksByKey against std::sort and
-// std::stable_sort: random keys, doubles' images bunched around one value with
-// far outliers (the priorities' shape), few distinct keys, keys apart by one
-// or by powers of two, runs in order and reversed, all keys equal, and sizes
-// around the insertion-sort and parallel thresholds. With a total order the
-// result is std::sort's exactly; with a weak one, ranks keep index order
-// among equivalent records.
+// BucketSortByKey and ParallelSortByKey against std::sort: random keys,
+// doubles' images bunched around one value with far outliers (the
+// priorities' shape), few distinct keys, keys apart by one or by powers of
+// two, runs in order and reversed, all keys equal, and sizes around the insertion-sort and parallel thresholds. With a total order the
+// result is std::sort's exactly; with a weak one, the parallel sort's does not
+// depend on the thread count.
 #include "kernel/bucket_sort.hpp"
 
 #include <gtest/gtest.h>
@@ -12,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -93,44 +91,71 @@ TEST(BucketSortTest, InsertionSortWithinSortsNearlySortedRangesAndGivesUpOnOther
   EXPECT_EQ(attempt, reversed);  // the same records
 }
 
-// The place of each record in a stable sort of the indices.
-std::vector<std::uint32_t> StableRanks(const Keys& keys, auto less) {
-  std::vector<std::uint32_t> order(keys.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return less(keys[a], keys[b]); });
-  std::vector<std::uint32_t> ranks(keys.size());
-  for (std::size_t k = 0; k < order.size(); ++k) ranks[order[k]] = static_cast<std::uint32_t>(k);
-  return ranks;
+// ParallelSortByKey on 1 or 2 threads, its runs copied to their ranks in
+// `out`. Each rank must be handed over once: `final[i]` counts the runs that
+// held rank i, each checked against `expected` as it was handed over.
+struct ParallelSorted {
+  Keys out;
+  std::vector<int> final;
+};
+template <class Key, class Less>
+ParallelSorted SortInParallel(const Keys& keys, Key key, Less less, const Keys& expected, int threads) {
+  ParallelSorted r{Keys(keys.size()), std::vector<int>(keys.size(), 0)};
+  tbb::task_arena(threads).execute([&] {
+    ParallelSortByKey(keys.data(), keys.size(), key, less,
+                      [&](const SortKey128* sorted, std::size_t count, std::size_t rank) {
+                        for (std::size_t k = 0; k < count; ++k) {
+                          r.out[rank + k] = sorted[k];
+                          r.final[rank + k] += sorted[k] == expected[rank + k] ? 1 : 100;
+                        }
+                      });
+  });
+  return r;
 }
 
-TEST(BucketSortTest, RanksEveryShapeOfInputOnOneAndTwoThreads) {
+TEST(BucketSortTest, SortsInParallelEveryShapeOfInputLikeStdSortOnOneAndTwoThreads) {
   std::mt19937_64 rng(12);
   for (const std::size_t n : {0u, 1u, 1000u, 65535u, 65536u, 300000u}) {
     for (const auto& [what, keys] : Shapes(n, rng)) {
-      const std::vector<std::uint32_t> expected = StableRanks(keys, SortKey128Before{});
+      Keys expected = keys;
+      std::sort(expected.begin(), expected.end());
+      const std::vector<int> once(n, 1);
       for (const int threads : {1, 2}) {
-        std::vector<std::uint32_t> by_high(keys.size(), UINT32_MAX), by_wide(keys.size(), UINT32_MAX);
-        tbb::task_arena(threads).execute([&] {
-          ParallelRanksByKey(keys.data(), keys.size(), kHigh, SortKey128Before{}, by_high.data());
-          ParallelRanksByKey(keys.data(), keys.size(), kWide, SortKey128Before{}, by_wide.data());
-        });
-        EXPECT_EQ(by_high, expected) << what << ", " << n << " keys by their high words, " << threads << " threads";
-        EXPECT_EQ(by_wide, expected) << what << ", " << n << " keys by 128 bits, " << threads << " threads";
+        const ParallelSorted by_high = SortInParallel(keys, kHigh, SortKey128Before{}, expected, threads);
+        const ParallelSorted by_wide = SortInParallel(keys, kWide, SortKey128Before{}, expected, threads);
+        const std::string where = what + ", " + std::to_string(n) + " keys, " + std::to_string(threads) + " threads";
+        EXPECT_EQ(by_high.out, expected) << where << ", by their high words";
+        EXPECT_EQ(by_wide.out, expected) << where << ", by 128 bits";
+        EXPECT_EQ(by_high.final, once) << where << ", by their high words: runs handed over";
+        EXPECT_EQ(by_wide.final, once) << where << ", by 128 bits: runs handed over";
       }
     }
   }
 }
 
-// A weak order (high words only): equivalent records keep their index order.
-TEST(BucketSortTest, RanksEquivalentRecordsInIndexOrder) {
+// A weak order (high words only): the records come out ordered by it, the
+// same records, and in the same order on one thread and on two.
+TEST(BucketSortTest, SortsEquivalentRecordsInParallelAlikeOnOneAndTwoThreads) {
   std::mt19937_64 rng(13);
   auto by_high = [](const SortKey128& a, const SortKey128& b) { return a.high < b.high; };
   for (const std::uint64_t distinct : {1u, 50u, 100000u}) {
     Keys keys(200000);
     for (SortKey128& k : keys) k = {rng() % distinct, rng()};
-    std::vector<std::uint32_t> ranks(keys.size());
-    ParallelRanksByKey(keys.data(), keys.size(), kHigh, by_high, ranks.data());
-    EXPECT_EQ(ranks, StableRanks(keys, by_high)) << distinct << " distinct high words";
+    Keys one(keys.size()), two(keys.size());
+    auto sort_into = [&](Keys& out) {
+      ParallelSortByKey(keys.data(), keys.size(), kHigh, by_high,
+                        [&](const SortKey128* sorted, std::size_t count, std::size_t rank) {
+                          std::copy(sorted, sorted + count, out.begin() + static_cast<std::ptrdiff_t>(rank));
+                        });
+    };
+    tbb::task_arena(1).execute([&] { sort_into(one); });
+    tbb::task_arena(2).execute([&] { sort_into(two); });
+    EXPECT_TRUE(std::is_sorted(one.begin(), one.end(), by_high)) << distinct << " distinct high words";
+    EXPECT_EQ(one, two) << distinct << " distinct high words";
+    Keys records = keys, sorted = one;
+    std::sort(records.begin(), records.end());
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, records) << distinct << " distinct high words";
   }
 }
 
