@@ -1,9 +1,10 @@
 // BucketSortByKey and ParallelSortByKey against std::sort: random keys,
 // doubles' images bunched around one value with far outliers (the
 // priorities' shape), few distinct keys, keys apart by one or by powers of
-// two, runs in order and reversed, all keys equal, and sizes around the insertion-sort and parallel thresholds. With a total order the
-// result is std::sort's exactly; with a weak one, the parallel sort's does not
-// depend on the thread count.
+// two, runs in order and reversed, all keys equal, and sizes around the
+// insertion-sort and parallel thresholds. With a total order the result is
+// std::sort's exactly; with a weak one, the parallel sort's does not depend on
+// the thread count.
 #include "kernel/bucket_sort.hpp"
 
 #include <gtest/gtest.h>
