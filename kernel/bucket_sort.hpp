@@ -206,9 +206,10 @@ void ParallelSortByKey(const T* records, std::size_t n, Key key, Less less, Done
   }
   tbb::parallel_for(std::size_t{0}, kChunks, [&](std::size_t c) {
     std::vector<std::uint32_t>& next = at[c];
+    for (std::size_t b = 0; b < kBuckets; ++b) next[b] -= piece_start(b);  // counted from the bucket's piece
     for (std::size_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
       const std::size_t b = bucket[i];
-      pieces[b / kBucketsPerPiece][next[b]++ - piece_start(b)] = records[i];
+      pieces[b / kBucketsPerPiece][next[b]++] = records[i];
     }
   });
   Column<std::uint16_t>().swap(bucket);
