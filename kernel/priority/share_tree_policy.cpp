@@ -430,7 +430,8 @@ void ShareTreeWorkspace::RunningTickets(const std::vector<ShareNodeId>& ref_node
 
 template <bool kParallel>
 void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-                                 double total_tickets, bool dependent, TicketRefs& refs) const {
+                                 double total_tickets, bool dependent, bool add_to_tickets,
+                                 TicketRefs& refs) const {
   if (nodes_.empty()) return;
   // Lay the pending refs out in depth-first order of their nodes, so that the
   // pending tasks below any node form one contiguous range.
@@ -594,7 +595,7 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const
     if (n != top || own_jobs(n)) rank(n);
   };
   visit(visit, top);
-  if (dependent) {
+  if (add_to_tickets) {
     auto add = [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         if (ref_node[i].valid()) refs.tickets[i] += refs.stix[i];
@@ -611,14 +612,14 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const
 
 void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node,
                                         const std::vector<std::uint32_t>& places, double total_tickets,
-                                        bool dependent, TicketRefs& refs) const {
-  Pending<true>(ref_node, places, total_tickets, dependent, refs);
+                                        bool dependent, bool add_to_tickets, TicketRefs& refs) const {
+  Pending<true>(ref_node, places, total_tickets, dependent, add_to_tickets, refs);
 }
 
 void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node,
                                               const std::vector<std::uint32_t>& places, double total_tickets,
-                                              bool dependent, TicketRefs& refs) const {
-  Pending<false>(ref_node, places, total_tickets, dependent, refs);
+                                              bool dependent, bool add_to_tickets, TicketRefs& refs) const {
+  Pending<false>(ref_node, places, total_tickets, dependent, add_to_tickets, refs);
 }
 
 }  // namespace schedk

@@ -63,12 +63,14 @@ class ShareTreeWorkspace {
   void RunningTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets, TicketRefs& refs) const;
 
   // Share-tree tickets of the pending refs, from the current targets (computed
-  // with pending refs). Adds them to refs.tickets if `dependent`. `places` is
+  // with pending refs). A `dependent` pass ranks by the earlier policies'
+  // refs.tickets; `add_to_tickets` adds its tickets to them, for a later
+  // dependent policy (no later step reads them otherwise). `places` is
   // TaskOrderPlaces(refs), taken before: the job and task columns are not read.
   void PendingTickets(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-                      double total_tickets, bool dependent, TicketRefs& refs) const;
+                      double total_tickets, bool dependent, bool add_to_tickets, TicketRefs& refs) const;
   void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-                            double total_tickets, bool dependent, TicketRefs& refs) const;
+                            double total_tickets, bool dependent, bool add_to_tickets, TicketRefs& refs) const;
 
   // Node values, for tests and explanations.
   struct NodeState {
@@ -121,7 +123,7 @@ class ShareTreeWorkspace {
   void Targets(std::uint32_t n);
   template <bool kParallel>
   void Pending(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-               double total_tickets, bool dependent, TicketRefs& refs) const;
+               double total_tickets, bool dependent, bool add_to_tickets, TicketRefs& refs) const;
 
   const Cluster& cluster_;
   std::vector<NodeState> nodes_;  // node 0 is the root; temporary nodes are appended

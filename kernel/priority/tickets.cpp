@@ -200,7 +200,9 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   OverrideTicketsRunning(config, cluster.entities, counts, refs);
 
   // Pass A: pending tasks, policy by policy.
-  auto pending_pass = [&](TicketPolicy policy, bool dependent, bool last_reader_of_entities) {
+  // A dependent pass ranks by the tickets of the dependent passes before it;
+  // `read_later` says whether a later dependent pass will read its own.
+  auto pending_pass = [&](TicketPolicy policy, bool dependent, bool last_reader_of_entities, bool read_later) {
     switch (policy) {
       case TicketPolicy::kShareTree: {
         if (!share_tree_on) return;
@@ -209,10 +211,11 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
         // numbers once their order is taken.
         const std::vector<std::uint32_t> places = TaskOrderPlaces(refs);
         if (last_reader_of_entities) refs.ReleaseEntityColumns();
+        const bool add_to_tickets = dependent && read_later;
         if (mode == ExecutionMode::kParallel) {
-          tree.PendingTickets(ref_node, places, share_total, dependent, refs);
+          tree.PendingTickets(ref_node, places, share_total, dependent, add_to_tickets, refs);
         } else {
-          tree.PendingTicketsSerial(ref_node, places, share_total, dependent, refs);
+          tree.PendingTicketsSerial(ref_node, places, share_total, dependent, add_to_tickets, refs);
         }
         return;
       }
@@ -245,11 +248,15 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   // running refs' share-tree tickets), and its working set is small: in
   // parallel mode the two run side by side, the tree's preparation being
   // mostly serial and the override loop entirely so.
+  auto dependent_after = [&](std::size_t k) {
+    return std::any_of(policies.begin() + static_cast<std::ptrdiff_t>(k) + 1, policies.end(),
+                       [](const auto& later) { return later.second; });
+  };
   std::size_t next = 0;
   if (mode == ExecutionMode::kParallel && !policies.empty() && policies[0].first == TicketPolicy::kOverride) {
     tbb::task_group side;
     side.run(prepare_tree);
-    pending_pass(policies[0].first, policies[0].second, false);
+    pending_pass(policies[0].first, policies[0].second, false, dependent_after(0));
     side.wait();
     next = 1;
   } else {
@@ -258,7 +265,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   for (; next < policies.size(); ++next) {
     const bool last_reader = std::all_of(policies.begin() + static_cast<std::ptrdiff_t>(next) + 1, policies.end(),
                                          [](const auto& later) { return later.first == TicketPolicy::kShareTree; });
-    pending_pass(policies[next].first, policies[next].second, last_reader);
+    pending_pass(policies[next].first, policies[next].second, last_reader, dependent_after(next));
   }
   // Pass B: running tasks alone define the share tree's active nodes.
   if (!tree.empty()) tree.ComputeTargets(refs, ref_node, /*with_pending=*/false, mode);

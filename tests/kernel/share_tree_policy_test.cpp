@@ -243,5 +243,54 @@ job 2 owner=B submit=100
   EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, 0.5 / 1 * 1000);
 }
 
+// Policy hierarchy (sge-algorithms.md §3.5): a dependent policy orders its
+// tasks by the tickets of the dependent policies before it. Alice's two jobs
+// share one functional category and one share-tree leaf; job 2 was submitted
+// first. Share tree first: equal keys rank job 1 first (10000 and 10000 / 2),
+// and those tickets make job 1 the functional category's head (1000, then
+// 1000 / 2 once alice has one job more). Functional first: submission time
+// makes job 2 the head, and its functional tickets rank it first in the leaf.
+TEST(ShareTreePolicyTest, TicketsOfEarlierDependentPoliciesOrderLaterOnes) {
+  const auto snapshot = [](const char* hierarchy) {
+    return std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 10000
+weight_tickets_functional 1000
+weight_user 1
+weight_project 0
+weight_department 0
+weight_job 0
+auto_user_fshare 100
+policy_hierarchy )" + hierarchy + R"(
+end sconf
+begin sharetree
+id=0
+name=Root
+shares=1
+childnodes=1
+id=1
+name=alice
+shares=10
+end sharetree
+job 1 owner=alice submit=300
+job 2 owner=alice submit=200
+)";
+  };
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto share_first = Load(snapshot("SF"));
+    const auto r = ComputePriorities(share_first.cluster, share_first.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(share_first, r, 1).values.stckt, 10000);
+    EXPECT_DOUBLE_EQ(Find(share_first, r, 2).values.stckt, 5000);
+    EXPECT_DOUBLE_EQ(Find(share_first, r, 1).values.ftckt, 1000);
+    EXPECT_DOUBLE_EQ(Find(share_first, r, 2).values.ftckt, 500);
+    const auto functional_first = Load(snapshot("FS"));
+    const auto q = ComputePriorities(functional_first.cluster, functional_first.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(functional_first, q, 2).values.ftckt, 1000);
+    EXPECT_DOUBLE_EQ(Find(functional_first, q, 1).values.ftckt, 500);
+    EXPECT_DOUBLE_EQ(Find(functional_first, q, 2).values.stckt, 10000);
+    EXPECT_DOUBLE_EQ(Find(functional_first, q, 1).values.stckt, 5000);
+  }
+}
+
 }  // namespace
 }  // namespace schedk
