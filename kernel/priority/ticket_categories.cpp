@@ -89,7 +89,14 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   struct Chunk {
     std::vector<CategoryKey> keys;     // by chunk id
     std::vector<std::uint32_t> count;  // members per global category, later where they go
+    // The chunk's members in ref order while they are few (most tasks have no
+    // override tickets), so that the later walks skip the others; empty and
+    // `listed` false once more than 1/kListedShare of the refs walked so far
+    // (and a block) are members.
+    std::vector<std::uint32_t> members;
+    bool listed = true;
   };
+  constexpr std::size_t kListedShare = 8;
   std::vector<Chunk> parts(chunks);
   // Each member's chunk id, then its global id; written for every pending ref.
   // Chunk k's members are the refs of its range with a category.
@@ -97,6 +104,10 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   std::uint32_t* const category_of = result.category_of.data() - first_pending;  // indexed by ref
   auto chunk_begin = [&](std::size_t k) { return first_pending + pending * k / chunks; };
   auto for_each_member = [&](std::size_t k, auto&& f) {
+    if (parts[k].listed) {
+      for (std::uint32_t m : parts[k].members) f(m);
+      return;
+    }
     for (std::size_t i = chunk_begin(k); i < chunk_begin(k + 1); ++i) {
       if (category_of[i] != kNoCategory) f(static_cast<std::uint32_t>(i));
     }
@@ -130,6 +141,13 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
         const auto [id, fresh] = ids.TryEmplace(block_keys[b], block_hashes[b], static_cast<std::uint32_t>(part.keys.size()));
         if (fresh) part.keys.push_back(block_keys[b]);
         category_of[block_refs[b]] = id;
+      }
+      if (part.listed) {
+        part.members.insert(part.members.end(), block_refs, block_refs + n);
+        if (part.members.size() > (end - chunk_begin(k)) / kListedShare + kBlock) {
+          part.listed = false;
+          std::vector<std::uint32_t>().swap(part.members);
+        }
       }
     }
   });
