@@ -5,6 +5,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include "kernel/bucket_sort.hpp"
 #include "kernel/column.hpp"
@@ -305,7 +306,8 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
 }
 
 void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-                              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs) {
+                              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs,
+                              const std::function<void()>& beside_rounds) {
   if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
   PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kParallel);
   const std::size_t rounds = loop.rounds();
@@ -336,6 +338,8 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
     estimate[c] = loop.EstimateTickets(c);
     return candidate(c, estimate[c]);
   };
+  tbb::task_group beside;
+  if (beside_rounds) beside.run(beside_rounds);
   for (std::size_t round = 0; round < rounds; ++round) {
     const std::uint32_t winner = heap.Top(fresh, [&](std::uint32_t c) { loop.Prefetch(c); }).category;
     if (round + 1 == rounds) {
@@ -356,6 +360,7 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
       heap.ReplaceTop(fresh(winner));
     }
   }
+  beside.wait();
   loop.Finish();
 }
 

@@ -16,6 +16,8 @@
 // walks each category's members, is kept as its oracle.
 #pragma once
 
+#include <functional>
+
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/entities.hpp"
 #include "kernel/model/scheduler_config.hpp"
@@ -49,9 +51,13 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
 
 // The pending greedy loop. Writes ftix of the pending refs and, if `dependent`,
 // adds them to refs.tickets. `counts` must hold the running counts; it is
-// returned unchanged.
+// returned unchanged. `beside_rounds`, if given, runs on another thread
+// beside the greedy rounds, which are serial, unless the pass has no rounds
+// (the caller then finds it not run); it must neither write what the pass
+// reads nor read what it writes.
 void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-                              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs);
+                              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs,
+                              const std::function<void()>& beside_rounds = nullptr);
 void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                                    const FunctionalSums& running_sums, bool dependent, TicketRefs& refs);
 

@@ -428,15 +428,17 @@ void ShareTreeWorkspace::RunningTickets(const std::vector<ShareNodeId>& ref_node
   }
 }
 
-template <bool kParallel>
-void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-                                 double total_tickets, bool dependent, bool add_to_tickets,
-                                 TicketRefs& refs) const {
-  if (nodes_.empty()) return;
-  // Lay the pending refs out in depth-first order of their nodes, so that the
-  // pending tasks below any node form one contiguous range.
+ShareTreeWorkspace::PendingLayout ShareTreeWorkspace::LayOutPending(const TicketRefs& refs,
+                                                                    const std::vector<ShareNodeId>& ref_node,
+                                                                    ExecutionMode mode) const {
+  PendingLayout layout;
+  if (nodes_.empty()) return layout;
+  layout.places = TaskOrderPlaces(refs);
   const std::size_t n_nodes = nodes_.size();
-  std::vector<std::uint32_t> pre(n_nodes), size(n_nodes, 1);
+  std::vector<std::uint32_t>& pre = layout.pre;
+  std::vector<std::uint32_t>& size = layout.size;
+  pre.resize(n_nodes);
+  size.assign(n_nodes, 1);
   {
     std::vector<std::uint32_t> walk = {0};
     std::uint32_t next = 0;
@@ -458,21 +460,37 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const
   // refs of the same bucket, so every bucket keeps ref order.
   const std::size_t pending = refs.size() - refs.running;
   constexpr std::size_t kChunkRefs = std::size_t{1} << 17;
-  const std::size_t chunks = kParallel ? std::max<std::size_t>(1, (pending + kChunkRefs - 1) / kChunkRefs) : 1;
+  layout.chunks =
+      mode == ExecutionMode::kParallel ? std::max<std::size_t>(1, (pending + kChunkRefs - 1) / kChunkRefs) : 1;
+  layout.chunk_fill.assign(layout.chunks, std::vector<std::uint32_t>(n_nodes, 0));
+  ForEachIndex(mode, layout.chunks, [&](std::size_t k) {
+    const std::size_t begin = refs.running + pending * k / layout.chunks;
+    const std::size_t end = refs.running + pending * (k + 1) / layout.chunks;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (ref_node[i].valid()) ++layout.chunk_fill[k][pre[ref_node[i].index()]];
+    }
+  });
+  layout.bucket_start = StableChunkStarts(
+      layout.chunks, n_nodes, [&](std::size_t k) -> std::vector<std::uint32_t>& { return layout.chunk_fill[k]; });
+  return layout;
+}
+
+template <bool kParallel>
+void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, PendingLayout& layout,
+                                 double total_tickets, bool dependent, bool add_to_tickets,
+                                 TicketRefs& refs) const {
+  if (nodes_.empty()) return;
+  const std::vector<std::uint32_t>& places = layout.places;
+  const std::vector<std::uint32_t>& pre = layout.pre;
+  const std::vector<std::uint32_t>& size = layout.size;
+  const std::vector<std::uint32_t>& bucket_start = layout.bucket_start;
+  const std::size_t pending = refs.size() - refs.running;
+  const std::size_t chunks = layout.chunks;
   auto chunk_range = [&](std::size_t k) {
     return std::pair<std::size_t, std::size_t>{refs.running + pending * k / chunks,
                                                refs.running + pending * (k + 1) / chunks};
   };
-  std::vector<std::vector<std::uint32_t>> chunk_fill(chunks, std::vector<std::uint32_t>(n_nodes, 0));
   constexpr ExecutionMode mode = kParallel ? ExecutionMode::kParallel : ExecutionMode::kSerial;
-  ForEachIndex(mode, chunks, [&](std::size_t k) {
-    const auto [begin, end] = chunk_range(k);
-    for (std::size_t i = begin; i < end; ++i) {
-      if (ref_node[i].valid()) ++chunk_fill[k][pre[ref_node[i].index()]];
-    }
-  });
-  const std::vector<std::uint32_t> bucket_start = StableChunkStarts(
-      chunks, n_nodes, [&](std::size_t k) -> std::vector<std::uint32_t>& { return chunk_fill[k]; });
   // One packed entry per pending task: the sort key of the current level
   // (descending), then the task's place in (job, task) order above its ref.
   struct Entry {
@@ -485,7 +503,7 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const
   if (slots.empty()) return;
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     const auto [begin, end] = chunk_range(k);
-    std::vector<std::uint32_t>& fill = chunk_fill[k];
+    std::vector<std::uint32_t>& fill = layout.chunk_fill[k];
     for (std::size_t i = begin; i < end; ++i) {
       if (!ref_node[i].valid()) continue;
       const double key = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
@@ -610,16 +628,16 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, const
   }
 }
 
-void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node,
-                                        const std::vector<std::uint32_t>& places, double total_tickets,
-                                        bool dependent, bool add_to_tickets, TicketRefs& refs) const {
-  Pending<true>(ref_node, places, total_tickets, dependent, add_to_tickets, refs);
+void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
+                                        double total_tickets, bool dependent, bool add_to_tickets,
+                                        TicketRefs& refs) const {
+  Pending<true>(ref_node, layout, total_tickets, dependent, add_to_tickets, refs);
 }
 
-void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node,
-                                              const std::vector<std::uint32_t>& places, double total_tickets,
-                                              bool dependent, bool add_to_tickets, TicketRefs& refs) const {
-  Pending<false>(ref_node, places, total_tickets, dependent, add_to_tickets, refs);
+void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
+                                              double total_tickets, bool dependent, bool add_to_tickets,
+                                              TicketRefs& refs) const {
+  Pending<false>(ref_node, layout, total_tickets, dependent, add_to_tickets, refs);
 }
 
 }  // namespace schedk

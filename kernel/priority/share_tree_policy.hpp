@@ -62,15 +62,32 @@ class ShareTreeWorkspace {
   // Share-tree tickets of the running refs, from the current targets.
   void RunningTickets(const std::vector<ShareNodeId>& ref_node, double total_tickets, TicketRefs& refs) const;
 
+  // The pending refs laid out in depth-first order of their nodes, so that the
+  // pending tasks below any node form one range: each node's bucket, and where
+  // each chunk of the refs writes its own into it (keeping ref order). It reads
+  // only the refs' nodes and job and task numbers, so it can be made beside
+  // the policy pass before the share tree's.
+  struct PendingLayout {
+    std::vector<std::uint32_t> places;  // TaskOrderPlaces(refs)
+    std::vector<std::uint32_t> pre;     // by node: its depth-first index, which is its bucket
+    std::vector<std::uint32_t> size;    // by node: the nodes in its subtree
+    std::size_t chunks = 1;
+    std::vector<std::vector<std::uint32_t>> chunk_fill;  // by chunk, by bucket: where its next ref goes
+    std::vector<std::uint32_t> bucket_start;             // by bucket, then the total
+  };
+  // `mode` kSerial makes one chunk; the result places the refs the same way.
+  PendingLayout LayOutPending(const TicketRefs& refs, const std::vector<ShareNodeId>& ref_node,
+                              ExecutionMode mode) const;
+
   // Share-tree tickets of the pending refs, from the current targets (computed
-  // with pending refs). A `dependent` pass ranks by the earlier policies'
-  // refs.tickets; `add_to_tickets` adds its tickets to them, for a later
-  // dependent policy (no later step reads them otherwise). `places` is
-  // TaskOrderPlaces(refs), taken before: the job and task columns are not read.
-  void PendingTickets(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-                      double total_tickets, bool dependent, bool add_to_tickets, TicketRefs& refs) const;
-  void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-                            double total_tickets, bool dependent, bool add_to_tickets, TicketRefs& refs) const;
+  // with pending refs) and `layout` (LayOutPending, taken before: the job and
+  // task columns are not read). A `dependent` pass ranks by the earlier
+  // policies' refs.tickets; `add_to_tickets` adds its tickets to them, for a
+  // later dependent policy (no later step reads them otherwise).
+  void PendingTickets(const std::vector<ShareNodeId>& ref_node, PendingLayout layout, double total_tickets,
+                      bool dependent, bool add_to_tickets, TicketRefs& refs) const;
+  void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, PendingLayout layout, double total_tickets,
+                            bool dependent, bool add_to_tickets, TicketRefs& refs) const;
 
   // Node values, for tests and explanations.
   struct NodeState {
@@ -122,8 +139,8 @@ class ShareTreeWorkspace {
   double NodeUsage(std::uint32_t n, ProjectId context, const std::vector<OwnUsage>& own);
   void Targets(std::uint32_t n);
   template <bool kParallel>
-  void Pending(const std::vector<ShareNodeId>& ref_node, const std::vector<std::uint32_t>& places,
-               double total_tickets, bool dependent, bool add_to_tickets, TicketRefs& refs) const;
+  void Pending(const std::vector<ShareNodeId>& ref_node, PendingLayout& layout, double total_tickets,
+               bool dependent, bool add_to_tickets, TicketRefs& refs) const;
 
   const Cluster& cluster_;
   std::vector<NodeState> nodes_;  // node 0 is the root; temporary nodes are appended

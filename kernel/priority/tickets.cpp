@@ -1,6 +1,8 @@
 #include "kernel/priority/tickets.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include <tbb/blocked_range.h>
@@ -200,22 +202,31 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   OverrideTicketsRunning(config, cluster.entities, counts, refs);
 
   // Pass A: pending tasks, policy by policy.
+  // The share tree's layout reads only the refs' nodes and numbers, which no
+  // pass writes: a functional pass before the share tree's makes it on its
+  // second thread, beside its greedy rounds, which are serial.
+  std::optional<ShareTreeWorkspace::PendingLayout> layout;
+  bool share_tree_ahead = share_tree_on;
+  const std::function<void()> lay_out_beside = [&] {
+    if (share_tree_ahead) layout = tree.LayOutPending(refs, ref_node, mode);
+  };
   // A dependent pass ranks by the tickets of the dependent passes before it;
   // `read_later` says whether a later dependent pass will read its own.
   auto pending_pass = [&](TicketPolicy policy, bool dependent, bool last_reader_of_entities, bool read_later) {
     switch (policy) {
       case TicketPolicy::kShareTree: {
         if (!share_tree_on) return;
+        share_tree_ahead = false;
         // The share tree's ranking is the largest working set of the pass:
         // columns no later pass reads are freed before it, the job and task
-        // numbers once their order is taken.
-        const std::vector<std::uint32_t> places = TaskOrderPlaces(refs);
+        // numbers once the layout has taken their order.
+        if (!layout) layout = tree.LayOutPending(refs, ref_node, mode);
         if (last_reader_of_entities) refs.ReleaseEntityColumns();
         const bool add_to_tickets = dependent && read_later;
         if (mode == ExecutionMode::kParallel) {
-          tree.PendingTickets(ref_node, places, share_total, dependent, add_to_tickets, refs);
+          tree.PendingTickets(ref_node, std::move(*layout), share_total, dependent, add_to_tickets, refs);
         } else {
-          tree.PendingTicketsSerial(ref_node, places, share_total, dependent, add_to_tickets, refs);
+          tree.PendingTicketsSerial(ref_node, std::move(*layout), share_total, dependent, add_to_tickets, refs);
         }
         return;
       }
@@ -223,7 +234,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
         if (config.functional_split == FunctionalSplit::kLinear) {
           FunctionalTicketsPendingLinear(config, cluster.entities, dependent, refs, mode);
         } else if (mode == ExecutionMode::kParallel) {
-          FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs);
+          FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs, lay_out_beside);
         } else {
           FunctionalTicketsPendingNaive(config, cluster.entities, counts, running_sums, dependent, refs);
         }
