@@ -113,6 +113,11 @@ ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
   const std::uint64_t cache_key = (std::uint64_t{user.value} << 32) | project.value;
   auto [cached, fresh] = lookup_.TryEmplace(cache_key, LookupHash{}(cache_key), kNoNode);
   if (!fresh) return cached == kNoNode ? ShareNodeId::None() : ShareNodeId(cached);
+  cached = Search(user, project);  // Search does not insert into lookup_, so the reference still holds
+  return cached == kNoNode ? ShareNodeId::None() : ShareNodeId(cached);
+}
+
+std::uint32_t ShareTreeWorkspace::Search(UserId user, ProjectId project) {
   std::uint32_t found = kNoNode;
   std::uint32_t scope_root = 0;
   bool search_user = true;
@@ -152,8 +157,7 @@ ShareNodeId ShareTreeWorkspace::NodeFor(UserId user, ProjectId project) {
       }
     }
   }
-  cached = found;  // nothing above inserts into lookup_, so the reference still holds
-  return found == kNoNode ? ShareNodeId::None() : ShareNodeId(found);
+  return found;
 }
 
 std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, ExecutionMode mode) {
@@ -163,7 +167,8 @@ std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, Exe
     return nodes;
   }
   // Each user's first few (project, node) answers, in a table small enough to
-  // stay in cache; other pairs go through NodeFor's own lookup.
+  // stay in cache. A pair new to the table is searched for directly; pairs
+  // beyond it go through NodeFor's cache.
   constexpr std::size_t kPairs = 4;
   constexpr std::uint32_t kFree = ProjectId::kNoneValue - 1;  // no project id reaches it
   struct UserPairs {
@@ -185,14 +190,15 @@ std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, Exe
       nodes[i] = ShareNodeId(pairs.node[std::countr_zero(match)]);
       continue;
     }
-    nodes[i] = NodeFor(user, project);
-    for (std::size_t k = 0; k < kPairs; ++k) {
-      if (pairs.project[k] == kFree) {
-        pairs.project[k] = project.value;
-        pairs.node[k] = nodes[i].value;
-        break;
-      }
+    const unsigned free = static_cast<unsigned>(std::find(pairs.project, pairs.project + kPairs, kFree) - pairs.project);
+    if (free == kPairs) {
+      nodes[i] = NodeFor(user, project);
+      continue;
     }
+    const std::uint32_t found = Search(user, project);
+    nodes[i] = found == kNoNode ? ShareNodeId::None() : ShareNodeId(found);
+    pairs.project[free] = project.value;
+    pairs.node[free] = nodes[i].value;
   }
   return nodes;
 }

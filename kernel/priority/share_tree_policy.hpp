@@ -127,6 +127,9 @@ class ShareTreeWorkspace {
     }
   };
   void BuildScope(std::uint32_t scope_root, Scope& scope) const;
+  // NodeFor's search, without its cache: the node's index or kNoNode. Needs a
+  // valid user or project.
+  std::uint32_t Search(UserId user, ProjectId project);
   // A node's own usage (its decayed record, weighted) and finished jobs.
   struct OwnUsage {
     double usage = 0;

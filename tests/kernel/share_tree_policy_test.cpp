@@ -189,6 +189,45 @@ end sharetree
 )" + jobs;
 }
 
+// Bob has jobs in six projects, more than the parallel node lookup keeps per
+// user (four pairs); the pairs beyond its table go through NodeFor's cache.
+// Six equally shared projects, no usage: each has stt 1/6 and ranks its own
+// tasks. In P5 bob's jobs 5 and 9 share his copy of "default"; in P6 his
+// copy (jobs 6, 7) and carol's (job 8) have stt 1/2 each, so P6 ranks
+// 6 (key 500), 8 (500, later in job order), then 7 (250).
+TEST(ShareTreePolicyTest, UsersInMoreProjectsThanTheLookupTableHolds) {
+  std::string text = std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 1000
+end sconf
+)";
+  std::string tree = "begin sharetree\nid=0\nname=Root\nshares=1\nchildnodes=1,2,3,4,5,6\n";
+  for (int p = 1; p <= 6; ++p) {
+    text += "begin project P" + std::to_string(p) + "\nend project\n";
+    tree += "id=" + std::to_string(p) + "\nname=P" + std::to_string(p) + "\nshares=10\nchildnodes=" +
+            std::to_string(6 + p) + "\n";
+  }
+  for (int p = 1; p <= 6; ++p) tree += "id=" + std::to_string(6 + p) + "\nname=default\nshares=10\n";
+  const auto s = Load(text + tree + R"(end sharetree
+job 1 owner=bob project=P1 submit=100
+job 2 owner=bob project=P2 submit=100
+job 3 owner=bob project=P3 submit=100
+job 4 owner=bob project=P4 submit=100
+job 5 owner=bob project=P5 submit=100
+job 6 owner=bob project=P6 submit=100
+job 7 owner=bob project=P6 submit=100
+job 8 owner=carol project=P6 submit=100
+job 9 owner=bob project=P5 submit=100
+)");
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    for (JobNumber j : {1u, 2u, 3u, 4u, 5u, 6u}) EXPECT_DOUBLE_EQ(Find(s, r, j).values.stckt, 1.0 / 6 / 1 * 1000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 9).values.stckt, 1.0 / 6 / 2 * 1000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 8).values.stckt, 1.0 / 6 / 2 * 1000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 7).values.stckt, 1.0 / 6 / 3 * 1000);
+  }
+}
+
 TEST(ShareTreePolicyTest, ProjectSubtreesAndJobsOutsideThem) {
   const auto s = Load(ProjectTree(R"(
 job 1 owner=alice project=P1 submit=100
