@@ -40,7 +40,17 @@ class FlatIdMap {
     }
   }
 
-  // Starts loading the slot a later TryEmplace with this hash probes first.
+  // The value stored for key, or nullptr.
+  const std::uint32_t* Find(const Key& key, std::uint64_t hash) const {
+    if (used_ == 0) return nullptr;
+    for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.key == empty_) return nullptr;
+      if (slot.key == key) return &slot.value;
+    }
+  }
+
+  // Starts loading the slot a later TryEmplace or Find with this hash probes first.
   void Prefetch(std::uint64_t hash) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
   }

@@ -1,6 +1,7 @@
 #include "kernel/priority/ticket_categories.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -98,6 +99,8 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   };
   constexpr std::size_t kListedShare = 8;
   std::vector<Chunk> parts(chunks);
+  // Each chunk's keys and their chunk ids, kept until the global numbering.
+  std::vector<FlatIdMap<CategoryKey, CategoryHash>> tables(chunks, FlatIdMap<CategoryKey, CategoryHash>(kEmpty));
   // Each member's chunk id, then its global id; written for every pending ref.
   // Chunk k's members are the refs of its range with a category.
   result.category_of.resize(pending);
@@ -114,7 +117,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   };
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
-    FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);
+    FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);  // a local: its fields stay in registers
     // Keys are computed a block ahead and their slots prefetched: the table does
     // not fit in the nearest caches once categories number in the tens of thousands.
     constexpr std::size_t kBlock = 32;
@@ -150,22 +153,46 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
         }
       }
     }
+    tables[k] = std::move(ids);
   });
-  // Global ids in order of first appearance: chunk by chunk, each chunk's new
-  // keys in its own order of first appearance.
+  // Global ids in order of first appearance: chunk 0's own ids, then chunk by
+  // chunk the keys no earlier chunk has, in the chunk's order of first
+  // appearance. A chunk's keys are looked up in the earlier chunks' tables in
+  // parallel; only the new ones are numbered in order.
   std::vector<std::vector<std::uint32_t>> global_of(chunks);
   {
-    FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);
-    std::uint32_t n_categories = 0;
-    for (std::size_t k = 0; k < chunks; ++k) {
-      global_of[k].reserve(parts[k].keys.size());
-      for (const CategoryKey& key : parts[k].keys) {
-        const auto [id, fresh] = ids.TryEmplace(key, CategoryHash{}(key), n_categories);
-        if (fresh) ++n_categories;
-        global_of[k].push_back(id);
+    constexpr std::uint32_t kNew = kNoCategory;
+    std::uint32_t n_categories = static_cast<std::uint32_t>(parts[0].keys.size());
+    global_of[0].resize(n_categories);
+    std::iota(global_of[0].begin(), global_of[0].end(), 0u);
+    for (std::size_t k = 1; k < chunks; ++k) {
+      std::vector<std::uint32_t>& global = global_of[k];
+      global.resize(parts[k].keys.size());
+      auto look_up = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t j = begin; j < end; ++j) {
+          const CategoryKey& key = parts[k].keys[j];
+          const std::uint64_t hash = CategoryHash{}(key);
+          global[j] = kNew;
+          for (std::size_t earlier = 0; earlier < k; ++earlier) {
+            if (const std::uint32_t* id = tables[earlier].Find(key, hash)) {
+              global[j] = global_of[earlier][*id];
+              break;
+            }
+          }
+        }
+      };
+      if (mode == ExecutionMode::kParallel) {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, global.size(), 4096),
+                          [&](const auto& r) { look_up(r.begin(), r.end()); });
+      } else {
+        look_up(0, global.size());
+      }
+      for (std::uint32_t& id : global) {
+        if (id == kNew) id = n_categories++;
       }
     }
     result.categories.resize(n_categories);
+    std::vector<FlatIdMap<CategoryKey, CategoryHash>>().swap(tables);
   }
   const std::size_t n_categories = result.categories.size();
   ForEachIndex(mode, chunks, [&](std::size_t k) {

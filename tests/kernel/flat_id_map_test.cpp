@@ -28,9 +28,18 @@ TEST(FlatIdMapTest, KeepsTheFirstValueOfEveryKeyAcrossGrowth) {
   }
   EXPECT_EQ(map.size(), oracle.size());
   for (const auto& [key, expected] : oracle) {
+    const std::uint32_t* found = map.Find(key, FewBuckets{}(key));
+    ASSERT_NE(found, nullptr) << "key " << key;
+    EXPECT_EQ(*found, expected);
     EXPECT_EQ(map.TryEmplace(key, FewBuckets{}(key), 0).first, expected);
   }
   EXPECT_EQ(map.size(), oracle.size());
+  for (std::uint64_t key = 3000; key < 3100; ++key) EXPECT_EQ(map.Find(key, FewBuckets{}(key)), nullptr);
+}
+
+TEST(FlatIdMapTest, AnEmptyMapFindsNothing) {
+  const FlatIdMap<std::uint64_t, FewBuckets> map(UINT64_MAX);
+  EXPECT_EQ(map.Find(5, FewBuckets{}(5)), nullptr);
 }
 
 TEST(FlatIdMapTest, ValuesCanBeUpdatedThroughTheReference) {

@@ -5,8 +5,8 @@
 // in ref order (MemberOrder::kFull, not dependent). The refs are sparse (few
 // tasks with a value, as with override tickets) or sparse in their first half
 // and dense in their second, so that one chunk lists its members, another
-// walks all its refs, and a single chunk switches over midway; on one and two
-// threads and in serial mode, with enough refs for several chunks.
+// walks all its refs, and a single chunk switches over midway; on one, two
+// and three threads and in serial mode, with enough refs for several chunks.
 #include "kernel/priority/ticket_categories.hpp"
 
 #include <gtest/gtest.h>
@@ -123,7 +123,7 @@ TEST(TicketCategoriesTest, GroupsLikeTheStraightforwardLoop) {
       const Grouping want = Expected(f, values);
       ASSERT_GT(want.keys.size(), 100u);
       ExpectGrouping(BuildTicketCategories(f.refs, f.entities, values, false, ExecutionMode::kSerial), want);
-      for (const int threads : {1, 2}) {
+      for (const int threads : {1, 2, 3}) {  // three chunks look keys up in two earlier tables
         tbb::task_arena(threads).execute([&] {
           ExpectGrouping(BuildTicketCategories(f.refs, f.entities, values, false, ExecutionMode::kParallel), want);
         });
