@@ -18,6 +18,12 @@ inline std::uint64_t AscendingBits(double value) {
 // Larger values map to smaller images: sorting ascending gives descending values.
 inline std::uint64_t DescendingBits(double value) { return ~AscendingBits(value); }
 
+// The value whose image DescendingBits gave (-0.0 comes back as +0.0).
+inline double FromDescendingBits(std::uint64_t image) {
+  const std::uint64_t ascending = ~image;
+  return std::bit_cast<double>((ascending >> 63) ? ascending & ~(std::uint64_t{1} << 63) : ~ascending);
+}
+
 __extension__ using Uint128 = unsigned __int128;
 
 // A 128-bit sort key: `high` compared first, then `low`.

@@ -478,6 +478,22 @@ ShareTreeWorkspace::PendingLayout ShareTreeWorkspace::LayOutPending(const Ticket
   });
   layout.bucket_start = StableChunkStarts(
       layout.chunks, n_nodes, [&](std::size_t k) -> std::vector<std::uint32_t>& { return layout.chunk_fill[k]; });
+  layout.job_shares.resize((pending + 63) / 64);
+  auto mark_job_shares = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t w = begin; w < end; ++w) {
+      std::uint64_t bits = 0;
+      for (std::size_t b = 0, k = w * 64; b < 64 && k < pending; ++b, ++k) {
+        bits |= std::uint64_t{refs.jobshare[refs.running + k] != 0} << b;
+      }
+      layout.job_shares[w] = bits;
+    }
+  };
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, layout.job_shares.size(), 1024),
+                      [&](const auto& r) { mark_job_shares(r.begin(), r.end()); });
+  } else {
+    mark_job_shares(0, layout.job_shares.size());
+  }
   return layout;
 }
 
@@ -586,11 +602,23 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
       }
       return;
     }
-    // A lower level only re-keys the tasks for the level above it.
+    // A lower level only re-keys the tasks for the level above it, from their
+    // earlier tickets if dependent. A leaf's tasks still carry their first key,
+    // tickets + 0.01 * jobshare: where the job has no share, that is the
+    // earlier tickets, and only the other tasks read them from the table.
+    const bool first_keys = nodes_[n].children.empty();
+    auto key_is_tickets = [&](const Entry& e) {
+      const std::uint32_t k = e.ref() - static_cast<std::uint32_t>(refs.running);
+      return first_keys && !((layout.job_shares[k >> 6] >> (k & 63)) & 1);
+    };
     for (auto it = first; it != last; ++it) {
-      if (dependent && last - it > kAhead) __builtin_prefetch(&refs.tickets[it[kAhead].ref()]);
+      if (dependent && last - it > kAhead && !key_is_tickets(it[kAhead])) {
+        __builtin_prefetch(&refs.tickets[it[kAhead].ref()]);
+      }
       job_count++;
-      it->key = DescendingBits((dependent ? refs.tickets[it->ref()] : 0.0) + (stt / job_count) * total_tickets);
+      double earlier = 0;
+      if (dependent) earlier = key_is_tickets(*it) ? FromDescendingBits(it->key) : refs.tickets[it->ref()];
+      it->key = DescendingBits(earlier + (stt / job_count) * total_tickets);
     }
   };
   // Post-order over nodes with pending tasks below; siblings are independent.

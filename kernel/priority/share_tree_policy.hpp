@@ -74,6 +74,7 @@ class ShareTreeWorkspace {
     std::size_t chunks = 1;
     std::vector<std::vector<std::uint32_t>> chunk_fill;  // by chunk, by bucket: where its next ref goes
     std::vector<std::uint32_t> bucket_start;             // by bucket, then the total
+    std::vector<std::uint64_t> job_shares;  // by pending ref, a bit each: whether its job has a share (-js)
   };
   // `mode` kSerial makes one chunk; the result places the refs the same way.
   PendingLayout LayOutPending(const TicketRefs& refs, const std::vector<ShareNodeId>& ref_node,

@@ -4,12 +4,13 @@
 // two, runs in order and reversed, all keys equal, and sizes around the
 // insertion-sort and parallel thresholds. With a total order the result is
 // std::sort's exactly; with a weak one, the parallel sort's does not depend on
-// the thread count.
+// the thread count. Also: doubles' descending images map back to the values.
 #include "kernel/bucket_sort.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -158,6 +159,14 @@ TEST(BucketSortTest, SortsEquivalentRecordsInParallelAlikeOnOneAndTwoThreads) {
     std::sort(sorted.begin(), sorted.end());
     EXPECT_EQ(sorted, records) << distinct << " distinct high words";
   }
+}
+
+TEST(SortKeyTest, DescendingImagesComeBackAsTheirValues) {
+  for (const double v : {0.0, 1.0, -1.0, 0.5, 1e-300, -1e-300, 4.9e-324, 1e300, -1e300, 123456.789, -0.01}) {
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(FromDescendingBits(DescendingBits(v))), std::bit_cast<std::uint64_t>(v))
+        << v;
+  }
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(FromDescendingBits(DescendingBits(-0.0))), std::bit_cast<std::uint64_t>(0.0));
 }
 
 }  // namespace

@@ -228,6 +228,53 @@ job 9 owner=bob project=P5 submit=100
   }
 }
 
+// A leaf ranks its tasks by tickets + 0.01 * jobshare (dependent) and re-keys
+// them for the level above from their earlier tickets alone. Groups G1 and G2
+// share the root; in G1, ann's job 2 has a share and bob's job 1 none, and
+// neither has earlier tickets, so both re-key to the same value and G1 ranks
+// job 1 first by job number: 0.5 / 1 and 0.5 / 2 of the tickets. Re-keyed
+// from tickets + 0.5, job 2 would come first.
+TEST(ShareTreePolicyTest, LeavesReKeyFromEarlierTicketsWithoutTheJobShare) {
+  const auto s = Load(std::string(kHead) + R"(
+begin sconf
+weight_tickets_share 1000
+policy_hierarchy S
+end sconf
+begin sharetree
+id=0
+name=Root
+shares=1
+childnodes=1,2
+id=1
+name=G1
+shares=10
+childnodes=3,4
+id=2
+name=G2
+shares=10
+childnodes=5
+id=3
+name=ann
+shares=10
+id=4
+name=bob
+shares=10
+id=5
+name=cid
+shares=10
+end sharetree
+job 1 owner=bob submit=100
+job 2 owner=ann submit=100 js=50
+job 3 owner=cid submit=100
+)");
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(s, r, 1).values.stckt, 0.5 / 1 * 1000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, 0.5 / 2 * 1000);
+    EXPECT_DOUBLE_EQ(Find(s, r, 3).values.stckt, 0.5 / 1 * 1000);
+  }
+}
+
 TEST(ShareTreePolicyTest, ProjectSubtreesAndJobsOutsideThem) {
   const auto s = Load(ProjectTree(R"(
 job 1 owner=alice project=P1 submit=100
