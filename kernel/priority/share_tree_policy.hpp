@@ -65,8 +65,8 @@ class ShareTreeWorkspace {
   // The pending refs laid out in depth-first order of their nodes, so that the
   // pending tasks below any node form one range: each node's bucket, and where
   // each chunk of the refs writes its own into it (keeping ref order). It reads
-  // only the refs' nodes and job and task numbers, so it can be made beside
-  // the policy pass before the share tree's.
+  // only the refs' nodes, job and task numbers and job shares, which no policy
+  // pass writes, so it can be made beside the pass before the share tree's.
   struct PendingLayout {
     std::vector<std::uint32_t> places;  // TaskOrderPlaces(refs)
     std::vector<std::uint32_t> pre;     // by node: its depth-first index, which is its bucket

@@ -202,9 +202,9 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   OverrideTicketsRunning(config, cluster.entities, counts, refs);
 
   // Pass A: pending tasks, policy by policy.
-  // The share tree's layout reads only the refs' nodes and numbers, which no
-  // pass writes: a functional pass before the share tree's makes it on its
-  // second thread, beside its greedy rounds, which are serial.
+  // The share tree's layout reads only the refs' nodes, numbers and job
+  // shares, which no pass writes: a functional pass before the share tree's
+  // makes it on its second thread, beside its greedy rounds, which are serial.
   std::optional<ShareTreeWorkspace::PendingLayout> layout;
   bool share_tree_ahead = share_tree_on;
   const std::function<void()> lay_out_beside = [&] {
