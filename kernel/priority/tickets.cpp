@@ -202,27 +202,33 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   OverrideTicketsRunning(config, cluster.entities, counts, refs);
 
   // Pass A: pending tasks, policy by policy.
+  const std::vector<std::pair<TicketPolicy, bool>> policies =
+      refs.size() > refs.running ? PolicyOrder(config) : std::vector<std::pair<TicketPolicy, bool>>{};
+  // Whether any policy after policies[k] satisfies `pred`.
+  auto any_later = [&](std::size_t k, auto pred) {
+    return std::any_of(policies.begin() + static_cast<std::ptrdiff_t>(k) + 1, policies.end(), pred);
+  };
   // The share tree's layout reads only the refs' nodes, numbers and job
   // shares, which no pass writes: a functional pass before the share tree's
   // makes it on its second thread, beside its greedy rounds, which are serial.
   std::optional<ShareTreeWorkspace::PendingLayout> layout;
-  bool share_tree_ahead = share_tree_on;
-  const std::function<void()> lay_out_beside = [&] {
-    if (share_tree_ahead) layout = tree.LayOutPending(refs, ref_node, mode);
-  };
-  // A dependent pass ranks by the tickets of the dependent passes before it;
-  // `read_later` says whether a later dependent pass will read its own.
-  auto pending_pass = [&](TicketPolicy policy, bool dependent, bool last_reader_of_entities, bool read_later) {
+  const std::function<void()> lay_out_beside = [&] { layout = tree.LayOutPending(refs, ref_node, mode); };
+  // The pending pass of policies[k]. A dependent pass ranks by the tickets of
+  // the dependent passes before it.
+  auto pending_pass = [&](std::size_t k) {
+    const auto [policy, dependent] = policies[k];
     switch (policy) {
       case TicketPolicy::kShareTree: {
         if (!share_tree_on) return;
-        share_tree_ahead = false;
         // The share tree's ranking is the largest working set of the pass:
         // columns no later pass reads are freed before it, the job and task
         // numbers once the layout has taken their order.
         if (!layout) layout = tree.LayOutPending(refs, ref_node, mode);
-        if (last_reader_of_entities) refs.ReleaseEntityColumns();
-        const bool add_to_tickets = dependent && read_later;
+        if (!any_later(k, [](const auto& later) { return later.first != TicketPolicy::kShareTree; })) {
+          refs.ReleaseEntityColumns();
+        }
+        // Its tickets are added to the earlier ones only for a later dependent pass.
+        const bool add_to_tickets = dependent && any_later(k, [](const auto& later) { return later.second; });
         if (mode == ExecutionMode::kParallel) {
           tree.PendingTickets(ref_node, std::move(*layout), share_total, dependent, add_to_tickets, refs);
         } else {
@@ -234,7 +240,10 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
         if (config.functional_split == FunctionalSplit::kLinear) {
           FunctionalTicketsPendingLinear(config, cluster.entities, dependent, refs, mode);
         } else if (mode == ExecutionMode::kParallel) {
-          FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs, lay_out_beside);
+          const bool share_tree_later =
+              share_tree_on && any_later(k, [](const auto& later) { return later.first == TicketPolicy::kShareTree; });
+          FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs,
+                                   share_tree_later ? lay_out_beside : nullptr);
         } else {
           FunctionalTicketsPendingNaive(config, cluster.entities, counts, running_sums, dependent, refs);
         }
@@ -252,32 +261,22 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
         return;
     }
   };
-  const std::vector<std::pair<TicketPolicy, bool>> policies =
-      refs.size() > refs.running ? PolicyOrder(config) : std::vector<std::pair<TicketPolicy, bool>>{};
   // An override pass ranked first neither reads the tree nor writes what
   // preparing the tree reads (the refs' identity and entity columns, the
   // running refs' share-tree tickets), and its working set is small: in
   // parallel mode the two run side by side, the tree's preparation being
   // mostly serial and the override loop entirely so.
-  auto dependent_after = [&](std::size_t k) {
-    return std::any_of(policies.begin() + static_cast<std::ptrdiff_t>(k) + 1, policies.end(),
-                       [](const auto& later) { return later.second; });
-  };
   std::size_t next = 0;
   if (mode == ExecutionMode::kParallel && !policies.empty() && policies[0].first == TicketPolicy::kOverride) {
     tbb::task_group side;
     side.run(prepare_tree);
-    pending_pass(policies[0].first, policies[0].second, false, dependent_after(0));
+    pending_pass(0);
     side.wait();
     next = 1;
   } else {
     prepare_tree();
   }
-  for (; next < policies.size(); ++next) {
-    const bool last_reader = std::all_of(policies.begin() + static_cast<std::ptrdiff_t>(next) + 1, policies.end(),
-                                         [](const auto& later) { return later.first == TicketPolicy::kShareTree; });
-    pending_pass(policies[next].first, policies[next].second, last_reader, dependent_after(next));
-  }
+  for (; next < policies.size(); ++next) pending_pass(next);
   // Pass B: running tasks alone define the share tree's active nodes.
   if (!tree.empty()) tree.ComputeTargets(refs, ref_node, /*with_pending=*/false, mode);
   std::vector<double> pass_a_running(refs.running);
