@@ -52,10 +52,11 @@ TEST(SessionConcurrencyTest, UpdatesOnManyShardsWhilePassesRun) {
   constexpr int kWriters = 3, kJobs = 300;
   SessionState state;
   ASSERT_FALSE(state.Load(kCluster, "cluster"));
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, started{false};
   std::atomic<int> passes{0}, inconsistent{0};
   std::thread passer([&] {
     while (!stop.load()) {
+      started = true;
       auto view = state.View();
       ASSERT_TRUE(view.ok()) << view.status().ToString();
       // A thread's job i is in the view only if its job i - 1 is (or was finished).
@@ -77,7 +78,14 @@ TEST(SessionConcurrencyTest, UpdatesOnManyShardsWhilePassesRun) {
     }
   });
   std::vector<std::thread> writers;
-  for (int w = 0; w < kWriters; ++w) writers.emplace_back([&, w] { Work(state, w, kJobs); });
+  // The writers start once the first pass has: on a busy machine they could
+  // otherwise finish before the passer thread runs at all.
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      while (!started.load()) std::this_thread::yield();
+      Work(state, w, kJobs);
+    });
+  }
   for (std::thread& t : writers) t.join();
   stop = true;
   passer.join();
