@@ -181,7 +181,8 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
 // of pending_rows. Where no job has two rows (the usual case), job j is entry
 // j and nothing is stored; otherwise each job's first entry is kept, found in
 // chunks that are counted and then filled in parallel (one chunk, in order,
-// for the serial twin). A job's refs and task count are read from its rows.
+// for the serial twin). The count also sums the rows' tasks. A job's refs and
+// task count are read from its rows.
 class PendingJobs {
  public:
   PendingJobs(const JobTable& jobs, const RowIndex& index, const TicketResult& tickets, ExecutionMode mode)
@@ -202,11 +203,17 @@ class PendingJobs {
     cut.push_back(n);
     const std::size_t chunks = cut.size() - 1;
     std::vector<std::uint32_t> first_job(chunks + 1, 0);
+    std::vector<std::uint64_t> chunk_tasks(chunks, 0);
     ForEachIndex(mode, chunks, [&](std::size_t c) {
       RowIndex::Cursor cursor(jobs, index);
-      for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) first_job[c + 1] += starts_job(p, cursor);
+      for (std::size_t p = cut[c]; p < cut[c + 1]; ++p) {
+        first_job[c + 1] += starts_job(p, cursor);
+        const auto [shard, row] = cursor.At(tickets.pending_rows[p]);
+        chunk_tasks[c] += shard->task_count(row);
+      }
     });
     for (std::size_t c = 0; c < chunks; ++c) first_job[c + 1] += first_job[c];
+    for (std::uint64_t t : chunk_tasks) tasks_ += t;
     size_ = first_job.back();
     if (size_ == n) return;  // every entry starts a job
     first_entry_.resize(size_ + 1);  // each written where its job starts
@@ -221,6 +228,8 @@ class PendingJobs {
   }
 
   std::size_t size() const { return size_; }
+  // The jobs' tasks, all rows summed; size() exactly when every job has one task.
+  std::uint64_t tasks() const { return tasks_; }
 
   PendingJob operator[](std::size_t j) const {
     RowIndex::Cursor cursor(jobs_, index_);
@@ -255,6 +264,7 @@ class PendingJobs {
   const RowIndex& index_;
   const TicketResult& tickets_;
   std::size_t size_ = 0;
+  std::uint64_t tasks_ = 0;
   Column<std::uint32_t> first_entry_;  // empty, or each job's first entry and then pending_rows.size()
 };
 
@@ -278,29 +288,36 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
       for (std::size_t j = range.begin(); j != range.end(); ++j) f(j, cursor);
     });
   };
-  // Each job's first task position: chunks of jobs count their tasks, then
-  // number them from the chunk's start.
-  constexpr std::size_t kChunkJobs = 65536;
-  const std::size_t chunks = (pending_jobs.size() + kChunkJobs - 1) / kChunkJobs;
-  auto chunk_jobs = [&](std::size_t c) {
-    return std::pair<std::size_t, std::size_t>{c * kChunkJobs, std::min(pending_jobs.size(), (c + 1) * kChunkJobs)};
-  };
-  Column<std::uint32_t> base(pending_jobs.size() + 1);  // every job's, then the total, written below
-  std::vector<std::uint64_t> chunk_start(chunks + 1, 0);
-  ForEachIndex(ExecutionMode::kParallel, chunks, [&](std::size_t c) {
-    const auto [first, last] = chunk_jobs(c);
-    RowIndex::Cursor cursor(jobs, index);
-    for (std::size_t j = first; j < last; ++j) chunk_start[c + 1] += base[j] = pending_jobs.At(j, cursor).task_count;
-  });
-  for (std::size_t c = 0; c < chunks; ++c) chunk_start[c + 1] += chunk_start[c];
-  const std::uint64_t total = chunk_start.back();
+  const std::uint64_t total = pending_jobs.tasks();
   if (total >= UINT32_MAX) return false;
-  ForEachIndex(ExecutionMode::kParallel, chunks, [&](std::size_t c) {
-    const auto [first, last] = chunk_jobs(c);
-    auto at = static_cast<std::uint32_t>(chunk_start[c]);
-    for (std::size_t j = first; j < last; ++j) at += std::exchange(base[j], at);
-  });
-  base.back() = static_cast<std::uint32_t>(total);
+  // Each job's first task position: where every job has one task (the usual
+  // case) the job's own index, and nothing is stored; otherwise chunks of jobs
+  // count their tasks, then number them from the chunk's start.
+  Column<std::uint32_t> first_task;  // empty, or every job's, then the total
+  if (total != pending_jobs.size()) {
+    constexpr std::size_t kChunkJobs = 65536;
+    const std::size_t chunks = (pending_jobs.size() + kChunkJobs - 1) / kChunkJobs;
+    auto chunk_jobs = [&](std::size_t c) {
+      return std::pair<std::size_t, std::size_t>{c * kChunkJobs, std::min(pending_jobs.size(), (c + 1) * kChunkJobs)};
+    };
+    first_task.resize(pending_jobs.size() + 1);  // written below
+    std::vector<std::uint64_t> chunk_start(chunks + 1, 0);
+    ForEachIndex(ExecutionMode::kParallel, chunks, [&](std::size_t c) {
+      const auto [first, last] = chunk_jobs(c);
+      RowIndex::Cursor cursor(jobs, index);
+      for (std::size_t j = first; j < last; ++j) {
+        chunk_start[c + 1] += first_task[j] = pending_jobs.At(j, cursor).task_count;
+      }
+    });
+    for (std::size_t c = 0; c < chunks; ++c) chunk_start[c + 1] += chunk_start[c];
+    ForEachIndex(ExecutionMode::kParallel, chunks, [&](std::size_t c) {
+      const auto [first, last] = chunk_jobs(c);
+      auto at = static_cast<std::uint32_t>(chunk_start[c]);
+      for (std::size_t j = first; j < last; ++j) at += std::exchange(first_task[j], at);
+    });
+    first_task.back() = static_cast<std::uint32_t>(total);
+  }
+  auto base = [&](std::size_t j) { return first_task.empty() ? static_cast<std::uint32_t>(j) : first_task[j]; };
   // Calls visit(k, entry) for the job's tasks in task order, as the merge's cursor walks them.
   auto walk = [&](const PendingJob& job, RowIndex::Cursor& cursor, auto&& visit) {
     std::uint32_t row_index = job.first_row_index;
@@ -329,7 +346,7 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
     std::uint64_t worst = 0;
     walk(job, cursor, [&](std::uint64_t k, const DispatchEntry& e) {
       worst = std::max(worst, DescendingBits(result.Prio(cluster, posix_priority, e)));
-      keys[base[j] + k] = {worst, submit | (base[j] + k)};
+      keys[base(j) + k] = {worst, submit | (base(j) + k)};
     });
   });
   Column<std::uint32_t> place(keys.size());  // every key's rank, written as its run of the sort is handed over
@@ -345,9 +362,9 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
   result.order.reserve(place.size() + extra);
   result.order.resize(place.size());
   for_each_job([&](std::size_t j, RowIndex::Cursor& cursor) {
-    if (j + kAhead < pending_jobs.size()) __builtin_prefetch(&result.order[place[base[j + kAhead]]], 1);
+    if (j + kAhead < pending_jobs.size()) __builtin_prefetch(&result.order[place[base(j + kAhead)]], 1);
     walk(pending_jobs.At(j, cursor), cursor,
-         [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base[j] + k]] = e; });
+         [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base(j) + k]] = e; });
   });
   return true;
 }
