@@ -34,17 +34,43 @@ TaskValues ValuesOf(const TicketRefs& refs, const EntityValues& values, bool fun
                     functional ? refs.jobshare[i] : refs.job_oticket[i]};
 }
 
-// Whether any of the four values is not 0, without a branch per value: most
-// tasks have none in the override policy.
-bool AnyValue(const TaskValues& v) {
-  return (v.job != 0) | (v.user != 0) | (v.project != 0) | (v.department != 0);
-}
+// The tasks' category keys, made from the job values and, for each entity
+// kind, a column holding an entity's id where its value is not 0 and None
+// where it is (and for None). Values are never negative (they are read as
+// unsigned), so a task has a category exactly when its key is not the empty
+// key {0, None, None, None}; the per-task loop reads one id per entity and
+// compares no values.
+class CategoryKeys {
+ public:
+  CategoryKeys(const TicketRefs& refs, const EntityValues& values, bool functional)
+      : refs_(refs),
+        job_values_(functional ? refs.jobshare.data() : refs.job_oticket.data()),
+        user_(Ids(values.user)),
+        project_(Ids(values.project)),
+        department_(Ids(values.department)) {}
 
-CategoryKey KeyOf(const TicketRefs& refs, const TaskValues& v, std::size_t i) {
-  constexpr std::uint32_t kNone = UserId::kNoneValue;
-  return CategoryKey{v.job, v.user > 0 ? refs.user[i].value : kNone, v.project > 0 ? refs.project[i].value : kNone,
-                     v.department > 0 ? refs.department[i].value : kNone};
-}
+  CategoryKey operator()(std::size_t i) const {
+    return CategoryKey{job_values_[i], At(user_, refs_.user[i].value), At(project_, refs_.project[i].value),
+                       At(department_, refs_.department[i].value)};
+  }
+
+ private:
+  // Column (values ending with the 0 a None id reads) -> ids ending with None.
+  static std::vector<std::uint32_t> Ids(const std::vector<double>& column) {
+    std::vector<std::uint32_t> ids(column.size(), UserId::kNoneValue);
+    for (std::size_t id = 0; id + 1 < column.size(); ++id) {
+      if (column[id] > 0) ids[id] = static_cast<std::uint32_t>(id);
+    }
+    return ids;
+  }
+  static std::uint32_t At(const std::vector<std::uint32_t>& ids, std::uint32_t id) {
+    return ids[std::min<std::size_t>(id, ids.size() - 1)];
+  }
+
+  const TicketRefs& refs_;
+  const std::uint32_t* job_values_;  // -js or -ot, by ref
+  std::vector<std::uint32_t> user_, project_, department_;
+};
 
 // The order inside a category of a dependent policy: earlier tickets
 // (descending), then submission time, job and task. A total order, so the
@@ -79,6 +105,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   // No member has this key: it has no job value and no entity with a value.
   constexpr std::uint32_t kNone = UserId::kNoneValue;
   const CategoryKey kEmpty{0, kNone, kNone, kNone};
+  const CategoryKeys key_of(refs, columns, functional);
   // The pending refs are cut into chunks, one per worker thread. Each chunk
   // numbers its categories in order of first appearance and lists its members;
   // the result is the same for every chunk count.
@@ -129,12 +156,11 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
       const std::size_t end = std::min(stop, begin + kBlock);
       std::size_t n = 0;
       for (std::size_t i = begin; i < end; ++i) {
-        const TaskValues v = ValuesOf(refs, columns, functional, i);
-        if (!AnyValue(v)) {
+        block_keys[n] = key_of(i);
+        if (block_keys[n] == kEmpty) {
           category_of[i] = kNoCategory;
           continue;
         }
-        block_keys[n] = KeyOf(refs, v, i);
         block_hashes[n] = CategoryHash{}(block_keys[n]);
         block_refs[n] = static_cast<std::uint32_t>(i);
         ids.Prefetch(block_hashes[n]);
