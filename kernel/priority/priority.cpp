@@ -112,7 +112,7 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode) {
   return roles;
 }
 
-double PriorityResult::Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const {
+inline double PriorityResult::Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const {
   const double tix = entry.ref == kNoRef ? 0.0 : tickets.refs.Total(entry.ref);
   return WeightedPrio(cluster.config, entry.first_of_job, urgency.Nurg(entry.row, roles[entry.row]),
                             NormalizedTickets(cluster.config, tix, tickets.max_tix),

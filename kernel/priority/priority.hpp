@@ -77,7 +77,8 @@ struct PriorityResult {
   // The values of one output row.
   TaskPriority Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const DispatchEntry& entry) const;
-  // Just its prio (for ordering).
+  // Just its prio (for ordering). Defined inline in priority.cpp, whose
+  // per-task loops are its only callers.
   double Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const;
 };
 
