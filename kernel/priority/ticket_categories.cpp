@@ -123,6 +123,13 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     // (and a block) are members.
     std::vector<std::uint32_t> members;
     bool listed = true;
+    // Dependent groupings (parallel): whether the submission times of the
+    // chunk's members rise in ref order, the first and last of them, and
+    // which categories have a member with earlier tickets.
+    bool submit_rising = true;
+    bool any_member = false;
+    std::uint32_t first_submit = 0, last_submit = 0;
+    std::vector<std::uint8_t> with_tickets;
   };
   constexpr std::size_t kListedShare = 8;
   std::vector<Chunk> parts(chunks);
@@ -221,15 +228,64 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     std::vector<FlatIdMap<CategoryKey, CategoryHash>>().swap(tables);
   }
   const std::size_t n_categories = result.categories.size();
+  const bool track_order = dependent && mode == ExecutionMode::kParallel;
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     part.count.assign(n_categories, 0);
+    if (!track_order) {
+      for_each_member(k, [&](std::uint32_t m) {
+        std::uint32_t& c = category_of[m];
+        c = global_of[k][c];
+        ++part.count[c];
+      });
+      return;
+    }
+    part.with_tickets.assign(n_categories, 0);
+    // Locals, so that the byte stores below need not be assumed to change them.
+    std::uint32_t* const count = part.count.data();
+    std::uint8_t* const with_tickets = part.with_tickets.data();
+    const std::uint32_t* const global = global_of[k].data();
+    bool rising = true, any_member = false;
+    std::uint32_t first_submit = 0, last_submit = 0;
     for_each_member(k, [&](std::uint32_t m) {
-      std::uint32_t& c = category_of[m];
-      c = global_of[k][c];
-      ++part.count[c];
+      const std::uint32_t c = category_of[m] = global[category_of[m]];
+      ++count[c];
+      const std::uint32_t submit = refs.submit[m];
+      if (!any_member) first_submit = last_submit = submit;
+      any_member = true;
+      rising &= last_submit <= submit;
+      last_submit = submit;
+      with_tickets[c] |= static_cast<std::uint8_t>(refs.tickets[m] != 0);
     });
+    part.submit_rising = rising;
+    part.any_member = any_member;
+    part.first_submit = first_submit;
+    part.last_submit = last_submit;
   });
+  // Where the members' submission times rise with their refs (Grid Engine
+  // numbers jobs as they are submitted) and no member of a category has
+  // earlier tickets, the dependent order of that category is its ref order:
+  // its members tie on tickets, and submission time, job number and task
+  // number rise with the ref (job-list order). Such categories are marked
+  // here and left as they are below.
+  std::vector<std::uint8_t> in_ref_order;  // by category; empty: none marked
+  if (track_order) {
+    bool rising = true, any_member = false;
+    std::uint32_t last_submit = 0;
+    for (const Chunk& part : parts) {
+      if (!part.any_member) continue;
+      rising = rising && part.submit_rising && (!any_member || last_submit <= part.first_submit);
+      any_member = true;
+      last_submit = part.last_submit;
+    }
+    if (rising) {
+      in_ref_order.assign(n_categories, 1);
+      for (const Chunk& part : parts) {
+        for (std::size_t c = 0; c < n_categories; ++c) in_ref_order[c] &= static_cast<std::uint8_t>(!part.with_tickets[c]);
+      }
+    }
+    for (Chunk& part : parts) std::vector<std::uint8_t>().swap(part.with_tickets);
+  }
   // A stable counting sort by category keeps ref order inside each category:
   // each chunk's members go after the earlier chunks' members of their category.
   const std::vector<std::uint32_t> start = StableChunkStarts(
@@ -280,6 +336,7 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
         for (std::uint32_t m = start[begin]; m < std::min<std::uint32_t>(fetch_end, start[begin] + kAhead); ++m) fetch(m);
       }
       for (std::size_t c = begin; c < end; ++c) {
+        if (!in_ref_order.empty() && in_ref_order[c]) continue;
         std::uint32_t* const first = members + start[c];
         std::uint32_t* const last = members + start[c + 1];
         if (order == MemberOrder::kHeadFirst) {

@@ -7,10 +7,12 @@
 // and dense in their second, so that one chunk lists its members, another
 // walks all its refs, and a single chunk switches over midway; on one, two
 // and three threads and in serial mode, with enough refs for several chunks.
+// Dependent groupings are checked against the members sorted plainly.
 #include "kernel/priority/ticket_categories.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -127,6 +129,62 @@ TEST(TicketCategoriesTest, GroupsLikeTheStraightforwardLoop) {
         tbb::task_arena(threads).execute([&] {
           ExpectGrouping(BuildTicketCategories(f.refs, f.entities, values, false, ExecutionMode::kParallel), want);
         });
+      }
+    }
+  }
+}
+
+// A dependent grouping orders each category by the earlier tickets
+// (descending), then submission time, job and task. Where the submission times
+// rise with the refs, a category whose members hold no earlier tickets is in
+// that order already, and the parallel grouping leaves it so; the refs here
+// have categories of both kinds, with submission times rising and not.
+TEST(TicketCategoriesTest, DependentOrderIsTheSortedMembers) {
+  constexpr std::size_t kPending = 200000;
+  for (const bool rising : {true, false}) {
+    Fixture f = MakeRefs(kPending, kPending / 2, 7);
+    TicketRefs& refs = f.refs;
+    std::mt19937 rng(11);
+    for (std::size_t i = refs.running; i < refs.size(); ++i) {
+      // Earlier tickets for every task of one user in five, and one task in a hundred of the others.
+      if (refs.user[i].value % 5 == 0 || rng() % 100 == 0) refs.tickets[i] = 1 + rng() % 4;
+      if (!rising && rng() % 50 == 0) refs.submit[i] = static_cast<std::uint32_t>(rng() % refs.size());
+    }
+    auto before = [&](std::uint32_t a, std::uint32_t b) {
+      if (refs.tickets[a] != refs.tickets[b]) return refs.tickets[a] > refs.tickets[b];
+      if (refs.submit[a] != refs.submit[b]) return refs.submit[a] < refs.submit[b];
+      return refs.job[a] != refs.job[b] ? refs.job[a] < refs.job[b] : refs.task[a] < refs.task[b];
+    };
+    for (const CategoryValues values : {CategoryValues::kOverrideTickets, CategoryValues::kFunctionalShares}) {
+      Grouping want = Expected(f, values);
+      std::size_t in_ref_order = 0;
+      for (std::vector<std::uint32_t>& members : want.members) {
+        in_ref_order += std::is_sorted(members.begin(), members.end(), before);
+        std::sort(members.begin(), members.end(), before);
+      }
+      // Both kinds of category are there to be told apart.
+      ASSERT_GT(in_ref_order, 50u);
+      ASSERT_LT(in_ref_order, want.members.size() - 50);
+      auto check = [&](const char* how, ExecutionMode mode) {
+        SCOPED_TRACE(testing::Message() << how << ", rising " << rising << ", functional "
+                                        << (values == CategoryValues::kFunctionalShares));
+        ExpectGrouping(BuildTicketCategories(refs, f.entities, values, true, mode, MemberOrder::kFull), want);
+        const TicketCategories heads =
+            BuildTicketCategories(refs, f.entities, values, true, mode, MemberOrder::kHeadFirst);
+        ASSERT_EQ(heads.categories.size(), want.members.size());
+        for (std::size_t c = 0; c < want.members.size(); ++c) {
+          const TicketCategory& cat = heads.categories[c];
+          std::vector<std::uint32_t> members(heads.members.begin() + cat.begin, heads.members.begin() + cat.end);
+          ASSERT_EQ(members.front(), want.members[c].front()) << "head of category " << c;
+          std::sort(members.begin(), members.end());
+          std::vector<std::uint32_t> all = want.members[c];
+          std::sort(all.begin(), all.end());
+          ASSERT_EQ(members, all) << "category " << c;
+        }
+      };
+      check("serial", ExecutionMode::kSerial);
+      for (const int threads : {1, 2, 3}) {
+        tbb::task_arena(threads).execute([&] { check("parallel", ExecutionMode::kParallel); });
       }
     }
   }
