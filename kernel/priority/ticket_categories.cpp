@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -94,6 +95,29 @@ struct CategoryHash {
   }
 };
 
+// The submission times of members met in ref order: whether they never fall,
+// and the first and last of them.
+struct SubmitRun {
+  bool rising = true;
+  bool empty = true;
+  std::uint32_t first = 0, last = 0;
+
+  void Add(std::uint32_t submit) {
+    rising &= empty || last <= submit;
+    if (empty) first = submit;
+    empty = false;
+    last = submit;
+  }
+  // The run of the members met after this run's.
+  void Append(const SubmitRun& next) {
+    if (next.empty) return;
+    rising = rising && next.rising && (empty || last <= next.first);
+    if (empty) first = next.first;
+    empty = false;
+    last = next.last;
+  }
+};
+
 }  // namespace
 
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
@@ -123,12 +147,9 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     // (and a block) are members.
     std::vector<std::uint32_t> members;
     bool listed = true;
-    // Dependent groupings (parallel): whether the submission times of the
-    // chunk's members rise in ref order, the first and last of them, and
-    // which categories have a member with earlier tickets.
-    bool submit_rising = true;
-    bool any_member = false;
-    std::uint32_t first_submit = 0, last_submit = 0;
+    // Dependent groupings (parallel): the submission times of the chunk's
+    // members, and which categories have a member with earlier tickets.
+    SubmitRun submits;
     std::vector<std::uint8_t> with_tickets;
   };
   constexpr std::size_t kListedShare = 8;
@@ -232,35 +253,26 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   ForEachIndex(mode, chunks, [&](std::size_t k) {
     Chunk& part = parts[k];
     part.count.assign(n_categories, 0);
-    if (!track_order) {
-      for_each_member(k, [&](std::uint32_t m) {
-        std::uint32_t& c = category_of[m];
-        c = global_of[k][c];
-        ++part.count[c];
-      });
-      return;
-    }
-    part.with_tickets.assign(n_categories, 0);
+    if (track_order) part.with_tickets.assign(n_categories, 0);
     // Locals, so that the byte stores below need not be assumed to change them.
     std::uint32_t* const count = part.count.data();
     std::uint8_t* const with_tickets = part.with_tickets.data();
     const std::uint32_t* const global = global_of[k].data();
-    bool rising = true, any_member = false;
-    std::uint32_t first_submit = 0, last_submit = 0;
-    for_each_member(k, [&](std::uint32_t m) {
+    SubmitRun submits;
+    auto number = [&](std::uint32_t m, auto track) {
       const std::uint32_t c = category_of[m] = global[category_of[m]];
       ++count[c];
-      const std::uint32_t submit = refs.submit[m];
-      if (!any_member) first_submit = last_submit = submit;
-      any_member = true;
-      rising &= last_submit <= submit;
-      last_submit = submit;
-      with_tickets[c] |= static_cast<std::uint8_t>(refs.tickets[m] != 0);
-    });
-    part.submit_rising = rising;
-    part.any_member = any_member;
-    part.first_submit = first_submit;
-    part.last_submit = last_submit;
+      if constexpr (decltype(track)::value) {
+        submits.Add(refs.submit[m]);
+        with_tickets[c] |= static_cast<std::uint8_t>(refs.tickets[m] != 0);
+      }
+    };
+    if (track_order) {
+      for_each_member(k, [&](std::uint32_t m) { number(m, std::true_type{}); });
+      part.submits = submits;
+    } else {
+      for_each_member(k, [&](std::uint32_t m) { number(m, std::false_type{}); });
+    }
   });
   // Where the members' submission times rise with their refs (Grid Engine
   // numbers jobs as they are submitted) and no member of a category has
@@ -270,18 +282,12 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
   // here and left as they are below.
   std::vector<std::uint8_t> in_ref_order;  // by category; empty: none marked
   if (track_order) {
-    bool rising = true, any_member = false;
-    std::uint32_t last_submit = 0;
-    for (const Chunk& part : parts) {
-      if (!part.any_member) continue;
-      rising = rising && part.submit_rising && (!any_member || last_submit <= part.first_submit);
-      any_member = true;
-      last_submit = part.last_submit;
-    }
-    if (rising) {
+    SubmitRun submits;
+    for (const Chunk& part : parts) submits.Append(part.submits);
+    if (submits.rising) {
       in_ref_order.assign(n_categories, 1);
       for (const Chunk& part : parts) {
-        for (std::size_t c = 0; c < n_categories; ++c) in_ref_order[c] &= static_cast<std::uint8_t>(!part.with_tickets[c]);
+        for (std::size_t c = 0; c < n_categories; ++c) in_ref_order[c] &= !part.with_tickets[c];
       }
     }
     for (Chunk& part : parts) std::vector<std::uint8_t>().swap(part.with_tickets);
