@@ -49,6 +49,16 @@ double NormalizedTickets(const SchedulerConfig& c, double tickets, double max_ti
   return tickets / (scale > 0 ? scale : 1.0);
 }
 
+// A task's prio alone, as Values computes it, for ordering: the dispatch
+// order's per-task loops call it, so it is inline here.
+inline double TaskPrio(const Cluster& cluster, const PriorityResult& result, std::int16_t posix_priority,
+                       const DispatchEntry& entry) {
+  const double tix = entry.ref == kNoRef ? 0.0 : result.tickets.refs.Total(entry.ref);
+  return WeightedPrio(cluster.config, entry.first_of_job, result.urgency.Nurg(entry.row, result.roles[entry.row]),
+                      NormalizedTickets(cluster.config, tix, result.tickets.max_tix),
+                      NormalizedPosix(cluster.config, posix_priority));
+}
+
 // A job's place in the dispatch order: prio (descending), submission time,
 // job number, packed into one 128-bit key; `pending_job` says whose it is.
 struct MergeKey {
@@ -110,13 +120,6 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode) {
     }
   });
   return roles;
-}
-
-inline double PriorityResult::Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const {
-  const double tix = entry.ref == kNoRef ? 0.0 : tickets.refs.Total(entry.ref);
-  return WeightedPrio(cluster.config, entry.first_of_job, urgency.Nurg(entry.row, roles[entry.row]),
-                            NormalizedTickets(cluster.config, tix, tickets.max_tix),
-                            NormalizedPosix(cluster.config, posix_priority));
 }
 
 TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
@@ -345,7 +348,7 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
     const std::int16_t posix_priority = shard->posix_priority[row];
     std::uint64_t worst = 0;
     walk(job, cursor, [&](std::uint64_t k, const DispatchEntry& e) {
-      worst = std::max(worst, DescendingBits(result.Prio(cluster, posix_priority, e)));
+      worst = std::max(worst, DescendingBits(TaskPrio(cluster, result, posix_priority, e)));
       keys[base(j) + k] = {worst, submit | (base(j) + k)};
     });
   });
@@ -387,8 +390,8 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   auto key_for = [&](std::uint32_t j, const DispatchEntry& e) {
     const JobShard& shard = shard_of(e.row);
     const std::uint32_t row = index.row(e.row);
-    return MakeMergeKey(result.Prio(cluster, shard.posix_priority[row], e), shard.submit[row], shard.number[row], j,
-                        e.row);
+    return MakeMergeKey(TaskPrio(cluster, result, shard.posix_priority[row], e), shard.submit[row],
+                        shard.number[row], j, e.row);
   };
   // Running and suspended tasks by prio; then the tasks without priority information.
   // Shards are collected apart (in parallel unless serial) and joined in shard

@@ -24,7 +24,7 @@
 //     current urgency and no tickets.
 // ComputePriorities(..., kSerial) is the serial twin of the parallel default.
 // With params PRIORITY_POLICY=maui the order comes from ComputeMauiPriorities
-// instead; Values() and Prio() are then not defined (the factors are
+// instead; Values() is then not defined (the factors are
 // MauiPriorityContext's).
 #pragma once
 
@@ -77,9 +77,6 @@ struct PriorityResult {
   // The values of one output row.
   TaskPriority Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const DispatchEntry& entry) const;
-  // Just its prio (for ordering). Defined inline in priority.cpp, whose
-  // per-task loops are its only callers.
-  double Prio(const Cluster& cluster, std::int16_t posix_priority, const DispatchEntry& entry) const;
 };
 
 // Classifies every row (flat index) for the interval; shard by shard in
