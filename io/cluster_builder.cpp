@@ -11,6 +11,7 @@
 
 #include "io/default_complex.hpp"
 #include "io/ge_value.hpp"
+#include "io/untrusted_text.hpp"
 
 namespace schedk::io {
 namespace {
@@ -103,7 +104,7 @@ std::optional<OverrideText> SplitOverrides(std::string_view text, std::string& w
 Status ClusterBuilder::ErrorAt(const ObjectBlock& block, const Attribute& a, const std::string& what) const {
   std::string where = block.kind;
   if (!block.name.empty()) where += " " + block.name;
-  return Error(a.line, where + ": attribute '" + a.key + "': " + what);
+  return Error(a.line, where + ": attribute " + Quote(a.key) + ": " + what);
 }
 
 LoadFormula ClusterBuilder::ReadLoadFormula(std::string_view text) const {
@@ -171,7 +172,7 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
     const std::string text = row.key + " " + row.value;
     const auto c = SplitWords(text);
     auto fail = [&](const std::string& what) {
-      return Error(row.line, "complex: attribute '" + row.key + "': " + what);
+      return Error(row.line, "complex: attribute " + Quote(row.key) + ": " + what);
     };
     if (c.size() != 8) {
       return fail("expected 8 columns (name shortcut type relop requestable consumable default urgency), found " +
@@ -179,16 +180,16 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
     }
     ComplexAttribute a;
     auto type = ParseValueType(c[2]);
-    if (!type) return fail("unknown type '" + std::string(c[2]) + "'");
+    if (!type) return fail("unknown type " + Quote(c[2]));
     a.type = *type;
     auto relop = ParseRelop(c[3]);
-    if (!relop) return fail("unknown relational operator '" + std::string(c[3]) + "'");
+    if (!relop) return fail("unknown relational operator " + Quote(c[3]));
     a.relop = *relop;
     auto requestable = ParseRequestable(c[4]);
-    if (!requestable) return fail("requestable must be YES, NO or FORCED, not '" + std::string(c[4]) + "'");
+    if (!requestable) return fail("requestable must be YES, NO or FORCED, not " + Quote(c[4]));
     a.requestable = *requestable;
     auto consumable = ParseConsumable(c[5]);
-    if (!consumable) return fail("consumable must be YES, NO, JOB or HOST, not '" + std::string(c[5]) + "'");
+    if (!consumable) return fail("consumable must be YES, NO, JOB or HOST, not " + Quote(c[5]));
     a.consumable = *consumable;
     if (a.consumable != Consumable::kNo && !IsNumeric(a.type)) return fail("only numeric types can be consumable");
     if (a.relop == Relop::kExcl && !(a.type == ValueType::kBool && a.consumable != Consumable::kNo)) {
@@ -199,17 +200,17 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
     }
     if (IsNumeric(a.type)) {
       auto d = IsNone(c[6]) ? std::optional<double>(0) : ParseTypedNumber(c[6], a.type);
-      if (!d) return fail("malformed default '" + std::string(c[6]) + "'");
+      if (!d) return fail("malformed default " + Quote(c[6]));
       a.default_value = *d;
     } else if (!IsNone(c[6])) {
       a.default_text = std::string(c[6]);
     }
     auto urgency = ParseGeNumber(c[7]);
-    if (!urgency) return fail("malformed urgency '" + std::string(c[7]) + "'");
+    if (!urgency) return fail("malformed urgency " + Quote(c[7]));
     a.urgency = *urgency;
     a.urgency_valid = true;
     if (FindComplex(c[0]) || FindComplex(c[1])) {
-      return fail("name or shortcut '" + std::string(c[0]) + "'/'" + std::string(c[1]) + "' is defined twice");
+      return fail("name or shortcut " + Quote(c[0]) + "/" + Quote(c[1]) + " is defined twice");
     }
     const ComplexId id(s_.names.complexes.Intern(c[0]));
     a.per_processor = c[0].rfind("np_", 0) == 0;
@@ -285,7 +286,7 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
         const std::size_t eq = item.find('=');
         if (eq == std::string_view::npos) return "expected name=value items";
         auto d = ParseGeNumber(Trim(item.substr(eq + 1)));
-        if (!d) return "malformed value in '" + std::string(item) + "'";
+        if (!d) return "malformed value in " + Quote(item);
         field.push_back({std::string(Trim(item.substr(0, eq))), *d});
       }
       return std::nullopt;
@@ -310,9 +311,9 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
            const std::size_t eq = item.find('=');
            if (eq == std::string_view::npos) return "expected name=value items";
            auto id = FindComplex(item.substr(0, eq));
-           if (!id) return "unknown complex attribute '" + std::string(item.substr(0, eq)) + "'";
+           if (!id) return "unknown complex attribute " + Quote(item.substr(0, eq));
            auto d = ParseGeNumber(item.substr(eq + 1));
-           if (!d) return "malformed value in '" + std::string(item) + "'";
+           if (!d) return "malformed value in " + Quote(item);
            c.job_load_adjustments.emplace_back(*id, *d);
          }
          return std::nullopt;
@@ -431,7 +432,7 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
        [&](std::string_view v) -> std::optional<std::string> {
          if (IsNone(v)) return std::nullopt;
          auto p = s_.names.projects.Find(v);
-         if (!p) return "unknown project '" + std::string(v) + "'";
+         if (!p) return "unknown project " + Quote(v);
          c.auto_user_default_project = ProjectId(*p);
          return std::nullopt;
        }},
@@ -441,12 +442,12 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
     if (!seen.insert(a.key).second) return ErrorAt(block, a, "given twice");
     auto h = handlers.find(a.key);
     if (h == handlers.end()) {
-      Warn(a.line, "sconf: unknown attribute '" + a.key + "' kept but not interpreted");
+      Warn(a.line, "sconf: unknown attribute " + Quote(a.key) + " kept but not interpreted");
       continue;
     }
     unknown_params_.clear();
-    if (auto why = h->second(a.value)) return ErrorAt(block, a, *why + ", not '" + a.value + "'");
-    for (const std::string& p : unknown_params_) Warn(a.line, "sconf: params: unknown parameter '" + p + "' ignored");
+    if (auto why = h->second(a.value)) return ErrorAt(block, a, *why + ", not " + Quote(a.value));
+    for (const std::string& p : unknown_params_) Warn(a.line, "sconf: params: unknown parameter " + Quote(p) + " ignored");
   }
   if (!job_load_adjustments_given) {
     if (auto np = FindComplex("np_load_avg")) c.job_load_adjustments = {{*np, 0.50}};
@@ -461,7 +462,7 @@ std::optional<std::string> ClusterBuilder::UsersetsFrom(std::string_view text, s
   out.clear();
   for (std::string_view name : SplitList(text)) {
     auto id = s_.names.usersets.Find(name);
-    if (!id) return "unknown access list '" + std::string(name) + "'";
+    if (!id) return "unknown access list " + Quote(name);
     out.emplace_back(*id);
   }
   return std::nullopt;
@@ -471,7 +472,7 @@ std::optional<std::string> ClusterBuilder::ProjectsFrom(std::string_view text, s
   out.clear();
   for (std::string_view name : SplitList(text)) {
     auto id = s_.names.projects.Find(name);
-    if (!id) return "unknown project '" + std::string(name) + "'";
+    if (!id) return "unknown project " + Quote(name);
     out.emplace_back(*id);
   }
   return std::nullopt;
@@ -487,17 +488,23 @@ std::optional<std::string> ClusterBuilder::ComplexValuesFrom(std::string_view te
     start = i + 1;
     if (item.empty()) continue;
     const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos) return "expected name=value, not '" + std::string(item) + "'";
+    if (eq == std::string_view::npos) return "expected name=value, not " + Quote(item);
     const std::string_view name = Trim(item.substr(0, eq));
     const std::string_view value = Trim(item.substr(eq + 1));
     auto id = FindComplex(name);
-    if (!id) return "unknown complex attribute '" + std::string(name) + "'";
+    if (!id) return "unknown complex attribute " + Quote(name);
     const ComplexAttribute& attribute = s_.cluster.complexes[*id];
     ComplexValue v;
     v.complex = *id;
     if (IsNumeric(attribute.type)) {
       auto d = ParseTypedNumber(value, attribute.type);
-      if (!d) return "malformed value '" + std::string(value) + "' for " + std::string(name);
+      if (!d) return "malformed value " + Quote(value) + " for " + std::string(name);
+      // A consumable's capacity, a time or a memory size is never negative:
+      // a negative capacity would let the plan book beyond what exists.
+      if (*d < 0 && (attribute.consumable != Consumable::kNo || attribute.type == ValueType::kTime ||
+                     attribute.type == ValueType::kMemory)) {
+        return std::string(name) + " cannot be negative, not " + Quote(value);
+      }
       v.number = *d;
     } else {
       v.text = std::string(value);
@@ -522,11 +529,11 @@ Status ClusterBuilder::BuildUserset(const ObjectBlock& block) {
       for (std::string_view t : SplitList(a.value)) {
         if (EqualsIgnoreCase(t, "DEPT")) u.is_department = true;
         else if (EqualsIgnoreCase(t, "ACL")) u.is_access_list = true;
-        else return ErrorAt(block, a, "type must be ACL and/or DEPT, not '" + std::string(t) + "'");
+        else return ErrorAt(block, a, "type must be ACL and/or DEPT, not " + Quote(t));
       }
     } else if (a.key == "fshare" || a.key == "oticket") {
       auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not '" + a.value + "'");
+      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
       (a.key == "fshare" ? u.fshare : u.oticket) = static_cast<double>(*v);
     } else if (a.key == "entries") {
       for (std::string_view e : SplitList(a.value)) {
@@ -534,7 +541,7 @@ Status ClusterBuilder::BuildUserset(const ObjectBlock& block) {
         else u.users.emplace_back(s_.names.users.Intern(e));
       }
     } else {
-      Warn(a.line, "department " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
+      Warn(a.line, "department " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
     }
   }
   return Status::Ok();
@@ -547,14 +554,14 @@ Status ClusterBuilder::BuildProject(const ObjectBlock& block) {
       if (a.value != block.name) return ErrorAt(block, a, "does not match the block name");
     } else if (a.key == "fshare" || a.key == "oticket") {
       auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not '" + a.value + "'");
+      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
       (a.key == "fshare" ? p.fshare : p.oticket) = static_cast<double>(*v);
     } else if (a.key == "acl") {
       if (auto e = UsersetsFrom(a.value, p.acl)) return ErrorAt(block, a, *e);
     } else if (a.key == "xacl") {
       if (auto e = UsersetsFrom(a.value, p.xacl)) return ErrorAt(block, a, *e);
     } else {
-      Warn(a.line, "project " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
+      Warn(a.line, "project " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
     }
   }
   return Status::Ok();
@@ -570,16 +577,16 @@ Status ClusterBuilder::BuildUser(const ObjectBlock& block) {
       if (a.value != block.name) return ErrorAt(block, a, "does not match the block name");
     } else if (a.key == "fshare" || a.key == "oticket" || a.key == "delete_time") {
       auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not '" + a.value + "'");
+      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
       if (a.key == "fshare") u.fshare = static_cast<double>(*v);
       if (a.key == "oticket") u.oticket = static_cast<double>(*v);
     } else if (a.key == "default_project") {
       if (IsNone(a.value)) continue;
       auto p = s_.names.projects.Find(a.value);
-      if (!p) return ErrorAt(block, a, "unknown project '" + a.value + "'");
+      if (!p) return ErrorAt(block, a, "unknown project " + Quote(a.value));
       u.default_project = ProjectId(*p);
     } else {
-      Warn(a.line, "user " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
+      Warn(a.line, "user " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
     }
   }
   return Status::Ok();
@@ -601,44 +608,58 @@ Status ClusterBuilder::BuildHostgroups() {
         for (std::string_view member : SplitList(a.value)) {
           if (member.front() == '@') {
             auto sub = s_.names.hostgroups.Find(member);
-            if (!sub) return ErrorAt(block, a, "unknown hostgroup '" + std::string(member) + "'");
+            if (!sub) return ErrorAt(block, a, "unknown hostgroup " + Quote(member));
             direct_groups[g].push_back(*sub);
           } else {
             direct_hosts[g].emplace_back(s_.names.hosts.Intern(member));
           }
         }
       } else {
-        Warn(a.line, "hostgroup " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
+        Warn(a.line, "hostgroup " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
       }
     }
   }
+  // Depth-first over the nesting with an explicit stack (its depth is the
+  // input's to choose): a group's hosts are resolved after its subgroups'.
   std::vector<int> state(direct_groups.size(), 0);  // 0 new, 1 in progress, 2 done
-  std::function<bool(std::uint32_t)> resolve = [&](std::uint32_t g) -> bool {
-    if (state[g] == 2) return true;
-    if (state[g] == 1) return false;
-    state[g] = 1;
-    std::vector<HostId> hosts = direct_hosts[g];
-    for (std::uint32_t sub : direct_groups[g]) {
-      if (!resolve(sub)) return false;
-      const auto& more = s_.cluster.hostgroups[sub].hosts;
-      hosts.insert(hosts.end(), more.begin(), more.end());
-    }
-    std::sort(hosts.begin(), hosts.end());
-    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-    s_.cluster.hostgroups[g].hosts = std::move(hosts);
-    state[g] = 2;
-    return true;
-  };
-  for (std::uint32_t g = 0; g < direct_groups.size(); ++g) {
-    if (!resolve(g)) {
-      for (const ObjectBlock& block : s_.blocks) {
-        if (block.kind == "hostgroup" && block.name == s_.names.hostgroups.Name(g)) {
-          return Error(block.line, "hostgroup " + block.name + ": hostlist contains itself through nested groups");
+  std::vector<std::pair<std::uint32_t, std::size_t>> stack;  // group, next subgroup to visit
+  for (std::uint32_t top = 0; top < direct_groups.size(); ++top) {
+    if (state[top] == 2) continue;
+    stack.assign(1, {top, 0});
+    state[top] = 1;
+    while (!stack.empty()) {
+      auto& [g, next] = stack.back();
+      if (next < direct_groups[g].size()) {
+        const std::uint32_t sub = direct_groups[g][next++];
+        if (state[sub] == 1) return HostgroupCycle(top);
+        if (state[sub] == 0) {
+          state[sub] = 1;
+          stack.emplace_back(sub, 0);
         }
+        continue;
       }
+      std::vector<HostId> hosts = direct_hosts[g];
+      for (std::uint32_t sub : direct_groups[g]) {
+        const auto& more = s_.cluster.hostgroups[sub].hosts;
+        hosts.insert(hosts.end(), more.begin(), more.end());
+      }
+      std::sort(hosts.begin(), hosts.end());
+      hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+      s_.cluster.hostgroups[g].hosts = std::move(hosts);
+      state[g] = 2;
+      stack.pop_back();
     }
   }
   return Status::Ok();
+}
+
+Status ClusterBuilder::HostgroupCycle(std::uint32_t g) const {
+  for (const ObjectBlock& block : s_.blocks) {
+    if (block.kind == "hostgroup" && block.name == s_.names.hostgroups.Name(g)) {
+      return Error(block.line, "hostgroup " + block.name + ": hostlist contains itself through nested groups");
+    }
+  }
+  return Error(0, "hostgroups: a hostlist contains itself through nested groups");
 }
 
 Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
@@ -654,10 +675,10 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
       h.load_values.clear();
       for (std::string_view item : SplitList(a.value)) {
         const std::size_t eq = item.find('=');
-        if (eq == std::string_view::npos) return ErrorAt(block, a, "expected name=value, not '" + std::string(item) + "'");
+        if (eq == std::string_view::npos) return ErrorAt(block, a, "expected name=value, not " + Quote(item));
         auto id = FindComplex(item.substr(0, eq));
         if (!id) {
-          Warn(a.line, block.kind + " " + block.name + ": load value '" + std::string(item.substr(0, eq)) +
+          Warn(a.line, block.kind + " " + block.name + ": load value " + Quote(item.substr(0, eq)) +
                            "' has no complex attribute and is ignored");
           continue;
         }
@@ -671,12 +692,12 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
         const std::size_t eq = item.find('=');
         auto id = eq == std::string_view::npos ? std::nullopt : FindComplex(item.substr(0, eq));
         auto d = eq == std::string_view::npos ? std::nullopt : ParseGeNumber(item.substr(eq + 1));
-        if (!id || !d) return ErrorAt(block, a, "expected attribute=factor, not '" + std::string(item) + "'");
+        if (!id || !d) return ErrorAt(block, a, "expected attribute=factor, not " + Quote(item));
         h.load_scaling.emplace_back(*id, *d);
       }
     } else if (a.key == "processors") {
       auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not '" + a.value + "'");
+      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
       h.processors = static_cast<std::uint32_t>(*v);
     } else if (a.key == "user_lists") {
       if (auto e = UsersetsFrom(a.value, h.user_lists)) return ErrorAt(block, a, *e);
@@ -689,7 +710,7 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
     } else if (a.key == "usage_scaling" || a.key == "report_variables") {
       // Accounting-side settings: kept as written.
     } else {
-      Warn(a.line, block.kind + " " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
+      Warn(a.line, block.kind + " " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
     }
   }
   if (global) {
@@ -714,7 +735,7 @@ Status ClusterBuilder::BuildPe(const ObjectBlock& block) {
       if (v != block.name) return ErrorAt(block, a, "does not match the block name");
     } else if (a.key == "slots") {
       auto n = ParseUnsigned(v);
-      if (!n || *n > 9999999) return ErrorAt(block, a, "expected a slot count, not '" + v + "'");
+      if (!n || *n > 9999999) return ErrorAt(block, a, "expected a slot count, not " + Quote(v));
       pe.slots = static_cast<std::uint32_t>(*n);
     } else if (a.key == "user_lists") {
       if (auto e = UsersetsFrom(v, pe.user_lists)) return ErrorAt(block, a, *e);
@@ -728,7 +749,7 @@ Status ClusterBuilder::BuildPe(const ObjectBlock& block) {
         pe.allocation_rule = AllocationRule::kFixed;
         pe.slots_per_host = static_cast<std::uint32_t>(*n);
       } else {
-        return ErrorAt(block, a, "expected $pe_slots, $fill_up, $round_robin or a positive number, not '" + v + "'");
+        return ErrorAt(block, a, "expected $pe_slots, $fill_up, $round_robin or a positive number, not " + Quote(v));
       }
     } else if (a.key == "urgency_slots") {
       if (EqualsIgnoreCase(v, "min")) pe.urgency_slots = UrgencySlots::kMin;
@@ -738,19 +759,19 @@ Status ClusterBuilder::BuildPe(const ObjectBlock& block) {
         pe.urgency_slots = UrgencySlots::kFixed;
         pe.urgency_slots_fixed = static_cast<std::uint32_t>(*n);
       } else {
-        return ErrorAt(block, a, "expected min, max, avg or a number, not '" + v + "'");
+        return ErrorAt(block, a, "expected min, max, avg or a number, not " + Quote(v));
       }
     } else if (a.key == "control_slaves" || a.key == "job_is_first_task" || a.key == "accounting_summary" ||
                a.key == "daemon_forks_slaves" || a.key == "master_forks_slaves") {
       auto b = ParseBool(v);
-      if (!b) return ErrorAt(block, a, "expected TRUE or FALSE, not '" + v + "'");
+      if (!b) return ErrorAt(block, a, "expected TRUE or FALSE, not " + Quote(v));
       if (a.key == "control_slaves") pe.control_slaves = *b;
       if (a.key == "job_is_first_task") pe.job_is_first_task = *b;
       if (a.key == "accounting_summary") pe.accounting_summary = *b;
     } else if (a.key == "start_proc_args" || a.key == "stop_proc_args" || a.key == "qsort_args") {
       // Commands run by execd: kept as written.
     } else {
-      Warn(a.line, "pe " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
+      Warn(a.line, "pe " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
     }
   }
   return Status::Ok();
@@ -774,7 +795,7 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
       if (auto e = parse(text, value)) return ErrorAt(block, a, "[" + std::string(target) + "=...]: " + *e);
       if (target.front() == '@') {
         auto g = s_.names.hostgroups.Find(target);
-        if (!g) return ErrorAt(block, a, "unknown hostgroup '" + std::string(target) + "'");
+        if (!g) return ErrorAt(block, a, "unknown hostgroup " + Quote(target));
         field.group_values.emplace_back(HostgroupId(*g), std::move(value));
       } else {
         field.host_values.emplace_back(HostId(s_.names.hosts.Intern(target)), std::move(value));
@@ -785,25 +806,25 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
   using Error = std::optional<std::string>;
   auto integer = [](std::string_view t, std::int64_t& out) -> Error {
     auto v = ParseInteger(t);
-    if (!v) return "expected an integer, not '" + std::string(t) + "'";
+    if (!v) return "expected an integer, not " + Quote(t);
     out = *v;
     return std::nullopt;
   };
   auto count = [](std::string_view t, std::uint32_t& out) -> Error {
     auto v = ParseUnsigned(t);
-    if (!v || *v > 9999999) return "expected a non-negative count, not '" + std::string(t) + "'";
+    if (!v || *v > 9999999) return "expected a non-negative count, not " + Quote(t);
     out = static_cast<std::uint32_t>(*v);
     return std::nullopt;
   };
   auto duration = [](std::string_view t, Duration& out) -> Error {
     auto v = ParseDuration(t);
-    if (!v) return "expected a time (seconds, h:m:s or INFINITY), not '" + std::string(t) + "'";
+    if (!v) return "expected a time (seconds, h:m:s or INFINITY), not " + Quote(t);
     out = *v;
     return std::nullopt;
   };
   auto memory = [](std::string_view t, double& out) -> Error {
     auto v = ParseGeNumber(t);
-    if (!v) return "expected a memory size or INFINITY, not '" + std::string(t) + "'";
+    if (!v) return "expected a memory size or INFINITY, not " + Quote(t);
     out = *v;
     return std::nullopt;
   };
@@ -814,7 +835,7 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
     out.clear();
     for (std::string_view name : SplitList(t)) {
       auto id = s_.names.pes.Find(name);
-      if (!id) return "unknown parallel environment '" + std::string(name) + "'";
+      if (!id) return "unknown parallel environment " + Quote(name);
       out.emplace_back(*id);
     }
     return std::nullopt;
@@ -826,7 +847,7 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
       else if (EqualsIgnoreCase(word, "INTERACTIVE")) out |= kQueueInteractive;
       else if (EqualsIgnoreCase(word, "PARALLEL")) out |= kQueueParallel;
       else if (EqualsIgnoreCase(word, "CHECKPOINTING")) out |= kQueueCheckpointing;
-      else return "expected BATCH, INTERACTIVE, PARALLEL or CHECKPOINTING, not '" + std::string(word) + "'";
+      else return "expected BATCH, INTERACTIVE, PARALLEL or CHECKPOINTING, not " + Quote(word);
     }
     return std::nullopt;
   };
@@ -849,7 +870,7 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
       for (std::string_view member : SplitList(a.value)) {
         if (member.front() == '@') {
           auto g = s_.names.hostgroups.Find(member);
-          if (!g) return ErrorAt(block, a, "unknown hostgroup '" + std::string(member) + "'");
+          if (!g) return ErrorAt(block, a, "unknown hostgroup " + Quote(member));
           const auto& hosts = s_.cluster.hostgroups[*g].hosts;
           q.hosts.insert(q.hosts.end(), hosts.begin(), hosts.end());
         } else {
@@ -898,7 +919,7 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
       PerHost<std::string> text;
       st = per_host(a, text, any_text);
     } else {
-      Warn(a.line, "queue " + block.name + ": unknown attribute '" + a.key + "' kept but not interpreted");
+      Warn(a.line, "queue " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
     }
     if (!st.ok()) return st;
   }
@@ -992,13 +1013,13 @@ Status ClusterBuilder::ApplyLoad(const std::vector<LoadLine>& loads) {
     } else if (auto h = s_.names.hosts.Find(l.host)) {
       target = &s_.cluster.hosts[*h].load_values;
     } else {
-      return Error(l.line, "load: unknown host '" + l.host + "'");
+      return Error(l.line, "load: unknown host " + Quote(l.host));
     }
     for (std::string_view item : SplitList(l.values)) {
       const std::size_t eq = item.find('=');
-      if (eq == std::string_view::npos) return Error(l.line, "load " + l.host + ": expected name=value, not '" + std::string(item) + "'");
+      if (eq == std::string_view::npos) return Error(l.line, "load " + l.host + ": expected name=value, not " + Quote(item));
       if (!FindComplex(item.substr(0, eq))) {
-        Warn(l.line, "load " + l.host + ": '" + std::string(item.substr(0, eq)) + "' has no complex attribute and is ignored");
+        Warn(l.line, "load " + l.host + ": " + Quote(item.substr(0, eq)) + " has no complex attribute and is ignored");
         continue;
       }
       ComplexValueList one;
@@ -1014,7 +1035,7 @@ Status ClusterBuilder::ApplyLoad(const std::vector<LoadLine>& loads) {
 Status ClusterBuilder::ApplyHostStates(const std::vector<HostStateLine>& states) {
   for (const HostStateLine& l : states) {
     auto h = s_.names.hosts.Find(l.host);
-    if (!h) return Error(l.line, "hoststate: unknown host '" + l.host + "'");
+    if (!h) return Error(l.line, "hoststate: unknown host " + Quote(l.host));
     s_.cluster.hosts[*h].down = l.down;
   }
   return Status::Ok();
@@ -1024,10 +1045,12 @@ Status ClusterBuilder::ParseUsage(int line, std::string_view text, UsageRecord& 
   for (std::string_view item : SplitList(text)) {
     const std::size_t eq = item.find('=');
     auto d = eq == std::string_view::npos ? std::nullopt : ParseGeNumber(item.substr(eq + 1));
-    if (!d || *d < 0) return Error(line, "usage: expected name=value with a non-negative number, not '" + std::string(item) + "'");
+    if (!d || *d < 0 || *d > kLargestAmount) {
+      return Error(line, "usage: expected name=value with a number from 0 to 1e300, not " + Quote(item));
+    }
     const std::string name(item.substr(0, eq));
     for (const UsageValue& v : out.values) {
-      if (v.name == name) return Error(line, "usage: '" + name + "' is given twice");
+      if (v.name == name) return Error(line, "usage: " + Quote(name) + " is given twice");
     }
     out.values.push_back({name, *d});
   }
@@ -1058,7 +1081,7 @@ Status ClusterBuilder::FinishUsers(const std::vector<UsageLine>& usage) {
     if (u.kind != UsageKind::kUser && u.kind != UsageKind::kProject) continue;  // Maui's alone
     if (u.kind == UsageKind::kProject) {
       auto p = s_.names.projects.Find(u.name);
-      if (!p) return Error(u.line, "usage: unknown project '" + u.name + "'");
+      if (!p) return Error(u.line, "usage: unknown project " + Quote(u.name));
       entities.projects[*p].usage = std::move(record);
     } else {
       User& user = entities.users[*s_.names.users.Find(u.name)];
@@ -1066,7 +1089,7 @@ Status ClusterBuilder::FinishUsers(const std::vector<UsageLine>& usage) {
         user.usage = std::move(record);
       } else {
         auto p = s_.names.projects.Find(u.project);
-        if (!p) return Error(u.line, "usage: unknown project '" + u.project + "'");
+        if (!p) return Error(u.line, "usage: unknown project " + Quote(u.project));
         user.project_usage.emplace_back(ProjectId(*p), std::move(record));
       }
     }
@@ -1090,13 +1113,13 @@ Status ClusterBuilder::BuildShareTree() {
     // Lines are key=value; the block reader split them at the first blank.
     const std::string line = raw.value.empty() ? raw.key : raw.key + " " + raw.value;
     const std::size_t eq = line.find('=');
-    if (eq == std::string::npos) return Error(raw.line, "sharetree: expected key=value, not '" + line + "'");
+    if (eq == std::string::npos) return Error(raw.line, "sharetree: expected key=value, not " + Quote(line));
     const std::string key = std::string(Trim(std::string_view(line).substr(0, eq)));
     const std::string_view value = Trim(std::string_view(line).substr(eq + 1));
-    auto fail = [&](const std::string& what) { return Error(raw.line, "sharetree: attribute '" + key + "': " + what); };
+    auto fail = [&](const std::string& what) { return Error(raw.line, "sharetree: attribute " + Quote(key) + ": " + what); };
     if (key == "id") {
       auto v = ParseUnsigned(value);
-      if (!v) return fail("expected a node number, not '" + std::string(value) + "'");
+      if (!v) return fail("expected a node number, not " + Quote(value));
       stanzas.push_back(Stanza{raw.line, *v, {}, 0, {}});
       continue;
     }
@@ -1108,16 +1131,16 @@ Status ClusterBuilder::BuildShareTree() {
       if (value != "0" && value != "1") return fail("expected 0 (user) or 1 (project)");
     } else if (key == "shares") {
       auto v = ParseUnsigned(value);
-      if (!v || *v > UINT32_MAX) return fail("expected a non-negative integer, not '" + std::string(value) + "'");
+      if (!v || *v > UINT32_MAX) return fail("expected a non-negative integer, not " + Quote(value));
       s.shares = static_cast<std::uint32_t>(*v);
     } else if (key == "childnodes") {
       for (std::string_view c : SplitList(value)) {
         auto v = ParseUnsigned(c);
-        if (!v) return fail("expected node numbers, not '" + std::string(c) + "'");
+        if (!v) return fail("expected node numbers, not " + Quote(c));
         s.children.push_back(*v);
       }
     } else {
-      Warn(raw.line, "sharetree: unknown attribute '" + key + "' kept but not interpreted");
+      Warn(raw.line, "sharetree: unknown attribute " + Quote(key) + " kept but not interpreted");
     }
   }
   if (stanzas.empty()) return Status::Ok();
@@ -1153,17 +1176,21 @@ Status ClusterBuilder::BuildShareTree() {
   }
   if (roots.size() != 1) return Error(block.line, "sharetree: expected exactly one root node, found " + std::to_string(roots.size()));
   tree.root = ShareNodeId(roots[0]);
-  // Every node must hang below the root (no cycles).
+  // Every node must hang below the root (no cycles), at most kMaxShareTreeDepth levels down.
   std::vector<bool> reached(stanzas.size(), false);
-  std::vector<std::uint32_t> walk = {roots[0]};
+  std::vector<std::pair<std::uint32_t, int>> walk = {{roots[0], 0}};
   std::size_t count = 0;
   while (!walk.empty()) {
-    const std::uint32_t n = walk.back();
+    const auto [n, depth] = walk.back();
     walk.pop_back();
     if (reached[n]) continue;
+    if (depth > kMaxShareTreeDepth) {
+      return Error(stanzas[n].line, "sharetree: node " + std::to_string(*stanzas[n].id) + " is more than " +
+                                        std::to_string(kMaxShareTreeDepth) + " levels below the root");
+    }
     reached[n] = true;
     ++count;
-    for (ShareNodeId c : tree.nodes[n].children) walk.push_back(c.index());
+    for (ShareNodeId c : tree.nodes[n].children) walk.emplace_back(c.index(), depth + 1);
   }
   if (count != stanzas.size()) return Error(block.line, "sharetree: some nodes are not below the root (a cycle)");
   return Status::Ok();

@@ -72,6 +72,7 @@ class ClusterBuilder {
   Status BuildProject(const ObjectBlock& block);
   Status BuildUser(const ObjectBlock& block);
   Status BuildHostgroups();
+  Status HostgroupCycle(std::uint32_t group) const;  // the error naming the group's block
   Status BuildHost(const ObjectBlock& block, bool global);
   Status BuildPe(const ObjectBlock& block);
   Status BuildQueue(const ObjectBlock& block);

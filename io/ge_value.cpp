@@ -11,6 +11,7 @@ namespace schedk::io {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+std::optional<double> ParseGeNumberOrOverflow(std::string_view t);
 
 std::optional<double> Multiplier(char c) {
   switch (c) {
@@ -83,6 +84,12 @@ std::int64_t DaysFromCivil(std::int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
+int DaysInMonth(int year, int month) {
+  constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
 std::optional<int> Digits(std::string_view t, std::size_t pos, std::size_t n) {
   if (pos + n > t.size()) return std::nullopt;
   int v = 0;
@@ -124,7 +131,9 @@ std::vector<std::string_view> SplitList(std::string_view text) {
   return items;
 }
 
-std::optional<double> ParseGeNumber(std::string_view t) {
+namespace {
+
+std::optional<double> ParseGeNumberOrOverflow(std::string_view t) {
   if (t.empty()) return std::nullopt;
   if (EqualsIgnoreCase(t, "true")) return 1.0;
   if (EqualsIgnoreCase(t, "false")) return 0.0;
@@ -151,7 +160,18 @@ std::optional<double> ParseGeNumber(std::string_view t) {
   } else {
     while (i < t.size() && t[i] >= '0' && t[i] <= '7') value = value * 8 + static_cast<unsigned>(t[i++] - '0');
   }
+  // Beyond 64 bits the digits would wrap around: refused, not wrapped.
+  if (t.size() > 2 && (t[1] == 'x' || t[1] == 'X') ? i - 2 > 16 : i - 1 > 21) return std::nullopt;
   return WithSuffix(static_cast<double>(value), t.substr(i));
+}
+
+}  // namespace
+
+std::optional<double> ParseGeNumber(std::string_view t) {
+  // Values beyond the range of a double (1e309, 1e308G) are refused: Grid
+  // Engine spells infinity INFINITY (DBL_MAX), and every number kept is finite.
+  const std::optional<double> v = ParseGeNumberOrOverflow(t);
+  return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
 std::optional<double> ParseTypedNumber(std::string_view text, ValueType type) {
@@ -226,8 +246,9 @@ std::optional<Time> ParseTime(std::string_view t) {
       t[10] != 'T' || t[13] != ':' || t[16] != ':') {
     return std::nullopt;
   }
-  if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60) {
-    return std::nullopt;
+  if (*month < 1 || *month > 12 || *day < 1 || *day > DaysInMonth(*year, *month) || *hour > 23 || *minute > 59 ||
+      *second > 60) {
+    return std::nullopt;  // a day that does not exist (2026-02-30) is refused, not rolled over
   }
   std::size_t pos = 19;
   if (pos < t.size() && t[pos] == '.') {  // fractions of a second are dropped

@@ -24,6 +24,12 @@ namespace schedk::io {
 // decimal with optional multiplier, 0-prefixed octal/hex. The whole string must be used.
 std::optional<double> ParseGeNumber(std::string_view text);
 
+// The largest usage value (cpu, mem, io, ...) and consumable request schedk
+// takes. Sums of many of them (a share tree adds its users' usage; a parallel
+// job debits its request once per slot) then stay finite, which Grid Engine's
+// own doubles do not promise.
+inline constexpr double kLargestAmount = 1e300;
+
 // A number valid for `type`: INT must be integral; BOOL must be 0 or 1.
 std::optional<double> ParseTypedNumber(std::string_view text, ValueType type);
 

@@ -1,6 +1,9 @@
 #include "io/job_line.hpp"
 
+#include <algorithm>
+
 #include "io/ge_value.hpp"
+#include "io/untrusted_text.hpp"
 
 namespace schedk::io {
 namespace {
@@ -32,6 +35,28 @@ std::uint32_t InternText(JobNames& table, std::string_view value, int line) {
   return value.empty() ? kNoName : table.Intern(value, line);
 }
 
+// hold_jid is a comma-separated list of job numbers and job names (qsub
+// -hold_jid). An empty item or a character no job name may hold is refused
+// rather than dropped; so are wildcard patterns, which schedk does not expand.
+std::optional<std::string> CheckHoldList(std::string_view list) {
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view item = list.substr(start, comma - start);
+    if (item.empty()) return "empty job in the list " + Quote(list);
+    if (item.find_first_of("*?[") != std::string_view::npos) {
+      return "wildcard patterns are not supported, not " + Quote(item);
+    }
+    for (const char c : item) {
+      if (c == '/' || c == ':' || c == '@' || c == '\\' || static_cast<unsigned char>(c) <= ' ') {
+        return "expected a job number or job name, not " + Quote(item);
+      }
+    }
+    if (comma == list.size()) return std::nullopt;
+    start = comma + 1;
+  }
+}
+
 }  // namespace
 
 std::string_view RequestKeyPart(std::string_view key, RequestPart part) {
@@ -53,7 +78,7 @@ std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<Job
     const std::size_t start = i;
     while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '=') ++i;
     if (i == line.size() || line[i] != '=') {
-      if (keys_started) return "expected key=value, not '" + std::string(line.substr(start, i - start)) + "'";
+      if (keys_started) return "expected key=value, not " + Quote(line.substr(start, i - start));
       tokens.push_back({line.substr(start, i - start), {}, true});
       continue;
     }
@@ -75,9 +100,9 @@ std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<Job
           value.push_back(c);
         }
       }
-      if (!closed) return "unterminated quoted value of '" + std::string(key) + "'";
+      if (!closed) return "unterminated quoted value of " + Quote(key);
       if (i < line.size() && line[i] != ' ' && line[i] != '\t') {
-        return "text after the closing quote of '" + std::string(key) + "'";
+        return "text after the closing quote of " + Quote(key);
       }
       storage.push_back(std::move(value));
       tokens.push_back({key, storage.back(), false});
@@ -93,7 +118,7 @@ std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<Job
 std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
   const std::size_t dot = t.find('.');
   auto number = ParseUnsigned(t.substr(0, dot));
-  if (!number || *number == 0 || *number > UINT32_MAX) return "malformed job id '" + std::string(t) + "'";
+  if (!number || *number == 0 || *number > UINT32_MAX) return "malformed job id " + Quote(t);
   job.number = static_cast<JobNumber>(*number);
   job.first = job.last = job.step = 1;
   job.task_range_given = false;
@@ -108,17 +133,17 @@ std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
     last = ParseUnsigned(range.substr(dash + 1, colon == std::string_view::npos ? colon : colon - dash - 1));
   }
   if (colon != std::string_view::npos) {
-    if (dash == std::string_view::npos || colon < dash) return "malformed task range '" + std::string(range) + "'";
+    if (dash == std::string_view::npos || colon < dash) return "malformed task range " + Quote(range);
     step = ParseUnsigned(range.substr(colon + 1));
   }
   if (!first || !last || !step || *first == 0 || *last < *first || *step == 0 || *last > UINT32_MAX ||
       *step > UINT32_MAX) {
-    return "malformed task range '" + std::string(range) + "' (expected first[-last[:step]] with 1 <= first <= last)";
+    return "malformed task range " + Quote(range) + " (expected first[-last[:step]] with 1 <= first <= last)";
   }
   // Every task of a job line becomes an output row, so a line may not name
   // more than this many (Grid Engine's own limit, max_aj_tasks, defaults to 75,000).
   if ((*last - *first) / *step + 1 > kMaxTasksPerLine) {
-    return "task range '" + std::string(range) + "' has more than " + std::to_string(kMaxTasksPerLine) +
+    return "task range " + Quote(range) + " has more than " + std::to_string(kMaxTasksPerLine) +
            " tasks (Grid Engine's max_aj_tasks limits array jobs too)";
   }
   job.first = static_cast<TaskNumber>(*first);
@@ -138,14 +163,14 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
   for (std::size_t t = first_key; t < tokens.size(); ++t) {
     const std::string_view key = tokens[t].key;
     const std::string_view value = tokens[t].value;
-    if (tokens[t].bare) return "expected key=value, not '" + std::string(key) + "'";
+    if (tokens[t].bare) return "expected key=value, not " + Quote(key);
     std::size_t k = 0;
     while (k < std::size(kJobKeys) && kJobKeys[k] != key) ++k;
-    if (k == std::size(kJobKeys)) return "unknown job key '" + std::string(key) + "'";
-    if (seen & (std::uint64_t{1} << k)) return "job key '" + std::string(key) + "' given twice";
+    if (k == std::size(kJobKeys)) return "unknown job key " + Quote(key);
+    if (seen & (std::uint64_t{1} << k)) return "job key " + Quote(key) + " given twice";
     seen |= std::uint64_t{1} << k;
     auto bad = [&](const char* what) {
-      return "job key '" + std::string(key) + "': " + what + ", not '" + std::string(value) + "'";
+      return "job key " + Quote(key) + ": " + what + ", not " + Quote(value);
     };
     const JobKey which = static_cast<JobKey>(k);
     switch (which) {
@@ -193,7 +218,10 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
       case JobKey::kPeName: parts[4] = value; break;
       case JobKey::kPeMin: parts[5] = value; has_pe_min = true; break;
       case JobKey::kPeMax: parts[6] = value; has_pe_max = true; break;
-      case JobKey::kHoldJid: job.hold_jid = InternText(names.texts, value, line_no); break;
+      case JobKey::kHoldJid:
+        if (auto e = CheckHoldList(value)) return "job key 'hold_jid': " + *e;
+        job.hold_jid = InternText(names.texts, value, line_no);
+        break;
       case JobKey::kDeadline: {
         auto v = ParseTime(value);
         if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
@@ -266,7 +294,7 @@ std::optional<std::string> ParseJobLine(std::string_view line, int line_no, JobN
   if (tokens.size() < 2 || tokens[0].key != "job" || !tokens[1].bare) {
     return std::string("expected 'job <id> key=value ...'");
   }
-  if (tokens.size() > 2 && tokens[2].bare) return "expected key=value, not '" + std::string(tokens[2].key) + "'";
+  if (tokens.size() > 2 && tokens[2].bare) return "expected key=value, not " + Quote(tokens[2].key);
   if (auto e = ParseJobId(tokens[1].key, job)) return e;
   return ParseJobKeys(tokens, 2, line_no, names, job);
 }

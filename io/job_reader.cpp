@@ -17,6 +17,8 @@
 
 #include "io/ge_value.hpp"
 #include "io/line_cursor.hpp"
+#include "io/untrusted_text.hpp"
+#include "kernel/complex/string_expression.hpp"
 
 namespace schedk::io {
 namespace {
@@ -24,6 +26,14 @@ namespace {
 constexpr std::uint64_t kOpenRangeThreshold = 9999999;  // JSV writes 9999999 for "n-"
 
 void ParseChunk(const JobChunk& input, const std::string& source, ParsedChunk& chunk) {
+  if (const std::size_t bad = FindInvalidUtf8(input.text); bad != std::string_view::npos) {
+    const std::string_view before = input.text.substr(0, bad);
+    const auto line = input.first_line + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    chunk.error = Status::InvalidInput(source, line, "invalid UTF-8 at byte " + std::to_string(bad - line_start + 1) +
+                                                         " (the input must be UTF-8)");
+    return;
+  }
   std::vector<JobToken> tokens;
   std::deque<std::string> storage;  // joined continuation lines and unquoted values, per line
   LineCursor cursor(input.text, input.first_line - 1);
@@ -108,6 +118,18 @@ GlobalNames MergeNames(const std::vector<const JobNameSpace*>& spaces, JobNames 
   return out;
 }
 
+// What a numeric request may ask for: a consumable debits it (once per slot,
+// job or host), so it is a finite amount from 0 up; a time or memory limit
+// (h_rt, h_vmem) is never negative.
+std::optional<std::string> CheckAmount(const ComplexAttribute& a, double value) {
+  const bool consumable = a.consumable != Consumable::kNo;
+  if ((consumable || a.type == ValueType::kTime || a.type == ValueType::kMemory) && value < 0) {
+    return std::string("cannot be negative");
+  }
+  if (consumable && value > kLargestAmount) return std::string("must be a finite amount (at most 1e300)");
+  return std::nullopt;
+}
+
 class RequestParser {
  public:
   RequestParser(const ClusterBuilder& builder, const Snapshot& s) : builder_(builder), s_(s) {}
@@ -132,28 +154,33 @@ class RequestParser {
       const std::size_t eq = item.find('=');
       const std::string_view name = item.substr(0, eq);
       auto id = builder_.FindComplex(name);
-      if (!id) return std::string(key) + ": unknown complex attribute '" + std::string(name) + "'";
+      if (!id) return std::string(key) + ": unknown complex attribute " + Quote(name);
       const ComplexAttribute& a = s_.cluster.complexes[*id];
       if (*id == s_.cluster.complexes.slots) {
         return std::string(key) + ": slots cannot be requested with -l; use pe_name/pe_min/pe_max";
       }
       if (a.requestable == Requestable::kNo) {
-        return std::string(key) + ": complex attribute '" + std::string(name) + "' is not requestable";
+        return std::string(key) + ": complex attribute " + Quote(name) + " is not requestable";
       }
       ComplexValue v;
       v.complex = *id;
       if (eq == std::string_view::npos) {
-        if (a.type != ValueType::kBool) return std::string(key) + ": '" + std::string(name) + "' needs a value";
+        if (a.type != ValueType::kBool) return std::string(key) + ": " + Quote(name) + " needs a value";
         v.number = 1;
       } else if (IsNumeric(a.type)) {
         auto d = ParseTypedNumber(item.substr(eq + 1), a.type);
-        if (!d) return std::string(key) + ": malformed value '" + std::string(item.substr(eq + 1)) + "' for " + std::string(name);
+        if (!d) return std::string(key) + ": malformed value " + Quote(item.substr(eq + 1)) + " for " + std::string(name);
         v.number = *d;
+        if (auto e = CheckAmount(a, v.number)) return std::string(key) + ": " + std::string(name) + " " + *e;
       } else {
         v.text = std::string(item.substr(eq + 1));
+        if (StringExpressionTooDeep(v.text)) {
+          return std::string(key) + ": the expression for " + std::string(name) + " nests '(' and '!' deeper than " +
+                 std::to_string(kMaxStringExpressionDepth) + " levels";
+        }
       }
       for (const ComplexValue& prior : out) {
-        if (prior.complex == v.complex) return std::string(key) + ": '" + std::string(name) + "' is requested twice";
+        if (prior.complex == v.complex) return std::string(key) + ": " + Quote(name) + " is requested twice";
       }
       out.push_back(std::move(v));
     }
@@ -167,25 +194,25 @@ class RequestParser {
       const std::string_view queue = item.substr(0, at);
       if (queue != "*" && !queue.empty()) {
         auto id = s_.names.queues.Find(queue);
-        if (!id) return std::string(key) + ": unknown queue '" + std::string(queue) + "'";
+        if (!id) return std::string(key) + ": unknown queue " + Quote(queue);
         q.queue = QueueId(*id);
       }
       if (at != std::string_view::npos) {
         const std::string_view where = item.substr(at + 1);
         if (!where.empty() && where.front() == '@') {
           auto g = s_.names.hostgroups.Find(where);
-          if (!g) return std::string(key) + ": unknown hostgroup '" + std::string(where) + "'";
+          if (!g) return std::string(key) + ": unknown hostgroup " + Quote(where);
           q.group = HostgroupId(*g);
         } else if (where != "*") {
           auto h = s_.names.hosts.Find(where);
-          if (!h) return std::string(key) + ": unknown host '" + std::string(where) + "'";
+          if (!h) return std::string(key) + ": unknown host " + Quote(where);
           q.host = HostId(*h);
         }
       }
       if (item.find_first_of("?[]") != std::string_view::npos ||
           (queue.find('*') != std::string_view::npos && queue != "*")) {
-        return std::string(key) + ": wildcard patterns other than '*' are not supported in queue lists ('" +
-               std::string(item) + "')";
+        return std::string(key) + ": wildcard patterns other than '*' are not supported in queue lists (" +
+               Quote(item) + ")";
       }
       out.push_back(q);
     }
@@ -199,12 +226,12 @@ class RequestParser {
     for (std::uint32_t id = 0; id < s_.names.pes.size(); ++id) {
       if (fnmatch(pattern.c_str(), s_.names.pes.Name(id).c_str(), 0) == 0) pe.matching.emplace_back(id);
     }
-    if (pe.matching.empty()) return "pe_name: no parallel environment matches '" + pattern + "'";
+    if (pe.matching.empty()) return "pe_name: no parallel environment matches " + Quote(pattern);
     auto min = ParseUnsigned(min_text);
-    if (!min || *min == 0 || *min > UINT32_MAX) return "pe_min: expected a positive slot count, not '" + std::string(min_text) + "'";
+    if (!min || *min == 0 || *min > UINT32_MAX) return "pe_min: expected a positive slot count, not " + Quote(min_text);
     std::optional<std::uint64_t> max = min;
     if (!max_text.empty()) max = EqualsIgnoreCase(max_text, "infinity") ? kOpenRangeThreshold : ParseUnsigned(max_text);
-    if (!max || *max < *min) return "pe_max: expected a slot count >= pe_min, not '" + std::string(max_text) + "'";
+    if (!max || *max < *min) return "pe_max: expected a slot count >= pe_min, not " + Quote(max_text);
     pe.min = static_cast<std::uint32_t>(*min);
     pe.max = *max >= kOpenRangeThreshold ? kOpenSlotRange : static_cast<std::uint32_t>(*max);
     return std::nullopt;
@@ -221,16 +248,16 @@ std::optional<std::string> ParseGranted(std::string_view text, const Snapshot& s
     const std::size_t at = item.find('@');
     auto slots = colon == std::string_view::npos ? std::nullopt : ParseUnsigned(item.substr(colon + 1));
     if (at == std::string_view::npos || !slots || *slots == 0 || *slots > UINT32_MAX || at > colon) {
-      return "granted: expected queue@host:slots, not '" + std::string(item) + "'";
+      return "granted: expected queue@host:slots, not " + Quote(item);
     }
     const std::string_view queue = item.substr(0, at);
     const std::string_view host = item.substr(at + 1, colon - at - 1);
     auto q = s.names.queues.Find(queue);
-    if (!q) return "granted: unknown queue '" + std::string(queue) + "'";
+    if (!q) return "granted: unknown queue " + Quote(queue);
     auto h = s.names.hosts.Find(host);
     const auto& hosts = s.cluster.queues[*q].hosts;
     if (!h || !std::binary_search(hosts.begin(), hosts.end(), HostId(*h))) {
-      return "granted: host '" + std::string(host) + "' is not in the hostlist of queue " + std::string(queue);
+      return "granted: host " + Quote(host) + " is not in the hostlist of queue " + std::string(queue);
     }
     out.push_back({QueueId(*q), HostId(*h), static_cast<std::uint32_t>(*slots)});
   }
@@ -340,12 +367,12 @@ std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBu
 
 std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameSpace& names, const Snapshot& s) {
   if (j.project != kNoName && !s.names.projects.Find(names.projects.Name(j.project))) {
-    return "job key 'project': unknown project '" + std::string(names.projects.Name(j.project)) + "'";
+    return "job key 'project': unknown project " + Quote(names.projects.Name(j.project));
   }
   if (j.department != kNoName) {
     auto id = s.names.usersets.Find(names.departments.Name(j.department));
     if (!id || !s.cluster.entities.usersets[*id].is_department) {
-      return "job key 'department': unknown department '" + std::string(names.departments.Name(j.department)) + "'";
+      return "job key 'department': unknown department " + Quote(names.departments.Name(j.department));
     }
   }
   if (j.granted != kNoName) {
@@ -364,7 +391,7 @@ std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameS
   if (j.hold_jid != kNoName) {
     for (std::string_view item : SplitList(names.texts.Name(j.hold_jid))) {
       auto number = ParseUnsigned(item);
-      if (number && (*number == 0 || *number > UINT32_MAX)) return "hold_jid: malformed job id '" + std::string(item) + "'";
+      if (number && (*number == 0 || *number > UINT32_MAX)) return "hold_jid: malformed job id " + Quote(item);
     }
   }
   return std::nullopt;
@@ -465,7 +492,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
     auto id = names.projects.Find(project_names.Name(p));
     if (!id) {
       return Status::InvalidInput(s.source, projects.first_line[p],
-                                  "job key 'project': unknown project '" + project_names.Name(p) + "'");
+                                  "job key 'project': unknown project " + Quote(project_names.Name(p)));
     }
     project_of[p] = ProjectId(*id);
   }
@@ -474,7 +501,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
     auto id = names.usersets.Find(department_names.Name(d));
     if (!id || !entities.usersets[*id].is_department) {
       return Status::InvalidInput(s.source, departments.first_line[d],
-                                  "job key 'department': unknown department '" + department_names.Name(d) + "'");
+                                  "job key 'department': unknown department " + Quote(department_names.Name(d)));
     }
     department_of[d] = UsersetId(*id);
   }
@@ -647,7 +674,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       }
       for (std::string_view item : SplitList(text(j.hold_jid))) {
         if (auto number = ParseUnsigned(item)) {
-          if (*number == 0 || *number > UINT32_MAX) return fail("hold_jid: malformed job id '" + std::string(item) + "'");
+          if (*number == 0 || *number > UINT32_MAX) return fail("hold_jid: malformed job id " + Quote(item));
           e.hold_jid.push_back(static_cast<JobNumber>(*number));
           continue;
         }

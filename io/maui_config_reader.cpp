@@ -7,6 +7,7 @@
 #include <string>
 
 #include "io/ge_value.hpp"
+#include "io/untrusted_text.hpp"
 #include "kernel/priority/maui_priority.hpp"
 
 namespace schedk::io {
@@ -90,15 +91,15 @@ class MauiReader {
       for (const FactorName& f : kFactorNames) {
         if (name != f.name) continue;
         auto v = ParseInteger(value);
-        if (!v) return Error(a, "expected a whole number, not '" + std::string(value) + "'");
-        if (!weight && *v < 0) return Error(a, "a cap must not be negative, not '" + std::string(value) + "'");
+        if (!v) return Error(a, "expected a whole number, not " + Quote(value));
+        if (!weight && *v < 0) return Error(a, "a cap must not be negative, not " + Quote(value));
         auto& slot = f.component ? (weight ? c_.component_weight[f.index] : c_.component_cap[f.index])
                                  : (weight ? c_.sub_weight[f.index] : c_.sub_cap[f.index]);
         slot = *v;
         return Status::Ok();
       }
     }
-    auto fail = [&](const std::string& what) { return Error(a, what + ", not '" + std::string(value) + "'"); };
+    auto fail = [&](const std::string& what) { return Error(a, what + ", not " + Quote(value)); };
     if (key == "XFMINWCLIMIT" || key == "FSINTERVAL") {
       auto d = ParseDuration(value);
       if (!d || *d >= kInfiniteDuration) return fail("expected a time ([[HH:]MM:]SS or seconds)");
@@ -165,11 +166,11 @@ class MauiReader {
     if (entry.line == 0) entry.line = a.line;
     for (std::string_view item : SplitWords(a.value)) {
       const std::size_t eq = item.find('=');
-      if (eq == std::string_view::npos) return Error(a, "expected ATTRIBUTE=value, not '" + std::string(item) + "'");
+      if (eq == std::string_view::npos) return Error(a, "expected ATTRIBUTE=value, not " + Quote(item));
       const std::string attr = Upper(item.substr(0, eq));
       const std::string_view v = item.substr(eq + 1);
       if (!entry.attributes.insert(attr).second) return Error(a, attr + " given twice for " + name);
-      auto fail = [&](const std::string& what) { return Error(a, attr + ": " + what + ", not '" + std::string(v) + "'"); };
+      auto fail = [&](const std::string& what) { return Error(a, attr + ": " + what + ", not " + Quote(v)); };
       MauiCredentialSettings& set = entry.settings;
       const bool qos_only = attr == "QTWEIGHT" || attr == "XFWEIGHT" || attr == "QTTARGET" || attr == "XFTARGET";
       if (qos_only && k != static_cast<std::size_t>(MauiCredential::kQos)) {
@@ -198,8 +199,8 @@ class MauiReader {
         if (!x || !(*x >= 0) || !std::isfinite(*x)) return fail("expected a non-negative number");
         set.xf_target = *x;
       } else {
-        return Error(a, "unknown credential attribute '" + attr +
-                            "' (expected PRIORITY, FSTARGET, QTWEIGHT, XFWEIGHT, QTTARGET or XFTARGET)");
+        return Error(a, "unknown credential attribute " + Quote(attr) +
+                            " (expected PRIORITY, FSTARGET, QTWEIGHT, XFWEIGHT, QTTARGET or XFTARGET)");
       }
     }
     return Status::Ok();
@@ -295,7 +296,7 @@ class MauiReader {
           window = *w;
         }
         auto v = ParseGeNumber(item.substr(eq + 1));
-        if (!v || *v < 0) return Status::InvalidInput(s_.source, u.line, "usage: '" + std::string(item) + "' is not a usage amount");
+        if (!v || *v < 0) return Status::InvalidInput(s_.source, u.line, "usage: " + Quote(item) + " is not a usage amount");
         const std::int64_t at = window + shift;
         if (at >= static_cast<std::int64_t>(c_.fs_depth)) continue;
         if (windows.size() <= static_cast<std::size_t>(at)) windows.resize(static_cast<std::size_t>(at) + 1, 0.0);

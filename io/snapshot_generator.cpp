@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
+#include "io/ge_value.hpp"
 #include "kernel/synth/split_mix.hpp"
 
 namespace schedk::io {
@@ -16,6 +18,31 @@ constexpr std::uint32_t kMemoryPerHostGiB = 256;
 const char* const kPes[] = {"mpi", "mpi_rr", "smp"};
 
 }  // namespace
+
+std::optional<std::string> CheckGeneratorSpec(const GeneratorSpec& spec) {
+  constexpr std::uint64_t kMaxCount = 1000000;     // hosts, slots per host, users, projects, departments
+  constexpr std::uint64_t kMaxJobs = 1000000000;  // job numbers are 32-bit
+  const std::pair<const char*, std::uint64_t> counts[] = {
+      {"hosts", spec.hosts}, {"slots per host", spec.slots_per_host}, {"users", spec.users},
+      {"projects", spec.projects}, {"departments", spec.departments}};
+  for (const auto& [what, n] : counts) {
+    if (n < 1 || n > kMaxCount) return std::string(what) + " must be from 1 to " + std::to_string(kMaxCount);
+  }
+  if (spec.jobs > kMaxJobs) return "jobs must be from 0 to " + std::to_string(kMaxJobs);
+  const double running = static_cast<double>(spec.hosts) * spec.slots_per_host * spec.running_fraction;
+  if (running + static_cast<double>(spec.jobs) > static_cast<double>(kMaxJobs)) {
+    return "running tasks and pending jobs together must be at most " + std::to_string(kMaxJobs);
+  }
+  const std::pair<const char*, double> fractions[] = {
+      {"parallel", spec.parallel_fraction}, {"array", spec.array_fraction},   {"reserve", spec.reserve_fraction},
+      {"license", spec.license_fraction},   {"memory", spec.memory_fraction}, {"running", spec.running_fraction},
+      {"exclusive", spec.exclusive_fraction}, {"scratch", spec.scratch_fraction}};
+  for (const auto& [what, f] : fractions) {
+    if (!(f >= 0 && f <= 1)) return std::string(what) + " fraction must be from 0 to 1";
+  }
+  if (!InTimeRange(spec.now) || spec.now < 86400) return std::string("now must be a time from 1970-01-02 to 2106");
+  return std::nullopt;
+}
 
 bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::string_view)>& sink) {
   SplitMix64 rng(spec.seed);

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace schedk::io {
@@ -39,7 +41,13 @@ struct GeneratorSpec {
   std::int64_t now = 1798761600;      // 2027-01-01T00:00:00Z
 };
 
+// What is wrong with `spec`, or nullopt: every count at least 1 (jobs: 0)
+// and small enough that the snapshot loads (job numbers, running tasks and
+// pending jobs together, fit in 32 bits), every fraction within 0..1.
+std::optional<std::string> CheckGeneratorSpec(const GeneratorSpec& spec);
+
 // Writes the snapshot to `sink` piece by piece; stops and returns false when `sink` does.
+// `spec` must pass CheckGeneratorSpec.
 bool GenerateSnapshot(const GeneratorSpec& spec, const std::function<bool(std::string_view)>& sink);
 
 }  // namespace schedk::io

@@ -11,6 +11,7 @@
 #include "io/job_reader.hpp"
 #include "io/line_cursor.hpp"
 #include "io/maui_config_reader.hpp"
+#include "io/untrusted_text.hpp"
 
 namespace schedk::io {
 namespace {
@@ -83,7 +84,7 @@ Status StructureReader::Record(std::string_view line, int line_no) {
   if (word == "now") {
     if (has_now_) return Error(line_no, "duplicate object: 'now' is given twice");
     auto t = ParseTime(rest);
-    if (!t) return Error(line_no, "now: expected epoch seconds or ISO-8601 with Z or an offset, not '" + std::string(rest) + "'");
+    if (!t) return Error(line_no, "now: expected epoch seconds or ISO-8601 with Z or an offset, not " + Quote(rest));
     s_.cluster.now = *t;
     has_now_ = true;
   } else if (word == "load") {
@@ -112,12 +113,12 @@ Status StructureReader::Record(std::string_view line, int line_no) {
         u.project = std::string(token.substr(8));
       } else if (token.substr(0, 3) == "at=") {
         auto t = ParseTime(token.substr(3));
-        if (!t) return Error(line_no, "usage: at: expected a time, not '" + std::string(token.substr(3)) + "'");
+        if (!t) return Error(line_no, "usage: at: expected a time, not " + Quote(token.substr(3)));
         u.at = *t;
       } else if (u.values.empty()) {
         u.values = std::string(token);
       } else {
-        return Error(line_no, "usage: unexpected '" + std::string(token) + "'");
+        return Error(line_no, "usage: unexpected " + Quote(token));
       }
     }
     usage_.push_back(std::move(u));
@@ -130,8 +131,8 @@ Status StructureReader::Record(std::string_view line, int line_no) {
   } else if (word == "end") {
     return Error(line_no, "'end' without a matching 'begin'");
   } else {
-    return Error(line_no, "unknown record '" + std::string(word) +
-                              "' (expected begin, now, load, usage, hoststate or job)");
+    return Error(line_no, "unknown record " + Quote(word) +
+                              " (expected begin, now, load, usage, hoststate or job)");
   }
   return Status::Ok();
 }
@@ -163,10 +164,13 @@ Status StructureReader::Read() {
     }
     CloseJobRun(cursor_.line_start());
     const std::string_view line = Trim(cursor_.Logical(physical, storage_));
+    if (const std::size_t bad = FindInvalidUtf8(line); bad != std::string_view::npos) {
+      return Error(line_no, "invalid UTF-8 at byte " + std::to_string(bad + 1) + " (the input must be UTF-8)");
+    }
     if (line.empty() || line.front() == '#') continue;
     if (!header) {
       if (line != "schedk-snapshot 1") {
-        return Error(line_no, "expected the header 'schedk-snapshot 1', not '" + std::string(line) + "'");
+        return Error(line_no, "not a schedk snapshot: the first line is not the header 'schedk-snapshot 1'");
       }
       header = true;
       continue;
@@ -175,12 +179,12 @@ Status StructureReader::Read() {
     if (block != nullptr) {
       if (word == "end") {
         if (!rest.empty() && rest != block->kind) {
-          return Error(line_no, "'end " + std::string(rest) + "' closes a '" + block->kind + "' block");
+          return Error(line_no, "'end' " + Quote(rest) + " closes a " + Quote(block->kind) + " block");
         }
         block = nullptr;
         continue;
       }
-      if (word == "begin") return Error(line_no, "'begin' inside the '" + block->kind + "' block opened on line " + std::to_string(block->line));
+      if (word == "begin") return Error(line_no, "'begin' inside the " + Quote(block->kind) + " block opened on line " + std::to_string(block->line));
       block->attributes.push_back({std::string(word), std::string(rest), line_no});
       continue;
     }
@@ -188,10 +192,10 @@ Status StructureReader::Read() {
       const auto [kind, name_rest] = FirstWord(rest);
       const auto [name, extra] = FirstWord(name_rest);
       const BlockKind* k = FindBlockKind(kind);
-      if (k == nullptr) return Error(line_no, "unknown block kind '" + std::string(kind) + "'");
+      if (k == nullptr) return Error(line_no, "unknown block kind " + Quote(kind));
       if (k->named && name.empty()) return Error(line_no, "begin " + std::string(kind) + ": the object needs a name");
       if (!k->named && !name.empty()) return Error(line_no, "begin " + std::string(kind) + ": takes no name");
-      if (!extra.empty()) return Error(line_no, "begin: unexpected '" + std::string(extra) + "'");
+      if (!extra.empty()) return Error(line_no, "begin: unexpected " + Quote(extra));
       if (kind == "hostgroup" && name.front() != '@') return Error(line_no, "hostgroup names start with '@'");
       if (!objects.insert({std::string(kind), std::string(name)}).second) {
         return Error(line_no, "duplicate object: " + std::string(kind) + (name.empty() ? "" : " ") + std::string(name) +
@@ -215,7 +219,7 @@ Result<ObjectBlock> ReadObjectBlock(const std::string& kind, const std::string& 
                                     const std::string& source) {
   auto error = [&](int line, std::string message) { return Status::InvalidInput(source, line, std::move(message)); };
   const BlockKind* k = FindBlockKind(kind);
-  if (k == nullptr) return error(0, "unknown block kind '" + kind + "'");
+  if (k == nullptr) return error(0, "unknown block kind " + Quote(kind));
   if (k->named && name.empty()) return error(0, "begin " + kind + ": the object needs a name");
   if (!k->named && !name.empty()) return error(0, "begin " + kind + ": takes no name");
   if (kind == "hostgroup" && name.front() != '@') return error(0, "hostgroup names start with '@'");
@@ -228,7 +232,7 @@ Result<ObjectBlock> ReadObjectBlock(const std::string& kind, const std::string& 
     const std::string_view line = Trim(cursor.Logical(physical, storage));
     if (line.empty() || line.front() == '#') continue;
     const auto [word, rest] = FirstWord(line);
-    if (word == "begin" || word == "end") return error(line_no, "'" + std::string(word) + "' inside the '" + kind + "' block");
+    if (word == "begin" || word == "end") return error(line_no, Quote(word) + " inside the " + Quote(kind) + " block");
     block.attributes.push_back({std::string(word), std::string(rest), line_no});
   }
   return block;

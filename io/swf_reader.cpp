@@ -6,10 +6,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "io/ge_value.hpp"
 #include "io/line_cursor.hpp"
 #include "io/snapshot_reader.hpp"
+#include "io/untrusted_text.hpp"
 
 namespace schedk::io {
 namespace {
@@ -61,10 +63,10 @@ std::optional<std::string> ParseJobLine(std::string_view line, SwfJob& job) {
       const std::string text(token);
       char* end = nullptr;
       v = std::strtod(text.c_str(), &end);
-      if (end != text.c_str() + text.size()) return "field " + std::to_string(n + 1) + " is not a number: '" + text + "'";
+      if (end != text.c_str() + text.size()) return "field " + std::to_string(n + 1) + " is not a number: " + Quote(text);
       // Integral fields are read as long long: keep every value where that is exact.
       if (!(std::fabs(v) <= kLargestField)) {
-        return "field " + std::to_string(n + 1) + " is out of range: '" + text + "'";
+        return "field " + std::to_string(n + 1) + " is out of range: " + Quote(text);
       }
     }
     job.field[static_cast<std::size_t>(n++)] = v;
@@ -104,29 +106,56 @@ Result<SwfTrace> ReadSwf(std::string_view text, const std::string& source, const
   return trace;
 }
 
+// Inflates gzip data (any number of members). Damaged data is bad input, and
+// so is data that cannot be a text trace, refused as soon as it shows: a NUL
+// byte, a line longer than kMaxTraceLineBytes, or (past kBombFloorBytes) text
+// more than kMaxInflateRatio times the compressed size, which no real trace
+// reaches and a decompression bomb always does.
 Result<std::string> Gunzip(std::string_view data, const std::string& source) {
+  constexpr std::size_t kMaxTraceLineBytes = std::size_t{1} << 20;
+  constexpr std::size_t kBombFloorBytes = std::size_t{64} << 20;
+  constexpr std::size_t kMaxInflateRatio = 200;
   std::string out;
   z_stream z{};
   if (inflateInit2(&z, 15 + 32) != Z_OK) return Status::IoError(source, "cannot start gzip decompression");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
+  std::string_view unread = data;  // fed in pieces: avail_in is 32 bits wide
   char buffer[1 << 16];
   int rc = Z_OK;
-  while (true) {
+  std::size_t line_bytes = 0;  // of the line being inflated
+  std::optional<std::string> refusal;
+  while (!refusal) {
+    if (z.avail_in == 0 && !unread.empty()) {
+      const std::size_t n = std::min<std::size_t>(unread.size(), std::size_t{1} << 30);
+      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(unread.data()));
+      z.avail_in = static_cast<uInt>(n);
+      unread.remove_prefix(n);
+    }
     z.next_out = reinterpret_cast<Bytef*>(buffer);
     z.avail_out = sizeof buffer;
     rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buffer, sizeof buffer - z.avail_out);
+    const std::string_view piece(buffer, sizeof buffer - z.avail_out);
+    const std::size_t newline = piece.rfind('\n');
+    line_bytes = newline == std::string_view::npos ? line_bytes + piece.size() : piece.size() - newline - 1;
+    if (piece.find('\0') != std::string_view::npos) {
+      refusal = "the inflated data holds NUL bytes: not a text trace";
+    } else if (line_bytes > kMaxTraceLineBytes) {
+      refusal = "the inflated data has a line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes";
+    } else if (out.size() + piece.size() > std::max(kBombFloorBytes, data.size() * kMaxInflateRatio)) {
+      refusal = "the data inflates to more than " + std::to_string(kMaxInflateRatio) +
+                " times its size (a decompression bomb, not a trace)";
+    }
+    out.append(piece);
     if (rc == Z_STREAM_END) {
-      if (z.avail_in == 0) break;
+      if (z.avail_in == 0 && unread.empty()) break;
       inflateReset(&z);  // another gzip member follows
       continue;
     }
     if (rc != Z_OK) break;
-    if (z.avail_in == 0 && z.avail_out != 0) break;
+    if (z.avail_in == 0 && unread.empty() && z.avail_out != 0) break;
   }
   inflateEnd(&z);
-  if (rc != Z_STREAM_END) return Status::IoError(source, "corrupt or truncated gzip data");
+  if (refusal) return Status::InvalidInput(source, 0, "gzip: " + *refusal);
+  if (rc != Z_STREAM_END) return Status::InvalidInput(source, 0, "gzip: corrupt or truncated data");
   return out;
 }
 

@@ -17,22 +17,19 @@
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
+#include "tools/report.hpp"
 #include "tools/serve.hpp"
 #include "tools/simulate.hpp"
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitBadInput = 2;
-
-int Fail(const schedk::io::Status& status) {
-  std::fprintf(stderr, "schedk: %s\n", status.ToString().c_str());
-  return status.code() == schedk::io::Status::Code::kInvalidInput ? kExitBadInput : kExitFailure;
-}
+using schedk::tools::Fail;
+using schedk::tools::kExitBadInput;
+using schedk::tools::kExitFailure;
+using schedk::tools::kExitOk;
 
 void PrintWarnings(const schedk::io::Snapshot& snapshot) {
-  for (const auto& w : snapshot.warnings) std::fprintf(stderr, "schedk: %s\n", w.ToString().c_str());
+  for (const auto& w : snapshot.warnings) schedk::tools::PrintWarning(w);
 }
 
 bool WriteOut(std::string_view text) { return std::fwrite(text.data(), 1, text.size(), stdout) == text.size(); }
@@ -137,7 +134,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"reference", "native"}))
       ->capture_default_str();
   si->add_option("--interval", simulate.interval, "native: seconds between scheduling passes (0: one per event)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0LL, 86400LL))
       ->capture_default_str();
   si->add_option("--filter", simulate.filter, "pwa: the archive filter of workloads.md section 4.1")
       ->check(CLI::IsMember({"none", "pwa"}))
@@ -193,6 +190,10 @@ int main(int argc, char** argv) {
   if (*sv) return schedk::tools::Serve(serve);
   if (*si) return schedk::tools::Simulate(simulate);
   if (*g) {
+    if (auto e = schedk::io::CheckGeneratorSpec(generate)) {
+      std::fprintf(stderr, "schedk: generate: %s\n", e->c_str());
+      return kExitBadInput;
+    }
     if (!schedk::io::GenerateSnapshot(generate, WriteOut) || std::fflush(stdout) != 0) {
       std::fprintf(stderr, "schedk: cannot write to standard output\n");
       return kExitFailure;

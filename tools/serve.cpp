@@ -1,13 +1,18 @@
 #include "tools/serve.hpp"
 
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
+#include <thread>
 
 #include "io/session/session.hpp"
 #include "tools/allocator.hpp"
@@ -20,6 +25,45 @@ bool InputWaiting() {
   pollfd p{STDIN_FILENO, POLLIN, 0};
   return ::poll(&p, 1, 0) > 0;
 }
+
+// SIGTERM, SIGINT and SIGHUP end the session between two reply writes, never
+// inside one: the signals are blocked in every thread (those started later
+// inherit the mask) and a watcher thread takes them with sigwait. It waits for
+// the write in progress (out_mutex), flushes the whole lines written so far,
+// logs the signal and exits with 128 + its number.
+class SignalWatcher {
+ public:
+  SignalWatcher(std::timed_mutex& out_mutex, std::FILE* log) : out_mutex_(out_mutex), log_(log) {
+    sigemptyset(&signals_);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals_, sig);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+    thread_ = std::thread([this] { Watch(); });
+    thread_.detach();  // it lives until a signal comes or the process ends
+  }
+
+ private:
+  void Watch() {
+    int sig = 0;
+    while (sigwait(&signals_, &sig) != 0) {
+    }
+    // A writer blocked on a full pipe would hold the lock for ever: after a
+    // while, exit without flushing rather than hang.
+    const bool idle = out_mutex_.try_lock_for(std::chrono::seconds(5));
+    if (idle) std::fflush(stdout);
+    const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
+    std::fprintf(stderr, "schedk: serve: ended by %s\n", name);
+    if (log_ != nullptr) {
+      std::fprintf(log_, "- signal %s exit=%d\n", name, 128 + sig);
+      std::fflush(log_);
+    }
+    std::_Exit(128 + sig);
+  }
+
+  std::timed_mutex& out_mutex_;
+  std::FILE* log_;
+  sigset_t signals_;
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -34,12 +78,16 @@ int Serve(const ServeOptions& options) {
       return 1;
     }
   }
+  std::timed_mutex out_mutex;  // held while whole lines go to stdout or the log
+  const SignalWatcher watcher(out_mutex, log);
   bool out_ok = true;
   auto out = [&](std::string_view text) {
+    const std::lock_guard<std::timed_mutex> lock(out_mutex);
     out_ok = out_ok && std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
     return out_ok;
   };
   auto log_line = [&](std::string_view text) {
+    const std::lock_guard<std::timed_mutex> lock(out_mutex);
     if (log != nullptr) std::fwrite(text.data(), 1, text.size(), log);
     return true;
   };
@@ -54,6 +102,7 @@ int Serve(const ServeOptions& options) {
   bool open = true;
   while (open && !session.ended()) {
     if (!InputWaiting()) {  // about to wait: the master must see every reply so far
+      const std::lock_guard<std::timed_mutex> lock(out_mutex);
       if (std::fflush(stdout) != 0) break;
       if (log != nullptr) std::fflush(log);
     }
@@ -78,6 +127,7 @@ int Serve(const ServeOptions& options) {
     if (!line.empty()) session.HandleLine(line, too_long);  // a last line without newline
     session.EndOfInput();
   }
+  const std::lock_guard<std::timed_mutex> lock(out_mutex);  // the watcher must not flush a closed log
   std::fflush(stdout);
   if (log != nullptr) std::fclose(log);
   return 0;

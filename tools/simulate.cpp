@@ -14,14 +14,10 @@
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/simulation/simulation_metrics.hpp"
 #include "kernel/simulation/simulator.hpp"
+#include "tools/report.hpp"
 
 namespace schedk::tools {
 namespace {
-
-int Fail(const io::Status& status) {
-  std::fprintf(stderr, "schedk: %s\n", status.ToString().c_str());
-  return status.code() == io::Status::Code::kInvalidInput ? 2 : 1;
-}
 
 bool WriteFile(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "w");
@@ -91,7 +87,7 @@ int Simulate(const SimulateOptions& options) {
       return Fail(st);
     }
     for (std::size_t w = earlier; w < snapshot->warnings.size(); ++w) {
-      std::fprintf(stderr, "schedk: %s\n", snapshot->warnings[w].ToString().c_str());
+      PrintWarning(snapshot->warnings[w]);
     }
   }
   // A replayed job is one pending task that knows how long it runs.

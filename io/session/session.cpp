@@ -1,5 +1,6 @@
 #include "io/session/session.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <condition_variable>
@@ -13,6 +14,7 @@
 #include "io/ge_value.hpp"
 #include "io/priority_writer.hpp"
 #include "io/schedule_writer.hpp"
+#include "io/untrusted_text.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
 
@@ -68,7 +70,7 @@ std::optional<std::string> SplitArgs(std::string_view text, std::vector<Arg>& ar
     arg.key = std::string(text.substr(start, i - start));
     ++i;
     if (i < text.size() && text[i] == '"') {
-      if (!quoted(arg.value)) return "unterminated or misplaced quote in '" + arg.key + "'";
+      if (!quoted(arg.value)) return "unterminated or misplaced quote in " + Quote(arg.key);
     } else {
       const std::size_t vstart = i;
       while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
@@ -96,7 +98,8 @@ bool ValidId(std::string_view id) {
   return true;
 }
 
-std::string Quoted(std::string_view text) {
+std::string Quoted(std::string_view message) {
+  const std::string text = PrintableMessage(message);
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
@@ -243,9 +246,9 @@ void Session::Error(const std::string& id, const SessionError& e) {
   std::string line = "err " + id + " " + std::to_string(static_cast<int>(e.code)) + " " + ErrorName(e.code) + " " +
                      Quoted(e.message);
   if (e.line > 0) line += " line=" + std::to_string(e.line);
-  if (!e.object.empty()) line += " obj=" + e.object;
+  if (!e.object.empty()) line += " obj=" + PrintableMessage(e.object, kQuoteLimit);
   Reply(line + "\n");
-  Log(id, verb_, std::to_string(static_cast<int>(e.code)) + " " + e.message);
+  Log(id, verb_, std::to_string(static_cast<int>(e.code)) + " " + PrintableMessage(e.message));
 }
 
 void Session::Log(const std::string& id, std::string_view verb, std::string_view outcome) {
@@ -262,7 +265,12 @@ void Session::Log(const std::string& id, std::string_view verb, std::string_view
 bool Session::HandleLine(std::string_view line, bool too_long) {
   if (ended_) return false;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const std::size_t invalid = FindInvalidUtf8(line);
   if (body_) {
+    if (invalid != std::string_view::npos && !body_->refusal) {
+      const auto line_no = static_cast<int>(std::count(body_->text.begin(), body_->text.end(), '\n')) + 1;
+      body_->refusal = Refuse(ErrorCode::kBadSyntax, "invalid UTF-8 at byte " + std::to_string(invalid + 1), {}, line_no);
+    }
     const std::string_view trimmed = Trim(line);
     const bool end = body_->snapshot ? trimmed == "end snapshot"
                                      : trimmed == "end" || trimmed == "end " + body_->kind;
@@ -288,8 +296,12 @@ bool Session::HandleLine(std::string_view line, bool too_long) {
     Error(id, Syntax("expected '<id> <verb> [args]' with an id of letters, digits, '_', '.' or '-'"));
     return !ended_;
   }
+  if (invalid != std::string_view::npos) {
+    Error(id, Syntax("invalid UTF-8 at byte " + std::to_string(invalid + 1) + " of the request line"));
+    return !ended_;
+  }
   const auto [verb, args] = FirstWord(rest);
-  verb_ = verb.empty() ? "?" : std::string(verb);
+  verb_ = verb.empty() ? "?" : PrintableMessage(verb, kQuoteLimit);
   if (verb.empty()) {
     Error(id, Syntax("expected a verb after the id"));
     return !ended_;
@@ -373,14 +385,14 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
   };
   auto selector = [&](const Arg& a) -> std::optional<TaskSelector> {
     auto s = a.bare ? ParseTaskSelector(a.value) : std::nullopt;
-    if (!s) refused = Refuse(ErrorCode::kInvalidValue, "expected a job id <n> or <n>.<task>, not '" + a.value + "'");
+    if (!s) refused = Refuse(ErrorCode::kInvalidValue, "expected a job id <n> or <n>.<task>, not " + Quote(a.value));
     return s;
   };
   // Checks that every argument after the first `from` is one of `keys`.
   auto only_keys = [&](std::size_t from, std::initializer_list<std::string_view> keys) {
     for (std::size_t i = from; i < args.size(); ++i) {
       if (args[i].bare || std::find(keys.begin(), keys.end(), args[i].key) == keys.end()) {
-        refused = Syntax(std::string(verb) + ": unexpected '" + (args[i].bare ? args[i].value : args[i].key) + "'");
+        refused = Syntax(std::string(verb) + ": unexpected " + Quote(args[i].bare ? args[i].value : args[i].key));
         return false;
       }
     }
@@ -399,7 +411,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
     auto t = ParseTime(a->value);
     if (!t) {
       refused = Refuse(ErrorCode::kInvalidValue, std::string(verb) + ": " + std::string(key) +
-                                                     ": expected a time, not '" + a->value + "'");
+                                                     ": expected a time, not " + Quote(a->value));
     }
     return t;
   };
@@ -452,7 +464,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
       if (kind == "job") {
         if (auto s = selector(args.size() > 1 ? args[1] : Arg{"", "", true})) refused = state_.DeleteJob(*s);
       } else if (!IsRecordKind(kind) || kind == "now" || kind == "load" || kind == "usage") {
-        refused = Syntax("del: unknown kind '" + kind + "'");
+        refused = Syntax("del: unknown kind " + Quote(kind));
       } else if (kind == "hoststate") {
         refused = state_.SetHostState(name, false);
       } else {
@@ -472,7 +484,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
         std::vector<KeyValue> changes;
         for (std::size_t i = 2; i < args.size(); ++i) {
           if (args[i].bare) {
-            refused = Syntax("mod: expected key=value, not '" + args[i].value + "'");
+            refused = Syntax("mod: expected key=value, not " + Quote(args[i].value));
             break;
           }
           changes.push_back({args[i].key, args[i].value});
@@ -519,7 +531,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
       if (args[1].value == "up" || args[1].value == "down") {
         refused = state_.SetHostState(args[0].value, args[1].value == "down");
       } else {
-        refused = Refuse(ErrorCode::kInvalidValue, "hoststate: expected up or down, not '" + args[1].value + "'");
+        refused = Refuse(ErrorCode::kInvalidValue, "hoststate: expected up or down, not " + Quote(args[1].value));
       }
     } else if (!refused) {
       refused = Syntax("hoststate: expected 'hoststate <host> up|down'");
@@ -529,11 +541,11 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
       if (verb == "clock") {
         auto t = ParseTime(args[0].value);
         refused = t ? state_.SetClock(*t)
-                    : Refuse(ErrorCode::kInvalidValue, "clock: expected epoch seconds or ISO-8601, not '" + args[0].value + "'");
+                    : Refuse(ErrorCode::kInvalidValue, "clock: expected epoch seconds or ISO-8601, not " + Quote(args[0].value));
       } else {
         auto d = ParseDuration(args[0].value);
         refused = d ? state_.Advance(*d)
-                    : Refuse(ErrorCode::kInvalidValue, "advance: expected a duration, not '" + args[0].value + "'");
+                    : Refuse(ErrorCode::kInvalidValue, "advance: expected a duration, not " + Quote(args[0].value));
       }
     } else if (!refused) {
       refused = Syntax(std::string(verb) + ": expected one time");
@@ -562,7 +574,7 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
       return;
     }
   } else {
-    refused = Syntax("unknown verb '" + std::string(verb) + "'");
+    refused = Syntax("unknown verb " + Quote(verb));
   }
   if (refused) {
     Error(id, *refused);
@@ -580,11 +592,11 @@ void Session::Schedule(const std::string& id, std::string_view args_text) {
   }
   for (const Arg& a : args) {
     if (a.bare || a.key != "commit") {
-      Error(id, Syntax("schedule: expected commit=assume|none, not '" + (a.bare ? a.value : a.key) + "'"));
+      Error(id, Syntax("schedule: expected commit=assume|none, not " + Quote(a.bare ? a.value : a.key)));
       return;
     }
     if (a.value != "assume" && a.value != "none") {
-      Error(id, Refuse(ErrorCode::kInvalidValue, "schedule: commit: expected assume or none, not '" + a.value + "'"));
+      Error(id, Refuse(ErrorCode::kInvalidValue, "schedule: commit: expected assume or none, not " + Quote(a.value)));
       return;
     }
     assume = a.value == "assume";
@@ -690,7 +702,7 @@ void Session::Dump(const std::string& id, std::string_view args_text) {
   }
   const std::string kind = args.empty() ? "" : args[0].value, name = args.size() > 1 ? args[1].value : "";
   if (!kind.empty() && !IsRecordKind(kind)) {
-    Error(id, Syntax("dump: unknown kind '" + kind + "'"));
+    Error(id, Syntax("dump: unknown kind " + Quote(kind)));
     return;
   }
   std::vector<std::string> lines;

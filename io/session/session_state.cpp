@@ -8,6 +8,7 @@
 
 #include "io/ge_value.hpp"
 #include "io/json_text.hpp"
+#include "io/untrusted_text.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/usage_decay.hpp"
@@ -110,7 +111,7 @@ std::optional<std::vector<UsageValue>> ParseUsageValues(std::string_view text) {
   for (std::string_view item : SplitList(text)) {
     const std::size_t eq = item.find('=');
     auto d = eq == std::string_view::npos ? std::nullopt : ParseGeNumber(item.substr(eq + 1));
-    if (!d || *d < 0) return std::nullopt;
+    if (!d || *d < 0 || *d > kLargestAmount) return std::nullopt;
     const std::string name(item.substr(0, eq));
     for (const UsageValue& v : values) {
       if (v.name == name) return std::nullopt;
@@ -423,7 +424,7 @@ SessionStatus SessionState::SetLoad(const std::string& host, std::string_view va
   for (std::string_view item : SplitList(values)) {
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-      return Refuse(ErrorCode::kBadSyntax, "load " + host + ": expected name=value, not '" + std::string(item) + "'");
+      return Refuse(ErrorCode::kBadSyntax, "load " + host + ": expected name=value, not " + Quote(item));
     }
     items.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
   }
@@ -589,7 +590,7 @@ SessionStatus SessionState::ModJob(const TaskSelector& id, const std::vector<Key
     for (const char* state_key : {"state", "start", "granted", "master", "assumed"}) {
       if (c.key == state_key) {
         return Refuse(ErrorCode::kInvalidValue,
-                      "mod job: '" + c.key + "' changes with hold, release, run, fail, suspend, resume or finish",
+                      "mod job: " + Quote(c.key) + " changes with hold, release, run, fail, suspend, resume or finish",
                       JobObject(id.job));
       }
     }
@@ -737,20 +738,31 @@ SessionStatus SessionState::Finish(const TaskSelector& id, std::optional<Time> a
   std::optional<std::vector<UsageValue>> added;
   if (!usage.empty()) {
     added = ParseUsageValues(usage);
-    if (!added) return Refuse(ErrorCode::kInvalidValue, "finish: usage: expected name=value,... with non-negative numbers");
+    if (!added) return Refuse(ErrorCode::kInvalidValue, "finish: usage: expected name=value,... with numbers from 0 to 1e300");
   }
   const Time when = at.value_or(config_.now);
-  ParsedJob finished;
+  // The records with the usage added are worked out while the job's rows are
+  // changed, and refused with them: a finish applies whole or not at all.
+  std::vector<UsageLine> next_usage;
   SessionStatus refused = ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
     const auto picked = Select(rows, id, [](const ParsedJob& r) { return r.running(); });
     if (picked.empty()) return Conflict(id, "nothing running or suspended to finish");
-    finished = rows[picked.front()];
+    if (added) {
+      next_usage = config_.usage;
+      if (auto e = AddFinishedUsage(rows[picked.front()], *added, when, next_usage)) return e;
+    }
     for (auto it = picked.rbegin(); it != picked.rend(); ++it) rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(*it));
     return std::nullopt;
   });
-  if (refused || !added) return refused;
-  // Grid Engine adds a finished job's usage to its owner, the owner's usage in
-  // the job's project, and the project: each record decayed to `at` first.
+  if (!refused && added) config_.usage = std::move(next_usage);
+  return refused;
+}
+
+// Grid Engine adds a finished job's usage to its owner, the owner's usage in
+// the job's project, and the project: each record decayed to `when` first.
+// A sum above kLargestAmount is refused (a dump of it would not load back).
+SessionStatus SessionState::AddFinishedUsage(const ParsedJob& finished, const std::vector<UsageValue>& added,
+                                             Time when, std::vector<UsageLine>& usage) const {
   std::string owner, project;
   jobs_->ReadNames([&](const JobNameSpace& names) {
     owner = std::string(names.owners.Name(finished.owner));
@@ -762,32 +774,36 @@ SessionStatus SessionState::Finish(const TaskSelector& id, std::optional<Time> a
       if (p.valid()) project = base_.snapshot.names.projects.Name(p.index());
     }
   }
-  auto add_to = [&](bool is_project, const std::string& name, const std::string& in_project) {
+  auto add_to = [&](bool is_project, const std::string& name, const std::string& in_project) -> SessionStatus {
     const UsageKind kind = is_project ? UsageKind::kProject : UsageKind::kUser;
-    auto it = std::find_if(config_.usage.begin(), config_.usage.end(), [&](const UsageLine& u) {
+    auto it = std::find_if(usage.begin(), usage.end(), [&](const UsageLine& u) {
       return u.kind == kind && u.name == name && u.project == in_project;
     });
     UsageRecord record;
-    if (it != config_.usage.end()) {
+    if (it != usage.end()) {
       record.values = *ParseUsageValues(it->values);
       record.time_stamp = it->at;
       record.values = DecayedUsage(record, when, base_.snapshot.cluster.config);
     }
-    for (const UsageValue& v : *added) {
+    for (const UsageValue& v : added) {
       auto existing = std::find_if(record.values.begin(), record.values.end(), [&](const UsageValue& r) { return r.name == v.name; });
-      if (existing != record.values.end()) existing->value += v.value;
+      const double sum = (existing != record.values.end() ? existing->value : 0) + v.value;
+      if (!(sum <= kLargestAmount)) {
+        return Refuse(ErrorCode::kInvalidValue, "finish: usage: " + Quote(v.name) + " of " + (is_project ? "project " : "user ") +
+                                                    Quote(name) + " would exceed 1e300");
+      }
+      if (existing != record.values.end()) existing->value = sum;
       else record.values.push_back(v);
     }
-    if (it == config_.usage.end()) it = config_.usage.insert(config_.usage.end(), UsageLine{0, kind, name, "", in_project, 0});
+    if (it == usage.end()) it = usage.insert(usage.end(), UsageLine{0, kind, name, "", in_project, 0});
     it->values = UsageText(record.values);
     it->at = when;
+    return std::nullopt;
   };
-  add_to(false, owner, "");
-  if (!project.empty()) {
-    add_to(false, owner, project);
-    add_to(true, project, "");
-  }
-  return std::nullopt;
+  if (auto e = add_to(false, owner, "")) return e;
+  if (project.empty()) return std::nullopt;
+  if (auto e = add_to(false, owner, project)) return e;
+  return add_to(true, project, "");
 }
 
 SessionStatus SessionState::Assume(const Snapshot& view, const ScheduleResult& result, const QueueInstanceTable& instances) {
@@ -900,7 +916,7 @@ SessionStatus SessionState::Dump(const std::string& kind, const std::string& nam
       return std::nullopt;
     }
     auto id = ParseTaskSelector(name);
-    if (!id || id->task) return Refuse(ErrorCode::kInvalidValue, "dump job: expected a job number, not '" + name + "'");
+    if (!id || id->task) return Refuse(ErrorCode::kInvalidValue, "dump job: expected a job number, not " + Quote(name));
     add_jobs(id->job);
     if (lines.empty()) return Refuse(ErrorCode::kNoSuchObject, "no job " + name, "job:" + name);
     return std::nullopt;

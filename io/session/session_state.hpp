@@ -130,6 +130,9 @@ class SessionState {
   // Applies a task-level change under the job's shard lock.
   using TaskChange = std::function<std::optional<SessionError>(std::vector<ParsedJob>& rows)>;
   SessionStatus ChangeJob(const TaskSelector& id, const TaskChange& change);
+  // Adds a finished row's usage to the records in `usage` (a copy of config_.usage).
+  SessionStatus AddFinishedUsage(const ParsedJob& finished, const std::vector<UsageValue>& added, Time when,
+                                 std::vector<UsageLine>& usage) const;
   // Moves the selected tasks in state `from` to `to`; `nothing`: the 409 message when there are none.
   SessionStatus Transition(const TaskSelector& id, JobState from, JobState to, const char* nothing);
   void Changed() { generation_.fetch_add(1); }

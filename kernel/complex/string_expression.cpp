@@ -37,6 +37,7 @@ class Evaluator {
     if (token_ != Token::kEnd || position_ < text_.size()) result = Fail();
     return result;
   }
+  bool too_deep() const { return too_deep_; }
 
  private:
   char At(std::size_t i) const { return i < text_.size() ? text_[i] : '\0'; }
@@ -117,7 +118,9 @@ class Evaluator {
       case Token::kError:
         return -1;
       case Token::kOpen: {
+        if (!Deeper()) return Fail();
         const int result = Or(skipping);
+        --depth_;
         if (token_ != Token::kClose) return Fail();
         Advance(skipping);
         return result;
@@ -128,12 +131,23 @@ class Evaluator {
         return result;
       }
       case Token::kNot: {
+        if (!Deeper()) return Fail();
         Advance(skipping);
-        return !Simple(skipping);
+        const int result = !Simple(skipping);
+        --depth_;
+        return result;
       }
       default:
         return Fail();
     }
+  }
+
+  // The recursion goes one level deeper for each '(' and '!': past
+  // kMaxStringExpressionDepth the expression is an error, not a stack overflow.
+  bool Deeper() {
+    if (++depth_ <= kMaxStringExpressionDepth) return true;
+    too_deep_ = true;
+    return false;
   }
 
   int MatchPattern() const {
@@ -155,6 +169,8 @@ class Evaluator {
   Token token_ = Token::kEnd;
   std::string pattern_;
   bool pattern_has_glob_ = false;
+  int depth_ = 0;
+  bool too_deep_ = false;
 };
 
 bool IsStringType(ValueType type) {
@@ -166,6 +182,13 @@ bool IsStringType(ValueType type) {
 
 bool IsStringExpression(std::string_view expression) {
   return expression.find_first_of("*?[]&|!()") != std::string_view::npos;
+}
+
+bool StringExpressionTooDeep(std::string_view expression) {
+  if (!IsStringExpression(expression)) return false;
+  Evaluator evaluator(ValueType::kString, expression, std::string());
+  evaluator.Run();
+  return evaluator.too_deep();
 }
 
 ExpressionResult EvaluateStringExpression(ValueType type, std::string_view expression, std::string_view value) {

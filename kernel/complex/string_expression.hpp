@@ -13,6 +13,9 @@
 // tokenizer cuts at `|` before any bracket is closed, so `lx2[4|6]-x86`
 // means "lx2[4" or "6]-x86"; `!` applied to a malformed sub-expression
 // yields a match, which the error at the top level then overrides.
+// Nesting ('(' and '!') deeper than kMaxStringExpressionDepth is an error, so
+// the recursive descent's depth never depends on the input; readers refuse
+// such requests where they enter (StringExpressionTooDeep).
 // Invariant: the result depends only on (type, expression, value).
 #pragma once
 
@@ -26,9 +29,14 @@ namespace schedk {
 // sge_eval_expression's tri-state, with its values (0 = match).
 enum class ExpressionResult : std::int8_t { kMatch = 0, kNoMatch = 1, kError = -1 };
 
+inline constexpr int kMaxStringExpressionDepth = 64;
+
 ExpressionResult EvaluateStringExpression(ValueType type, std::string_view expression, std::string_view value);
 
 // True when `expression` is to be parsed as an expression (sge_is_expression).
 bool IsStringExpression(std::string_view expression);
+
+// True when `expression` nests '(' and '!' deeper than kMaxStringExpressionDepth.
+bool StringExpressionTooDeep(std::string_view expression);
 
 }  // namespace schedk

@@ -4,7 +4,9 @@
 // when a project object has its name, a user node when a user has its name, and
 // the leaf named "default" stands for every user without a node of its own.
 // Invariants: nodes[root] exists when the tree is not empty; children ids are
-// valid and each node has exactly one parent (the root none).
+// valid and each node has exactly one parent (the root none); no node is more
+// than kMaxShareTreeDepth levels below the root (the policy's walks recurse
+// along a path, so the input may not choose their depth).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,8 @@
 #include "kernel/types.hpp"
 
 namespace schedk {
+
+inline constexpr int kMaxShareTreeDepth = 256;
 
 struct ShareTreeNode {
   std::uint32_t shares = 0;

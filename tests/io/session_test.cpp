@@ -23,49 +23,17 @@
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
 #include "tests/damage.hpp"
+#include "tests/session_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk::io {
 namespace {
-
-constexpr std::size_t kGoldenLineLimit = 256;
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// Feeds `input` line by line, cutting lines as the serve command does.
-void Feed(Session& session, std::string_view input, std::size_t limit) {
-  std::size_t start = 0;
-  while (start < input.size() && !session.ended()) {
-    std::size_t end = input.find('\n', start);
-    if (end == std::string_view::npos) end = input.size();
-    const std::string_view line = input.substr(start, end - start);
-    session.HandleLine(line.substr(0, limit), line.size() > limit);
-    start = end + 1;
-  }
-  if (!session.ended()) session.EndOfInput();
-}
-
-struct Transcript {
-  std::string out;
-  std::unique_ptr<Session> session;
-};
-
-Transcript Converse(std::string_view input, std::size_t limit = kGoldenLineLimit) {
-  Transcript t;
-  SessionOptions options;
-  options.version = "test";
-  options.max_line_bytes = limit;
-  t.session = std::make_unique<Session>(options, [&t](std::string_view s) {
-    t.out.append(s);
-    return true;
-  }, Session::Sink());
-  Feed(*t.session, input, limit);
-  return t;
 }
 
 // The elapsed time is the only field that depends on the run.
@@ -135,48 +103,6 @@ TEST(LiveJobsTest, CanonicalRowsAreTheGreedyRunsOfEachStatesTasks) {
 }
 
 // --- digests, dumps and refused requests ---------------------------------------------------------
-
-const char* kSmallCluster = R"(schedk-snapshot 1
-now 1000
-begin sconf
-max_reservation 10
-weight_tickets_functional 10000
-end sconf
-begin exechost n1
-complex_values slots=4
-end exechost
-begin exechost n2
-complex_values slots=4
-end exechost
-begin pe mpi
-slots 8
-allocation_rule $fill_up
-end pe
-begin queue all.q
-hostlist n1 n2
-slots 4
-pe_list mpi
-end queue
-)";
-
-std::string Requests(const std::vector<std::string>& lines) {
-  std::string s;
-  for (const std::string& l : lines) s += l + "\n";
-  return s;
-}
-
-// The value of `key=` in a reply line.
-std::string Field(const std::string& text, const std::string& key) {
-  const std::size_t at = text.find(" " + key + "=");
-  if (at == std::string::npos) return {};
-  const std::size_t start = at + key.size() + 2;
-  return text.substr(start, text.find_first_of(" \n", start) - start);
-}
-
-std::string LastLine(const std::string& text) {
-  const std::size_t end = text.size() - 1;
-  return text.substr(text.rfind('\n', end - 1) + 1);
-}
 
 TEST(SessionStateTest, DigestDependsOnTheStateNotOnThePath) {
   // Path A: add a job array, hold a task, release it, start and finish another.

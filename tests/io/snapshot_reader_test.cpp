@@ -78,7 +78,7 @@ TEST(SnapshotReaderTest, JobLineErrors) {
 }
 
 TEST(SnapshotReaderTest, StructureErrors) {
-  ExpectError("now 5\n", 1, "expected the header");
+  ExpectError("now 5\n", 1, "not a schedk snapshot");
   ExpectError(kHeader + "begin sconf\nmaxujobs 1\n", 3, "has no matching 'end'");
   ExpectError(kHeader + "end sconf\n", 3, "without a matching 'begin'");
   ExpectError(kHeader + "begin sconf\nend queue\n", 4, "closes a 'sconf' block");

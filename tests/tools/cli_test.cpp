@@ -3,14 +3,20 @@
 // output with 1 and N threads.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "tests/test_support.hpp"
 
@@ -541,6 +547,80 @@ TEST(CliServeTest, AClosedStandardOutputEndsTheSessionWithoutACrash) {
   EXPECT_EQ(ReadFile(base + ".err"), "");
   std::remove((base + ".in").c_str());
   std::remove((base + ".err").c_str());
+}
+
+// `schedk serve` on real pipes, killed by `sig` once its reply to the
+// greeting has come and a pass is under way; returns how it ended and what it
+// wrote to stdout and stderr.
+struct KilledServe {
+  int status = 0;
+  std::string out, err;
+};
+KilledServe ServeKilledBy(int sig, const std::string& input, const std::string& log) {
+  int to_child[2], from_child[2];
+  EXPECT_EQ(::pipe(to_child), 0);
+  EXPECT_EQ(::pipe(from_child), 0);
+  const std::string err_path = ::testing::TempDir() + "schedk_serve_sig_" + std::to_string(::getpid()) + ".err";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(to_child[0], 0);
+    ::dup2(from_child[1], 1);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, 2);
+    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], err}) ::close(fd);
+    ::execl(testing::SchedkBinary().c_str(), "schedk", "serve", "--log-file", log.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  std::signal(SIGPIPE, SIG_IGN);  // the writer may outlive the child
+  std::thread writer([&] {
+    std::size_t done = 0;
+    while (done < input.size()) {
+      const ssize_t n = ::write(to_child[1], input.data() + done, input.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(to_child[1]);
+  });
+  KilledServe k;
+  char buffer[1 << 16];
+  bool killed = false;
+  for (ssize_t n; (n = ::read(from_child[0], buffer, sizeof buffer)) > 0;) {
+    k.out.append(buffer, static_cast<std::size_t>(n));
+    if (!killed && k.out.find("\nok s\n") != std::string::npos) {  // the snapshot is in; passes follow
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ::kill(pid, sig);
+      killed = true;
+    }
+  }
+  ::close(from_child[0]);
+  writer.join();
+  ::waitpid(pid, &k.status, 0);
+  k.err = ReadFile(err_path);
+  std::remove(err_path.c_str());
+  return k;
+}
+
+TEST(CliServeTest, SignalsEndTheSessionBetweenReplyLinesWithTheirExitCode) {
+  const CliRun cluster = Schedk("generate --jobs 20000 --hosts 400 --seed 9");
+  ASSERT_EQ(cluster.exit_code, 0) << cluster.err;
+  std::string input = "h hello proto=1\ns snapshot\n" + cluster.out + "end snapshot\n";
+  for (int i = 0; i < 50; ++i) input += "p" + std::to_string(i) + " schedule\n";
+  const std::string log = ::testing::TempDir() + "schedk_serve_sig_" + std::to_string(::getpid()) + ".log";
+  for (const auto& [sig, name] : {std::pair{SIGTERM, "SIGTERM"}, std::pair{SIGINT, "SIGINT"}, std::pair{SIGHUP, "SIGHUP"}}) {
+    std::remove(log.c_str());
+    const KilledServe k = ServeKilledBy(sig, input, log);
+    ASSERT_TRUE(WIFEXITED(k.status)) << name << ": ended by signal " << WTERMSIG(k.status);
+    EXPECT_EQ(WEXITSTATUS(k.status), 128 + sig) << name;
+    ASSERT_FALSE(k.out.empty()) << name;
+    EXPECT_EQ(k.out.back(), '\n') << name << ": a partial line at the end: " << k.out.substr(k.out.size() - 80);
+    EXPECT_EQ(k.out.find("done p49 "), std::string::npos) << name << ": the session was not interrupted";
+    EXPECT_NE(k.err.find(std::string("serve: ended by ") + name), std::string::npos) << k.err;
+    EXPECT_NE(ReadFile(log).find(std::string("- signal ") + name + " exit=" + std::to_string(128 + sig)),
+              std::string::npos);
+  }
+  std::remove(log.c_str());
 }
 
 }  // namespace
