@@ -322,6 +322,22 @@ TEST(CliGenerateTest, SameSeedSameBytesAndTheSnapshotLoads) {
   EXPECT_EQ(Schedk("generate --hosts 4").exit_code, 2);  // --jobs is required
 }
 
+// Hostile values: counts and intervals nobody can mean are bad input (exit 2), not wrapped or obeyed.
+TEST(CliGenerateTest, CountsItCannotMeanAreRefused) {
+  for (const char* args : {"--jobs -1 --hosts 4", "--jobs 10 --hosts 0", "--jobs 10 --hosts 4 --users 0",
+                           "--jobs 2000000000 --hosts 4", "--jobs 10 --hosts 4 --slots-per-host 4294967297"}) {
+    const CliRun r = Schedk(std::string("generate ") + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
+TEST(CliSimulateTest, AnIntervalBeyondADayIsRefused) {
+  const CliRun r = Schedk("simulate --semantics native --interval 999999999999 " + Dataset("replay-small.swf"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+}
+
 TEST(CliTest, StandardInput) {
   const CliRun r = Schedk("priorities -", ReadFile(Dataset("blog-functional.snap")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
