@@ -26,12 +26,12 @@ namespace {
 constexpr std::uint64_t kOpenRangeThreshold = 9999999;  // JSV writes 9999999 for "n-"
 
 void ParseChunk(const JobChunk& input, const std::string& source, ParsedChunk& chunk) {
-  if (const std::size_t bad = FindInvalidUtf8(input.text); bad != std::string_view::npos) {
+  if (const std::size_t bad = FindNonText(input.text); bad != std::string_view::npos) {
     const std::string_view before = input.text.substr(0, bad);
     const auto line = input.first_line + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
     const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
-    chunk.error = Status::InvalidInput(source, line, "invalid UTF-8 at byte " + std::to_string(bad - line_start + 1) +
-                                                         " (the input must be UTF-8)");
+    chunk.error = Status::InvalidInput(source, line, NonTextMessage(input.text.substr(line_start), bad - line_start) +
+                                                         " (the input must be UTF-8 text)");
     return;
   }
   std::vector<JobToken> tokens;

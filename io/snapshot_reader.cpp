@@ -164,8 +164,8 @@ Status StructureReader::Read() {
     }
     CloseJobRun(cursor_.line_start());
     const std::string_view line = Trim(cursor_.Logical(physical, storage_));
-    if (const std::size_t bad = FindInvalidUtf8(line); bad != std::string_view::npos) {
-      return Error(line_no, "invalid UTF-8 at byte " + std::to_string(bad + 1) + " (the input must be UTF-8)");
+    if (const std::size_t bad = FindNonText(line); bad != std::string_view::npos) {
+      return Error(line_no, NonTextMessage(line, bad) + " (the input must be UTF-8 text)");
     }
     if (line.empty() || line.front() == '#') continue;
     if (!header) {

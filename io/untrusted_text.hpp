@@ -1,9 +1,9 @@
 // untrusted_text.hpp
 // Text that users control (every `qsub -l` value ends up in a snapshot or a
 // session line) as it enters and as messages echo it back:
-//   * FindInvalidUtf8: the contract says input is UTF-8, so a reader refuses
-//     anything else at its line, and no writer (JSON Lines above all) ever
-//     meets an invalid byte sequence;
+//   * FindNonText: the contract says input is UTF-8 text, so a reader refuses
+//     anything else (invalid sequences, control characters) at its line, and
+//     no writer (JSON Lines above all) ever meets an invalid byte sequence;
 //   * Quote: the one way a message quotes input: between single quotes, at
 //     most kQuoteLimit bytes of it (cut at a character boundary, "..." added),
 //     every byte that is not printable ASCII or part of valid UTF-8 written as
@@ -70,6 +70,50 @@ inline std::size_t FindInvalidUtf8(std::string_view text) {
     i += n;
   }
   return std::string_view::npos;
+}
+
+// The offset of the first byte that is not text, or npos: invalid UTF-8, or
+// a control character other than tab, newline, and carriage return before a
+// newline or at the end. Records join their request lists with 0x1f, and a
+// terminal obeys escapes: neither may come from the input. Eight printable
+// ASCII bytes are skipped at a time.
+inline std::size_t FindNonText(std::string_view text) {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL, kSpaces = 0x2020202020202020ULL;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (i + 8 <= text.size()) {
+      std::uint64_t word;
+      std::memcpy(&word, text.data() + i, 8);
+      if ((((word - kSpaces) & ~word) | word) & kHigh) {
+        // a byte below 0x20 or above 0x7f: looked at one by one below
+      } else {
+        i += 8;
+        continue;
+      }
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const std::size_t n = Utf8SequenceLength(text, i);
+      if (n == 0) return i;
+      i += n;
+      continue;
+    }
+    if (c < 0x20 && c != '\t' && c != '\n' && !(c == '\r' && (i + 1 == text.size() || text[i + 1] == '\n'))) {
+      return i;
+    }
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+// What FindNonText found at `offset`, for a message: "invalid UTF-8 at byte
+// N" or "control character \xNN at byte N", N counted from 1.
+inline std::string NonTextMessage(std::string_view text, std::size_t offset) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto c = static_cast<unsigned char>(text[offset]);
+  const std::string at = " at byte " + std::to_string(offset + 1);
+  if (c >= 0x80) return "invalid UTF-8" + at;
+  return std::string("control character \\x") + kHex[c >> 4] + kHex[c & 15] + at;
 }
 
 // Appends `text` with every byte outside printable ASCII and valid UTF-8

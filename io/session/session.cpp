@@ -265,11 +265,11 @@ void Session::Log(const std::string& id, std::string_view verb, std::string_view
 bool Session::HandleLine(std::string_view line, bool too_long) {
   if (ended_) return false;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  const std::size_t invalid = FindInvalidUtf8(line);
+  const std::size_t invalid = FindNonText(line);
   if (body_) {
     if (invalid != std::string_view::npos && !body_->refusal) {
       const auto line_no = static_cast<int>(std::count(body_->text.begin(), body_->text.end(), '\n')) + 1;
-      body_->refusal = Refuse(ErrorCode::kBadSyntax, "invalid UTF-8 at byte " + std::to_string(invalid + 1), {}, line_no);
+      body_->refusal = Refuse(ErrorCode::kBadSyntax, NonTextMessage(line, invalid), {}, line_no);
     }
     const std::string_view trimmed = Trim(line);
     const bool end = body_->snapshot ? trimmed == "end snapshot"
@@ -296,14 +296,20 @@ bool Session::HandleLine(std::string_view line, bool too_long) {
     Error(id, Syntax("expected '<id> <verb> [args]' with an id of letters, digits, '_', '.' or '-'"));
     return !ended_;
   }
-  if (invalid != std::string_view::npos) {
-    Error(id, Syntax("invalid UTF-8 at byte " + std::to_string(invalid + 1) + " of the request line"));
-    return !ended_;
-  }
   const auto [verb, args] = FirstWord(rest);
   verb_ = verb.empty() ? "?" : PrintableMessage(verb, kQuoteLimit);
   if (verb.empty()) {
     Error(id, Syntax("expected a verb after the id"));
+    return !ended_;
+  }
+  if (invalid != std::string_view::npos) {
+    const SessionError refusal = Syntax(NonTextMessage(line, invalid) + " of the request line");
+    if (verb != "snapshot" && verb != "begin") {
+      Error(id, refusal);
+      return !ended_;
+    }
+    Handle(id, verb, args);  // its body follows all the same, and is refused at its end
+    if (body_ && !body_->refusal) body_->refusal = refusal;
     return !ended_;
   }
   Handle(id, verb, args);
