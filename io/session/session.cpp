@@ -1,5 +1,7 @@
 #include "io/session/session.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -455,7 +457,12 @@ void Session::Handle(const std::string& id, std::string_view verb, std::string_v
     if (first.empty()) {
       refused = Syntax("load: expected 'load <file>' or 'load <host> name=value[,...]'");
     } else if (rest.empty()) {
-      auto text = ReadWholeFile(std::string(first));
+      // Only a regular file: /dev/zero or a FIFO would read for ever.
+      struct stat info {};
+      const std::string path(first);
+      auto text = ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)
+                      ? Result<std::string>(Status::IoError(path, "not a regular file"))
+                      : ReadWholeFile(path);
       if (!text.ok()) {
         refused = Refuse(ErrorCode::kNoSuchObject, text.status().ToString(), "file:" + std::string(first));
       } else {

@@ -272,6 +272,14 @@ TEST(UnboundedEchoTest, AFileThatIsNotASnapshotIsNamedNeverQuoted) {
   std::remove(path.c_str());
 }
 
+// Memory bounded by what is kept: a session loads regular files only.
+TEST(UnboundedEchoTest, ASessionLoadsOnlyRegularFiles) {
+  const Transcript t = Converse(Requests({"h hello proto=1", "1 load /dev/zero", "2 load /dev/null", "3 ping"}));
+  EXPECT_NE(t.out.find("err 1 404 no-such-object \"/dev/zero: not a regular file\""), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("err 2 404"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("ok 3"), std::string::npos) << t.out;
+}
+
 TEST(UnboundedEchoTest, ProtocolRepliesHoldNoControlBytes) {
   const Transcript t = Converse(Requests({"h hello proto=1", std::string("1 frobnicate\x1b[2J\x01"),
                                           std::string("2 add job 1 owner=u bad\x7f=1"), "3 quit"}));
