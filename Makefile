@@ -6,8 +6,10 @@ BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 EXAMPLE    ?= datasets/blog-functional.snap
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench fuzz clean
 
 all: build
 
@@ -30,6 +32,11 @@ test: build
 
 bench: build
 	$(BUILD)/bench/schedk_bench --benchmark_counters_tabular=true
+
+# The libFuzzer fuzzers (tests/fuzz, Clang 16): build, seed, run each for FUZZ_SECONDS.
+fuzz:
+	@.ci/install-deps fuzz
+	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -280,6 +280,8 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
   }
   std::string request_key;
   for (int i = 0; i < kRequestParts; ++i) {
+    // The readers refuse control characters; this guards the key's separator for any other caller.
+    if (parts[i].find('\x1f') != std::string_view::npos) return std::string("a request holds the control character \\x1f");
     request_key.append(parts[i]);
     if (i + 1 < kRequestParts) request_key.push_back('\x1f');
   }

@@ -21,7 +21,6 @@ struct CategoryKey {
   std::uint32_t project;
   std::uint32_t department;
   friend bool operator==(const CategoryKey&, const CategoryKey&) = default;
-  friend auto operator<=>(const CategoryKey&, const CategoryKey&) = default;
 };
 
 // A task's four values in one category kind.

@@ -6,12 +6,11 @@
 // reason; starts happen now; the serial and parallel runs agree exactly.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 
 #include "io/snapshot_generator.hpp"
 #include "kernel/dispatch/schedule.hpp"
-#include "kernel/reservation/naive_utilization_diagram.hpp"
+#include "tests/plan_check.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk {
@@ -55,24 +54,9 @@ void CheckInterval(const io::GeneratorSpec& spec, Outcomes& outcomes) {
   const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kSerial);
   ASSERT_TRUE(testing::SameSchedule(parallel, serial)) << "seed " << seed;
 
-  // Replay every booking of the plan.
-  const ResourceLedger capacity(s.cluster, instances, false);
-  std::map<std::pair<std::uint64_t, std::uint32_t>, NaiveUtilizationDiagram> plan;
-  for (const MonitorRecord& m : parallel.monitor) {
-    const std::uint64_t level = static_cast<std::uint8_t>(m.container.level);
-    const std::uint64_t container = (level << 32) | m.container.index;
-    plan[{container, m.resource.value}].Add(m.start, m.duration, m.amount);
-  }
-  for (const auto& [key, diagram] : plan) {
-    const ContainerRef c{static_cast<ContainerLevel>(key.first >> 32), static_cast<std::uint32_t>(key.first)};
-    const auto k = capacity.Find(c, ComplexId(key.second));
-    ASSERT_TRUE(k.has_value()) << "seed " << seed << ": booked a resource the container does not have";
-    for (const Breakpoint& p : diagram.Breakpoints()) {
-      ASSERT_LE(p.amount, capacity.entry(*k).total + 1e-9)
-          << "seed " << seed << ": over capacity at " << p.time << " in container " << key.first << " resource "
-          << key.second;
-    }
-  }
+  // Replay every booking of the plan (tests/plan_check.hpp).
+  const std::string over = testing::CheckPlanCapacity(s.cluster, instances, parallel);
+  ASSERT_TRUE(over.empty()) << "seed " << seed << ": " << over;
   // One decision per task that is neither running nor suspended; reasons for the pending.
   std::size_t tasks = 0;
   for (const DispatchEntry& e : priorities.order) {
