@@ -1,10 +1,11 @@
 // test_support.hpp
-// Helpers shared by the tests: loading and generating snapshot text, finding a
+// Helpers shared by the tests: loading and generating snapshot text, gzip, finding a
 // task's row in a priority result, comparing interval results, and the paths of
 // the source tree and the schedk binary.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <string>
 #include <tuple>
@@ -44,6 +45,21 @@ struct Row {
   TaskPriority values;
   std::size_t position = 0;  // in dispatch order
 };
+
+// `text` compressed with gzip framing, as a .swf.gz file holds it.
+inline std::string Gzip(const std::string& text) {
+  z_stream z{};
+  deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: gzip framing
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
 
 // The values shown for job `job`, task `task`.
 inline Row Find(const io::Snapshot& s, const PriorityResult& r, JobNumber job, TaskNumber task = 1) {

@@ -90,16 +90,6 @@ std::pair<std::string_view, std::string_view> FirstWord(std::string_view text) {
   return {text.substr(0, i), Trim(text.substr(i))};
 }
 
-bool ValidId(std::string_view id) {
-  if (id.empty()) return false;
-  for (char c : id) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '.' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 std::string Quoted(std::string_view message) {
   const std::string text = PrintableMessage(message);
   std::string out = "\"";
@@ -244,6 +234,16 @@ void Session::Ok(const std::string& id, const std::string& extra) {
   Log(id, verb_, extra.empty() ? "ok" : "ok " + extra);
 }
 
+bool IsRequestId(std::string_view id) {
+  if (id.empty()) return false;
+  for (char c : id) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 void Session::Error(const std::string& id, const SessionError& e) {
   std::string line = "err " + id + " " + std::to_string(static_cast<int>(e.code)) + " " + ErrorName(e.code) + " " +
                      Quoted(e.message);
@@ -287,7 +287,7 @@ bool Session::HandleLine(std::string_view line, bool too_long) {
   const std::string_view trimmed = Trim(line);
   if (trimmed.empty() || trimmed.front() == '#') return true;
   const auto [id_text, rest] = FirstWord(trimmed);
-  const std::string id = ValidId(id_text) ? std::string(id_text) : "-";
+  const std::string id = IsRequestId(id_text) ? std::string(id_text) : "-";
   verb_ = "?";
   if (too_long) {
     Error(id, Refuse(ErrorCode::kLineTooLong,

@@ -28,6 +28,10 @@
 
 namespace schedk::io {
 
+// A request id: letters, digits, '_', '.' and '-'; a line with any other
+// first word is refused with the id "-".
+bool IsRequestId(std::string_view id);
+
 struct SessionOptions {
   std::string version = "0";          // kernel=schedk/<version> in the hello reply
   std::size_t max_line_bytes = 1 << 20;  // longer lines get 413

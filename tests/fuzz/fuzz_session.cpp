@@ -90,16 +90,6 @@ std::pair<std::string_view, std::string_view> FirstWord(std::string_view text) {
   return {text.substr(0, i), io::Trim(text.substr(i))};
 }
 
-bool ValidId(std::string_view id) {
-  if (id.empty()) return false;
-  for (char c : id) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '.' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 auto Key(const io::StateDigest& d) { return std::tie(d.generation, d.jobs, d.tasks, d.objects, d.hash); }
 
 std::string DigestText(const io::StateDigest& d) {
@@ -145,7 +135,7 @@ class Driver {
       return;
     }
     const auto [id_text, rest] = FirstWord(trimmed);
-    const std::string id = ValidId(id_text) ? std::string(id_text) : "-";
+    const std::string id = io::IsRequestId(id_text) ? std::string(id_text) : "-";
     const auto [verb, args] = FirstWord(rest);
     // A request line that is too long or has no valid id is refused at once:
     // it starts no body and runs nothing.

@@ -8,8 +8,6 @@
 // `schedk serve` are tested end to end in tests/tools/cli_test.cpp.
 #include <gtest/gtest.h>
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
@@ -48,21 +46,6 @@ void ExpectRefused(const std::string& text, int line, const std::string& what) {
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_EQ(st.line(), line) << st.ToString();
   EXPECT_NE(st.message().find(what), std::string::npos) << st.ToString();
-}
-
-std::string Gzip(const std::string& text) {
-  uLongf size = compressBound(static_cast<uLong>(text.size())) + 32;
-  std::string out(size, '\0');
-  z_stream z{};
-  deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);  // gzip wrapper
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 // The digest line of a transcript's request `id`.
@@ -140,7 +123,7 @@ TEST(HostileValuesTest, SessionUsageThatWouldOverflowIsRefusedAndChangesNothing)
 }
 
 TEST(HostileValuesTest, CorruptAndBombGzipIsBadInputRefusedEarly) {
-  const std::string good = Gzip("; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n");
+  const std::string good = testing::Gzip("; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n");
   auto ok = Gunzip(good, "t.swf.gz");
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   std::string corrupt = good;
@@ -150,7 +133,7 @@ TEST(HostileValuesTest, CorruptAndBombGzipIsBadInputRefusedEarly) {
   EXPECT_EQ(bad.status().code(), Status::Code::kInvalidInput);  // exit 2, not 1
   // 64 MiB of NULs, and one line of 64 MiB, each from a gzip of about 64 KiB.
   for (const char fill : {'\0', 'x'}) {
-    auto bomb = Gunzip(Gzip(std::string(std::size_t{64} << 20, fill)), "bomb.swf.gz");
+    auto bomb = Gunzip(testing::Gzip(std::string(std::size_t{64} << 20, fill)), "bomb.swf.gz");
     ASSERT_FALSE(bomb.ok());
     EXPECT_EQ(bomb.status().code(), Status::Code::kInvalidInput);
     EXPECT_NE(bomb.status().message().find(fill == '\0' ? "NUL" : "longer than"), std::string::npos)
@@ -159,7 +142,7 @@ TEST(HostileValuesTest, CorruptAndBombGzipIsBadInputRefusedEarly) {
   // Short lines in great number: refused by the ratio.
   std::string lines;
   for (int i = 0; i < (80 << 20) / 8; ++i) lines += "1 2 3 \n";
-  auto many = Gunzip(Gzip(lines), "many.swf.gz");
+  auto many = Gunzip(testing::Gzip(lines), "many.swf.gz");
   ASSERT_FALSE(many.ok());
   EXPECT_NE(many.status().message().find("times its size"), std::string::npos) << many.status().ToString();
 }

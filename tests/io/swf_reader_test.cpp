@@ -3,8 +3,6 @@
 // jobs, and on the stored CTC-SP2 trace: 77,199 jobs, as the SC'15 runs used).
 #include <gtest/gtest.h>
 
-#include <zlib.h>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -25,20 +23,6 @@ constexpr const char* kSmall =
     "1 0 5 97225 56 -1 -1 56 210000 -1 1 1 -1 -1 -1 -1 -1 -1\n"
     "\n"
     "  2   327952 0 9382 80 12.5 -1 80 14400 -1 1 2 3 -1 1 -1 -1 -1\n";
-
-std::string Gzip(const std::string& text) {
-  z_stream z{};
-  deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: gzip framing
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 TEST(SwfReaderTest, HeaderAndFields) {
   auto t = ReadSwf(kSmall, "small.swf");
@@ -114,13 +98,13 @@ TEST(SwfReaderTest, MalformedLinesNameTheirLineOrAreCountedWhenLenient) {
 
 TEST(SwfReaderTest, GzipInputIsDetectedFromItsContent) {
   const std::string path = ::testing::TempDir() + "schedk_swf_" + std::to_string(::getpid()) + ".txt";
-  std::ofstream(path, std::ios::binary) << Gzip(kSmall);
+  std::ofstream(path, std::ios::binary) << testing::Gzip(kSmall);
   auto t = ReadSwfFile(path);
   std::remove(path.c_str());
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->jobs.size(), 2u);
   EXPECT_EQ(t->max_procs, 100);
-  EXPECT_FALSE(Gunzip(Gzip(kSmall).substr(0, 20), "cut.gz").ok());
+  EXPECT_FALSE(Gunzip(testing::Gzip(kSmall).substr(0, 20), "cut.gz").ok());
 }
 
 TEST(SwfReaderTest, PwaFilterFollowsTheSc15Preprocessing) {
