@@ -182,6 +182,9 @@ std::optional<double> ParseTypedNumber(std::string_view text, ValueType type) {
   auto v = ParseGeNumber(text);
   if (!v) return std::nullopt;
   if (type == ValueType::kInt && *v != DBL_MAX && std::floor(*v) != *v) return std::nullopt;
+  // A time beyond 2^32 - 1 seconds (INFINITY among them) is infinite: the
+  // kernel keeps durations as whole seconds and kInfiniteDuration means "no limit".
+  if (type == ValueType::kTime && *v > static_cast<double>(kInfiniteDuration)) return static_cast<double>(kInfiniteDuration);
   return v;
 }
 

@@ -30,7 +30,8 @@ std::optional<double> ParseGeNumber(std::string_view text);
 // own doubles do not promise.
 inline constexpr double kLargestAmount = 1e300;
 
-// A number valid for `type`: INT must be integral; BOOL must be 0 or 1.
+// A number valid for `type`: INT must be integral; BOOL must be 0 or 1; a
+// TIME above kInfiniteDuration seconds (INFINITY too) becomes kInfiniteDuration.
 std::optional<double> ParseTypedNumber(std::string_view text, ValueType type);
 
 // A TIME value as a whole number of seconds; INFINITY is kInfiniteDuration.

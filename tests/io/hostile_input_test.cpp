@@ -70,6 +70,27 @@ TEST(HostileValuesTest, NegativeRuntimesAndConsumableRequestsAreRefused) {
   EXPECT_TRUE(Error(kCluster + "job 1 owner=u l_hard=num=-3,lic=0,h_rt=0:0:5\n").ok());
 }
 
+// Found by fuzz_snapshot: h_rt=22:088888888888888888888:0 (5.3e21 s) was cast
+// to a 64-bit duration by the dispatch pass, which is undefined behaviour.
+TEST(HostileValuesTest, TimesBeyondTheClockAreInfinite) {
+  EXPECT_EQ(ParseTypedNumber("22:088888888888888888888:0", ValueType::kTime), static_cast<double>(kInfiniteDuration));
+  EXPECT_EQ(ParseTypedNumber("INFINITY", ValueType::kTime), static_cast<double>(kInfiniteDuration));
+  EXPECT_EQ(ParseTypedNumber("1:0:0", ValueType::kTime), 3600.0);
+  auto s = ReadSnapshot(kCluster + "job 1 owner=u l_hard=h_rt=22:088888888888888888888:0\n"
+                                   "job 2 owner=u l_hard=h_rt=INFINITY\njob 3 owner=u l_hard=h_rt=0:1:0\n",
+                        "t.snap");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const PriorityResult priorities = ComputePriorities(s->cluster, s->jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s->cluster);
+  const ScheduleResult r = ScheduleInterval(s->cluster, s->jobs, priorities, instances);
+  ASSERT_EQ(r.decisions.size(), 3u);
+  for (const Decision& d : r.decisions) {
+    EXPECT_EQ(d.kind, DecisionKind::kStart);
+    // h_rt plus Grid Engine's default DURATION_OFFSET of 60 s; an infinite one stays infinite.
+    EXPECT_EQ(d.duration, d.job == 3 ? 60 + 60 : kInfiniteDuration) << "job " << d.job;
+  }
+}
+
 TEST(HostileValuesTest, NumbersBeyondADoubleAndDatesThatDoNotExistAreRefused) {
   EXPECT_FALSE(ParseGeNumber("1e309"));
   EXPECT_FALSE(ParseGeNumber("-1e309"));
