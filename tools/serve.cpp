@@ -26,44 +26,40 @@ bool InputWaiting() {
   return ::poll(&p, 1, 0) > 0;
 }
 
+// What reply writers and the signal watcher share. It has static storage: the
+// watcher thread is detached and may wake while Serve returns.
+struct Output {
+  std::timed_mutex mutex;     // held while whole lines go to stdout or the log
+  std::FILE* log = nullptr;   // under mutex; null once closed
+};
+Output output;
+
 // SIGTERM, SIGINT and SIGHUP end the session between two reply writes, never
 // inside one: the signals are blocked in every thread (those started later
 // inherit the mask) and a watcher thread takes them with sigwait. It waits for
-// the write in progress (out_mutex), flushes the whole lines written so far,
-// logs the signal and exits with 128 + its number.
-class SignalWatcher {
- public:
-  SignalWatcher(std::timed_mutex& out_mutex, std::FILE* log) : out_mutex_(out_mutex), log_(log) {
-    sigemptyset(&signals_);
-    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals_, sig);
-    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
-    thread_ = std::thread([this] { Watch(); });
-    thread_.detach();  // it lives until a signal comes or the process ends
-  }
-
- private:
-  void Watch() {
+// the write in progress, flushes the whole lines written so far, logs the
+// signal and exits with 128 + its number. A writer blocked on a full pipe
+// would hold the lock for ever: after 5 s it exits without flushing instead.
+void WatchSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, sig);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread([signals] {
     int sig = 0;
-    while (sigwait(&signals_, &sig) != 0) {
+    while (sigwait(&signals, &sig) != 0) {
     }
-    // A writer blocked on a full pipe would hold the lock for ever: after a
-    // while, exit without flushing rather than hang.
-    const bool idle = out_mutex_.try_lock_for(std::chrono::seconds(5));
+    const bool idle = output.mutex.try_lock_for(std::chrono::seconds(5));
     if (idle) std::fflush(stdout);
     const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
     std::fprintf(stderr, "schedk: serve: ended by %s\n", name);
-    if (log_ != nullptr) {
-      std::fprintf(log_, "- signal %s exit=%d\n", name, 128 + sig);
-      std::fflush(log_);
+    if (idle && output.log != nullptr) {
+      std::fprintf(output.log, "- signal %s exit=%d\n", name, 128 + sig);
+      std::fflush(output.log);
     }
     std::_Exit(128 + sig);
-  }
-
-  std::timed_mutex& out_mutex_;
-  std::FILE* log_;
-  sigset_t signals_;
-  std::thread thread_;
-};
+  }).detach();
+}
 
 }  // namespace
 
@@ -78,8 +74,9 @@ int Serve(const ServeOptions& options) {
       return 1;
     }
   }
-  std::timed_mutex out_mutex;  // held while whole lines go to stdout or the log
-  const SignalWatcher watcher(out_mutex, log);
+  output.log = log;
+  WatchSignals();
+  std::timed_mutex& out_mutex = output.mutex;
   bool out_ok = true;
   auto out = [&](std::string_view text) {
     const std::lock_guard<std::timed_mutex> lock(out_mutex);
@@ -127,9 +124,10 @@ int Serve(const ServeOptions& options) {
     if (!line.empty()) session.HandleLine(line, too_long);  // a last line without newline
     session.EndOfInput();
   }
-  const std::lock_guard<std::timed_mutex> lock(out_mutex);  // the watcher must not flush a closed log
+  const std::lock_guard<std::timed_mutex> lock(out_mutex);  // the watcher must not write to a closed log
   std::fflush(stdout);
   if (log != nullptr) std::fclose(log);
+  output.log = nullptr;
   return 0;
 }
 
