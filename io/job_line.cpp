@@ -216,8 +216,13 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
       case JobKey::kHardQueues: parts[2] = value; break;
       case JobKey::kSoftQueues: parts[3] = value; break;
       case JobKey::kPeName: parts[4] = value; break;
-      case JobKey::kPeMin: parts[5] = value; has_pe_min = true; break;
-      case JobKey::kPeMax: parts[6] = value; has_pe_max = true; break;
+      case JobKey::kPeMin:
+      case JobKey::kPeMax:
+        // An empty slot count would vanish from the canonical record, which then no longer parses.
+        if (value.empty()) return bad("expected a slot count");
+        (which == JobKey::kPeMin ? parts[5] : parts[6]) = value;
+        (which == JobKey::kPeMin ? has_pe_min : has_pe_max) = true;
+        break;
       case JobKey::kHoldJid:
         if (auto e = CheckHoldList(value)) return "job key 'hold_jid': " + *e;
         job.hold_jid = InternText(names.texts, value, line_no);

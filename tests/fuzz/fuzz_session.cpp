@@ -14,11 +14,13 @@
 //     hash of SessionState::Digest) unchanged; for a body, from its request line;
 //   * every reply line is valid UTF-8 with no control byte but its newline,
 //     and an err line is at most kMaxErrorLine bytes;
-//   * the log gets one line per request.
+//   * the log gets one line per request;
+//   * at the end, the state's dump loads into a fresh state with the same digest.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "io/ge_value.hpp"
 #include "io/session/session.hpp"
@@ -169,6 +171,19 @@ class Driver {
     Replies(body ? body_id_ : std::string(), body ? &body_before_ : nullptr, "end of input");
   }
 
+  // Whatever the requests did, the state's dump loads into a fresh state with the same digest.
+  void CheckDumpLoadsBack() {
+    std::vector<std::string> lines;
+    if (auto e = session_.state().Dump("", "", lines)) Fail("the state dumps", e->message);
+    std::string text;
+    for (const std::string& l : lines) text += l + "\n";
+    io::SessionState fresh;
+    if (auto e = fresh.Load(text, "dump")) Check(false, "the dump loads back", e->message + ": " + Shown(text));
+    const io::StateDigest a = session_.state().Digest(), b = fresh.Digest();
+    Check(a.hash == b.hash && a.jobs == b.jobs && a.tasks == b.tasks && a.objects == b.objects,
+          "the dump loads back to the same digest", DigestText(a) + " vs " + DigestText(b) + ": " + Shown(text));
+  }
+
  private:
   // Hands the line to the session and checks its replies: one terminal line
   // tagged `id` when `id` is not empty, none otherwise.
@@ -233,6 +248,7 @@ void Run(std::string_view input) {
   ForEachLine(kPrefix, [&](std::string_view line) { driver.Line(line); });
   ForEachLine(input, [&](std::string_view line) { driver.Line(line); });
   driver.End();
+  driver.CheckDumpLoadsBack();
 }
 
 }  // namespace

@@ -11,10 +11,13 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "io/ge_value.hpp"
+#include "io/job_line.hpp"
 #include "io/snapshot_reader.hpp"
 #include "io/swf_reader.hpp"
 #include "io/untrusted_text.hpp"
@@ -89,6 +92,24 @@ TEST(HostileValuesTest, TimesBeyondTheClockAreInfinite) {
     // h_rt plus Grid Engine's default DURATION_OFFSET of 60 s; an infinite one stays infinite.
     EXPECT_EQ(d.duration, d.job == 3 ? 60 + 60 : kInfiniteDuration) << "job " << d.job;
   }
+}
+
+// Found by fuzz_job_line: `pe_min=` (empty) parsed, but the canonical record
+// left it out and then did not parse ("pe_name given without pe_min").
+TEST(HostileValuesTest, EmptySlotCountsAreRefusedWhereTheyAreRead) {
+  JobNameSpace names;
+  std::vector<JobToken> tokens;
+  std::deque<std::string> storage;
+  ParsedJob job;
+  for (const char* line : {"job 1 owner=u pe_name=mpi pe_min=", "job 1 owner=u pe_name=mpi pe_min=1 pe_max="}) {
+    const auto e = ParseJobLine(line, 1, names, tokens, storage, job);
+    ASSERT_TRUE(e.has_value()) << line;
+    EXPECT_NE(e->find("expected a slot count"), std::string::npos) << *e;
+  }
+  ASSERT_FALSE(ParseJobLine("job 1 owner=u pe_name=mpi pe_min=2", 1, names, tokens, storage, job));
+  std::string canonical;
+  RenderJobLine(job, names, canonical);
+  EXPECT_EQ(canonical, "job 1 owner=u pe_name=mpi pe_min=2");
 }
 
 TEST(HostileValuesTest, NumbersBeyondADoubleAndDatesThatDoNotExistAreRefused) {
