@@ -587,6 +587,10 @@ SessionStatus SessionState::ModJob(const TaskSelector& id, const std::vector<Key
   std::vector<std::pair<std::string, std::string>> keys;
   for (std::size_t t = 2; t < tokens.size(); ++t) keys.emplace_back(std::string(tokens[t].key), std::string(tokens[t].value));
   for (const KeyValue& c : changes) {
+    if (c.key == "submit" && c.value.empty()) {
+      // A job without a submit time would take the clock's at each load of a dump.
+      return Refuse(ErrorCode::kInvalidValue, "mod job: submit cannot be removed", JobObject(id.job));
+    }
     for (const char* state_key : {"state", "start", "granted", "master", "assumed"}) {
       if (c.key == state_key) {
         return Refuse(ErrorCode::kInvalidValue,

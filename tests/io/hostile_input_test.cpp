@@ -164,6 +164,16 @@ TEST(HostileValuesTest, SessionUsageThatWouldOverflowIsRefusedAndChangesNothing)
   EXPECT_TRUE(ReadSnapshot(dump, "dump.snap").ok()) << ReadSnapshot(dump, "dump.snap").status().ToString();
 }
 
+// Found by fuzz_session's dump property: `mod job N submit=` removed the
+// submit time, and a dump then loaded with the clock's time in its place.
+TEST(HostileValuesTest, ASessionKeepsEveryJobsSubmitTime) {
+  const Transcript t = Converse(Requests({"h hello proto=1", "s snapshot"}) + kCluster +
+                                Requests({"job 1 owner=u submit=900", "end snapshot", "d1 digest",
+                                          "1 mod job 1 submit=", "2 mod job 1 p=-5", "x dump", "d2 digest"}));
+  EXPECT_NE(t.out.find("err 1 422 invalid-value \"mod job: submit cannot be removed\""), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("data x job 1 owner=u submit=900 p=-5"), std::string::npos) << t.out;
+}
+
 TEST(HostileValuesTest, CorruptAndBombGzipIsBadInputRefusedEarly) {
   const std::string good = testing::Gzip("; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n");
   auto ok = Gunzip(good, "t.swf.gz");
