@@ -52,26 +52,6 @@ inline std::size_t Utf8SequenceLength(std::string_view text, std::size_t i) {
   return n;
 }
 
-// The offset of the first byte that does not start a valid UTF-8 sequence,
-// or npos. ASCII is skipped eight bytes at a time.
-inline std::size_t FindInvalidUtf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (i + 8 <= text.size()) {
-      std::uint64_t word;
-      std::memcpy(&word, text.data() + i, 8);
-      if ((word & 0x8080808080808080ULL) == 0) {
-        i += 8;
-        continue;
-      }
-    }
-    const std::size_t n = Utf8SequenceLength(text, i);
-    if (n == 0) return i;
-    i += n;
-  }
-  return std::string_view::npos;
-}
-
 // The offset of the first byte that is not text, or npos: invalid UTF-8, or
 // a control character other than tab, newline, and carriage return before a
 // newline or at the end. Records join their request lists with 0x1f, and a

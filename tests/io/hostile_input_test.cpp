@@ -334,9 +334,9 @@ TEST(InvalidUtf8Test, SnapshotsRefuseItAtItsLine) {
   // Valid multi-byte names load and reach JSON Lines intact.
   auto s = ReadSnapshot(kCluster + "job 1 owner=J\xc3\xbcrgen name=\xe6\x97\xa5\xf0\x9f\x9a\x80\n", "u.snap");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(FindInvalidUtf8("J\xc3\xbcrgen \xe6\x97\xa5\xf0\x9f\x9a\x80"), std::string_view::npos);
-  EXPECT_EQ(FindInvalidUtf8("abcdefgh\xf5"), 8u);
-  EXPECT_EQ(FindInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(FindNonText("J\xc3\xbcrgen \xe6\x97\xa5\xf0\x9f\x9a\x80"), std::string_view::npos);
+  EXPECT_EQ(FindNonText("abcdefgh\xf5"), 8u);
+  EXPECT_EQ(FindNonText("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
 }
 
 TEST(InvalidUtf8Test, SessionRequestsAndBodiesRefuseItAndChangeNothing) {
