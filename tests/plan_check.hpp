@@ -46,6 +46,7 @@ inline std::string CheckPlanCapacity(const Cluster& cluster, const QueueInstance
     const std::uint64_t level = static_cast<std::uint8_t>(m.container.level);
     const std::uint64_t container = (level << 32) | m.container.index;
     Booked& b = plan[{container, m.resource.value}];
+    if (m.duration <= 0) continue;  // books nothing in time, as ResourceLedger::Debit
     b.all.Add(m.start, m.duration, m.amount);
     if (m.state == UsageState::kRunning || m.state == UsageState::kSuspended) {
       b.running.Add(m.start, m.duration, m.amount);

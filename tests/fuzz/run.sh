@@ -93,8 +93,11 @@ for f in "${fuzzers[@]}"; do
     find "$build/findings/$f" -type f -newer "$stamp" | head -n 5 | while read -r finding; do
       echo "    reproducer: $finding"
       timeout 120 "$build/tests/fuzz/$f" -timeout=25 -rss_limit_mb=2048 "$finding" 2>&1 |
-        grep -E -m1 -A1 '==FUZZ PROPERTY FAILED==|^SUMMARY: [A-Za-z]+Sanitizer|ERROR: libFuzzer: (timeout|out-of-memory)' |
+        grep -E -m1 -A3 '==FUZZ PROPERTY FAILED==|^SUMMARY: [A-Za-z]+Sanitizer|ERROR: libFuzzer|Assertion .* failed|runtime error:' |
         cut -c1-240 | sed 's/^/      /' || true
+      # The input itself, where a CI log is all there is: gzip | base64, when short.
+      packed=$(gzip -9 -n -c "$finding" | base64 -w 0)
+      if [ "${#packed}" -le 12000 ]; then echo "      gzip|base64: $packed"; fi
     done
   fi
 done

@@ -97,6 +97,28 @@ TEST(SchedulePropertyTest, PlansStayWithinCapacityOnGeneratedClusters) {
   EXPECT_GT(outcomes.pending, 5000u);
 }
 
+// A zero-length booking (h_rt=0, reserved) books nothing in time: the
+// ledger leaves it out of its diagrams, and so does the plan replay (found by
+// fuzz_snapshot, where the replay's naive diagram refused the empty window).
+TEST(SchedulePropertyTest, ZeroLengthReservationsBookNothing) {
+  for (const char* gaps : {"0", "1"}) {
+    const io::Snapshot s = testing::Load(std::string("schedk-snapshot 1\nnow 1000\nbegin sconf\nmax_reservation 10\n"
+                                                     "params DURATION_OFFSET=0,RESERVE_IN_GAPS=") +
+                                         gaps +
+                                         "\nend sconf\nbegin exechost h1\nend exechost\n"
+                                         "begin queue all.q\nhostlist h1\nslots 1\nend queue\n"
+                                         "job 1 owner=u submit=800 state=r start=900 granted=all.q@h1:1 l_hard=h_rt=200\n"
+                                         "job 11 owner=u submit=950 R=y l_hard=h_rt=0\n");
+    const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
+    const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+    const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances);
+    ASSERT_EQ(result.decisions.size(), 1u);
+    EXPECT_EQ(result.decisions[0].kind, DecisionKind::kReserve) << "RESERVE_IN_GAPS=" << gaps;
+    EXPECT_EQ(result.decisions[0].at, 1100) << "RESERVE_IN_GAPS=" << gaps;
+    EXPECT_EQ(testing::CheckPlanCapacity(s.cluster, instances, result), "") << "RESERVE_IN_GAPS=" << gaps;
+  }
+}
+
 // A busy cluster: most slots run jobs with many distinct end times, and most
 // pending jobs are parallel and reserve.
 io::GeneratorSpec BusyCluster(std::uint64_t seed, std::uint32_t hosts, std::uint32_t slots_per_host,
