@@ -445,6 +445,7 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
       Warn(a.line, "sconf: unknown attribute " + Quote(a.key) + " kept but not interpreted");
       continue;
     }
+    if (a.key.rfind("auto_user_", 0) == 0) seen_auto_user_.insert(a.key);
     unknown_params_.clear();
     if (auto why = h->second(a.value)) return ErrorAt(block, a, *why + ", not " + Quote(a.value));
     for (const std::string& p : unknown_params_) Warn(a.line, "sconf: params: unknown parameter " + Quote(p) + " ignored");
@@ -453,6 +454,43 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
     if (auto np = FindComplex("np_load_avg")) c.job_load_adjustments = {{*np, 0.50}};
   }
   c.load_formula_terms = ReadLoadFormula(c.load_formula);
+  return Status::Ok();
+}
+
+// The cluster configuration (qconf -sconf, sge_conf(5)). The scheduler reads
+// its auto_user_* keys (older snapshots give them in sconf, which still
+// works); the other keys serve qmaster and execd and are kept, unread.
+Status ClusterBuilder::BuildClusterConfig(const ObjectBlock& block) {
+  static const std::set<std::string, std::less<>> kUnread = {
+      "execd_spool_dir", "mailer", "xterm", "load_sensor", "prolog", "epilog", "shell_start_mode", "login_shells",
+      "min_uid", "min_gid", "user_lists", "xuser_lists", "administrator_mail", "projects", "xprojects",
+      "load_report_time", "reschedule_unknown", "max_unheard", "loglevel", "max_aj_instances", "max_aj_tasks",
+      "max_u_jobs", "max_jobs", "max_advance_reservations", "enforce_project", "enforce_user",
+      "auto_user_delete_time", "set_token_cmd", "pag_cmd", "token_extend_time", "shepherd_cmd", "gid_range",
+      "qmaster_params", "execd_params", "reporting_params", "finished_jobs", "qlogin_daemon", "qlogin_command",
+      "rlogin_daemon", "rlogin_command", "rsh_daemon", "rsh_command", "delegated_file_staging", "reprioritize",
+      "jsv_url", "jsv_allowed_mod", "libjvm_path", "additional_jvm_args"};
+  SchedulerConfig& c = s_.cluster.config;
+  std::set<std::string> seen;
+  for (const Attribute& a : block.attributes) {
+    if (!seen.insert(a.key).second) return ErrorAt(block, a, "given twice");
+    if (kUnread.count(a.key)) continue;
+    if (a.key != "auto_user_fshare" && a.key != "auto_user_oticket" && a.key != "auto_user_default_project") {
+      Warn(a.line, "conf: unknown attribute " + Quote(a.key) + " kept but not interpreted");
+      continue;
+    }
+    if (seen_auto_user_.count(a.key)) return ErrorAt(block, a, "is also given in the sconf block");
+    if (a.key == "auto_user_default_project") {
+      if (IsNone(a.value)) continue;
+      auto p = s_.names.projects.Find(a.value);
+      if (!p) return ErrorAt(block, a, "unknown project " + Quote(a.value));
+      c.auto_user_default_project = ProjectId(*p);
+      continue;
+    }
+    auto v = ParseUnsigned(a.value);
+    if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer number of tickets, not " + Quote(a.value));
+    (a.key == "auto_user_fshare" ? c.auto_user_fshare : c.auto_user_oticket) = static_cast<double>(*v);
+  }
   return Status::Ok();
 }
 
@@ -852,6 +890,20 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
     return std::nullopt;
   };
   auto any_text = [](std::string_view, std::string&) -> Error { return std::nullopt; };
+  // The states qstat -f prints for an instance (schedk's `states` attribute):
+  // d D s S C P E u o close it; alarms (a A) schedk computes from the
+  // thresholds itself, and c (configuration ambiguous) changes nothing.
+  auto states = [](std::string_view t, std::uint8_t& out) -> Error {
+    out = 0;
+    if (IsNone(t)) return std::nullopt;
+    for (char letter : t) {
+      if (std::string_view("aAcCdDEoPsSu").find(letter) == std::string_view::npos) {
+        return "expected qstat's state letters (a A c C d D E o P s S u) or NONE, not " + Quote(t);
+      }
+      if (std::string_view("CdDEoPsSu").find(letter) != std::string_view::npos) out = 1;
+    }
+    return std::nullopt;
+  };
   static const std::set<std::string, std::less<>> kMemoryLimits = {
       "s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack", "s_core", "h_core",
       "s_rss",   "h_rss",   "s_vmem", "h_vmem"};
@@ -909,6 +961,8 @@ Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
       st = per_host(a, q.h_rt, duration);
     } else if (a.key == "s_rt") {
       st = per_host(a, q.s_rt, duration);
+    } else if (a.key == "states") {
+      st = per_host(a, q.closed, states);
     } else if (a.key == "s_cpu" || a.key == "h_cpu") {
       PerHost<Duration> limit;
       st = per_host(a, limit, duration);
@@ -969,6 +1023,11 @@ Status ClusterBuilder::Build() {
   // Without an sconf block every key takes its install default.
   const ObjectBlock no_sconf{"sconf", "", 0, {}, {}, ""};
   if (Status st = BuildSchedulerConfig(sconf_block != nullptr ? *sconf_block : no_sconf); !st.ok()) return st;
+  for (const ObjectBlock& b : s_.blocks) {
+    if (b.kind == "conf") {
+      if (Status st = BuildClusterConfig(b); !st.ok()) return st;
+    }
+  }
   for (const ObjectBlock& b : s_.blocks) {
     if (b.kind == "department") {
       if (Status st = BuildUserset(b); !st.ok()) return st;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,7 @@ class ClusterBuilder {
  private:
   Status BuildComplex(const ObjectBlock* block);
   Status BuildSchedulerConfig(const ObjectBlock& block);
+  Status BuildClusterConfig(const ObjectBlock& block);
   Status BuildUserset(const ObjectBlock& block);
   Status BuildProject(const ObjectBlock& block);
   Status BuildUser(const ObjectBlock& block);
@@ -88,6 +90,7 @@ class ClusterBuilder {
   Status ParseUsage(int line, std::string_view text, UsageRecord& out) const;
 
   Snapshot& s_;
+  std::set<std::string, std::less<>> seen_auto_user_;  // auto_user_* keys the sconf block gave
   std::vector<std::string> unknown_params_;  // sconf params keys without meaning, warned about
 };
 

@@ -21,7 +21,7 @@ struct BlockKind {
   const char* kind;
   bool named;
 };
-constexpr BlockKind kBlockKinds[] = {{"complex", false},  {"sconf", false},   {"global", false},
+constexpr BlockKind kBlockKinds[] = {{"complex", false},  {"sconf", false},   {"conf", false},  {"global", false},
                                      {"exechost", true},  {"hostgroup", true}, {"queue", true},
                                      {"pe", true},        {"sharetree", false}, {"user", true},
                                      {"project", true},   {"department", true}, {"maui", false}};

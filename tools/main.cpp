@@ -17,6 +17,7 @@
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
+#include "tools/import.hpp"
 #include "tools/report.hpp"
 #include "tools/serve.hpp"
 #include "tools/simulate.hpp"
@@ -153,6 +154,18 @@ int main(int argc, char** argv) {
   si->add_option("--maui", simulate.maui, "Replay an SWF trace under the Maui policy configured by this file of maui.cfg lines");
   si->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
+  schedk::tools::ImportOptions import;
+  CLI::App* im = app.add_subcommand("import", "Read a live Grid Engine cell (or a capture of one) as a snapshot");
+  im->add_option("kind", import.source, "The kind of cell")->check(CLI::IsMember({"ge"}))->required();
+  im->add_option("--output,-o", import.output, "Write the snapshot here (default: standard output)");
+  im->add_option("--from", import.from, "Read the command outputs captured in this directory, not the live cell");
+  im->add_option("--save", import.save, "Also keep every command's output in this directory (for --from)");
+  im->add_option("--now", import.now, "The scheduler's clock (default: the cell's last scheduler run with "
+                                      "params PROFILE=1, else the time of the capture)");
+  im->add_option("--timeout", import.timeout, "Seconds a cell command may take")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+
   schedk::io::GeneratorSpec generate;
   CLI::App* g = app.add_subcommand("generate", "Write a reproducible synthetic snapshot to standard output");
   g->add_option("--jobs", generate.jobs, "Pending jobs")->required();
@@ -189,6 +202,7 @@ int main(int argc, char** argv) {
   if (*sc) return RunSchedule(schedule);
   if (*sv) return schedk::tools::Serve(serve);
   if (*si) return schedk::tools::Simulate(simulate);
+  if (*im) return schedk::tools::Import(import);
   if (*g) {
     if (auto e = schedk::io::CheckGeneratorSpec(generate)) {
       std::fprintf(stderr, "schedk: generate: %s\n", e->c_str());

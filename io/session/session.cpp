@@ -103,7 +103,7 @@ std::string Quoted(std::string_view message) {
 SessionError Syntax(std::string message) { return Refuse(ErrorCode::kBadSyntax, std::move(message)); }
 
 bool IsRecordKind(std::string_view kind) {
-  for (const char* k : {"job", "now", "load", "hoststate", "usage", "complex", "sconf", "global", "exechost",
+  for (const char* k : {"job", "now", "load", "hoststate", "usage", "complex", "sconf", "conf", "global", "exechost",
                         "hostgroup", "queue", "pe", "sharetree", "user", "project", "department", "maui"}) {
     if (kind == k) return true;
   }

@@ -102,6 +102,7 @@ bool Interval::InAlarm(std::uint32_t i) const {
   // A host the master reports down is out like a queue instance in alarm:
   // nothing starts or is reserved there (Grid Engine's unknown state).
   if (cluster_.hosts[host.index()].down) return true;
+  if (instances_.closed[i]) return true;  // disabled, suspended, unknown, ... (qstat's states)
   for (const ComplexValue& threshold : *instances_.load_thresholds[i]) {
     const ComplexAttribute& a = complexes_[threshold.complex];
     if (IsNumeric(a.type)) {

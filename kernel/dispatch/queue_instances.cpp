@@ -30,6 +30,7 @@ QueueInstanceTable QueueInstanceTable::Build(const Cluster& cluster) {
       t.xuser_lists.push_back(&cq.xuser_lists.For(h, groups));
       t.projects.push_back(&cq.projects.For(h, groups));
       t.xprojects.push_back(&cq.xprojects.For(h, groups));
+      t.closed.push_back(cq.closed.For(h, groups));
     }
   }
   t.host_first.assign(cluster.hosts.size() + 1, 0);

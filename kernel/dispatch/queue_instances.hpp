@@ -29,6 +29,7 @@ struct QueueInstanceTable {
   std::vector<const std::vector<UsersetId>*> xuser_lists;
   std::vector<const std::vector<ProjectId>*> projects;
   std::vector<const std::vector<ProjectId>*> xprojects;
+  std::vector<std::uint8_t> closed;  // ClusterQueue::closed
   // Instances per host, in index order (CSR: on_host[host_first[h], host_first[h + 1])).
   std::vector<std::uint32_t> host_first;
   std::vector<std::uint32_t> on_host;

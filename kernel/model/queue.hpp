@@ -64,6 +64,10 @@ struct ClusterQueue {
   // a huge number of bytes.
   PerHost<Duration> h_rt{kInfiniteDuration};
   PerHost<Duration> s_rt{kInfiniteDuration};
+  // 1 where the instance is closed: disabled, suspended, preempted, unknown,
+  // in error or orphaned as qstat reports it (the `states` attribute). A closed instance
+  // takes no job and no reservation; its running jobs keep their resources.
+  PerHost<std::uint8_t> closed{0};
 };
 
 }  // namespace schedk

@@ -1,0 +1,47 @@
+// ge_import.hpp
+// `schedk import ge`: a live Grid Engine cell (or a capture of one) as a
+// snapshot. Configuration objects are pasted as qconf prints them (protocol
+// §1.1); jobs come from qstat's XML (qstat_xml.hpp) as job records; queue
+// instance states become each queue's `states` attribute.
+// Invariants: the result is whole or an error. Every command's output is
+// checked, every object the cell has is in the snapshot or the import fails
+// naming what schedk cannot represent yet, and the text is read back with
+// ReadSnapshot before it is returned. Read live, a scheduler run that ends
+// while the jobs are being read makes the importer read them again (at most
+// 3 times), so that jobs and clock come from between the same two runs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/ge_import/cell_commands.hpp"
+#include "io/status.hpp"
+#include "kernel/types.hpp"
+
+namespace schedk::io {
+
+struct GeImportOptions {
+  // The scheduler's clock for the snapshot. Without it: the end of the cell's
+  // last scheduler run where sconf's params has PROFILE=1 (qmaster's messages
+  // file, to the second), else the time of the capture, with a note.
+  std::optional<Time> now;
+  // The qmaster's messages file; empty: from $SGE_ROOT/$SGE_CELL/common/bootstrap.
+  std::string messages_file;
+  bool live = false;  // the commands reach a running cell (retry on a run boundary)
+};
+
+struct GeImport {
+  std::string snapshot;            // schedk-snapshot 1 text
+  std::vector<std::string> notes;  // what the user should know (how `now` was found, ...)
+  std::size_t jobs = 0, hosts = 0, queues = 0;
+};
+
+Result<GeImport> ImportGeCell(const CellCommands& cell, const GeImportOptions& options);
+
+// The live cell's qmaster messages file: qmaster_spool_dir of
+// $SGE_ROOT/$SGE_CELL/common/bootstrap (SGE_CELL: default), plus /messages;
+// empty where the environment or the bootstrap file does not say.
+std::string QmasterMessagesFile();
+
+}  // namespace schedk::io

@@ -1,0 +1,219 @@
+#include "io/ge_import/qstat_xml.hpp"
+
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+#include "io/untrusted_text.hpp"
+
+namespace schedk::io {
+namespace {
+
+// Options a job can carry that a snapshot cannot say yet: the element that
+// holds each, and when it counts as given.
+struct UnsupportedOption {
+  const char* element;
+  const char* option;
+  bool list;  // a list element counts when it has children; a value when it is not 0
+};
+constexpr UnsupportedOption kUnsupportedOptions[] = {
+    {"JB_master_hard_queue_list", "-masterq", true},
+    {"JB_ja_ad_predecessor_list", "-hold_jid_ad", true},
+    {"JB_checkpoint_name", "-ckpt", false},
+    {"JB_execution_time", "-a", false},
+    {"JB_ar", "-ar", false},
+    {"JB_ja_task_concurrency", "-tc", false},
+};
+
+class XmlText {
+ public:
+  XmlText(std::string_view xml, const std::string& source) : xml_(xml), source_(source) {}
+
+  Status Load(pugi::xml_document& doc) const {
+    const pugi::xml_parse_result parsed = doc.load_buffer(xml_.data(), xml_.size(), pugi::parse_default, pugi::encoding_utf8);
+    if (!parsed) {
+      return Status::InvalidInput(source_, LineAt(static_cast<std::size_t>(parsed.offset)),
+                                  std::string("not well-formed XML: ") + parsed.description());
+    }
+    return Status::Ok();
+  }
+  int LineAt(std::size_t offset) const {
+    offset = std::min(offset, xml_.size());
+    return 1 + static_cast<int>(std::count(xml_.begin(), xml_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  }
+  int LineOf(const pugi::xml_node& node) const { return LineAt(static_cast<std::size_t>(node.offset_debug())); }
+  Status Error(const pugi::xml_node& node, std::string message) const {
+    return Status::InvalidInput(source_, LineOf(node), std::move(message));
+  }
+
+ private:
+  std::string_view xml_;
+  const std::string& source_;
+};
+
+template <class T>
+std::optional<T> Integer(std::string_view text) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+// Reads the integer text of `parent`'s child `name` (absent: `fallback`).
+template <class T>
+Status ReadInteger(const XmlText& x, const pugi::xml_node& parent, const char* name, T& out, T fallback = T{}) {
+  const pugi::xml_node node = parent.child(name);
+  if (!node) {
+    out = fallback;
+    return Status::Ok();
+  }
+  auto v = Integer<T>(node.child_value());
+  if (!v) return x.Error(node, std::string(name) + ": expected an integer, not " + Quote(node.child_value()));
+  out = *v;
+  return Status::Ok();
+}
+
+std::vector<std::pair<std::string, std::string>> Requests(const pugi::xml_node& list) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const pugi::xml_node& r : list.children()) {
+    out.emplace_back(r.child_value("CE_name"), r.child_value("CE_stringval"));
+  }
+  return out;
+}
+
+std::vector<std::string> QueueNames(const pugi::xml_node& list) {
+  std::vector<std::string> out;
+  for (const pugi::xml_node& q : list.children()) out.emplace_back(q.child_value("QR_name"));
+  return out;
+}
+
+Status ReadJob(const XmlText& x, const pugi::xml_node& e, CellJob& job) {
+  job.line = x.LineOf(e);
+  if (Status st = ReadInteger(x, e, "JB_job_number", job.number); !st.ok()) return st;
+  if (job.number == 0) return x.Error(e, "a job without JB_job_number");
+  job.owner = e.child_value("JB_owner");
+  job.group = e.child_value("JB_group");
+  job.project = e.child_value("JB_project");
+  job.department = e.child_value("JB_department");
+  job.name = e.child_value("JB_job_name");
+  if (Status st = ReadInteger(x, e, "JB_submission_time", job.submit); !st.ok()) return st;
+  if (Status st = ReadInteger(x, e, "JB_deadline", job.deadline); !st.ok()) return st;
+  int priority = 1024;
+  if (Status st = ReadInteger(x, e, "JB_priority", priority, 1024); !st.ok()) return st;
+  job.posix_priority = priority - 1024;  // qstat stores -p shifted by 1024
+  job.reserve = std::string_view(e.child_value("JB_reserve")) == "true";
+  job.hard_requests = Requests(e.child("JB_hard_resource_list"));
+  job.soft_requests = Requests(e.child("JB_soft_resource_list"));
+  job.hard_queues = QueueNames(e.child("JB_hard_queue_list"));
+  job.soft_queues = QueueNames(e.child("JB_soft_queue_list"));
+  job.pe = e.child_value("JB_pe");
+  const pugi::xml_node ranges = e.child("JB_pe_range");
+  int range_count = 0;
+  for (const pugi::xml_node& r : ranges.children()) {
+    ++range_count;
+    std::uint32_t step = 1;
+    if (Status st = ReadInteger(x, r, "RN_min", job.pe_min); !st.ok()) return st;
+    if (Status st = ReadInteger(x, r, "RN_max", job.pe_max); !st.ok()) return st;
+    if (Status st = ReadInteger(x, r, "RN_step", step, 1u); !st.ok()) return st;
+    if (step != 1 && job.pe_min != job.pe_max) job.unsupported.push_back("-pe with a step in its slot range");
+  }
+  if (range_count > 1) job.unsupported.push_back("-pe with several slot ranges");
+  for (const pugi::xml_node& p : e.child("JB_jid_predecessor_list").children()) {
+    std::uint64_t n = 0;
+    if (Status st = ReadInteger(x, p, "JRE_job_number", n); !st.ok()) return st;
+    job.predecessors.push_back(n);
+  }
+  if (Status st = ReadInteger(x, e, "JB_override_tickets", job.override_tickets); !st.ok()) return st;
+  if (Status st = ReadInteger(x, e, "JB_jobshare", job.jobshare); !st.ok()) return st;
+  // JB_type carries JOB_TYPE_ARRAY (0x10 << 4 = bit 8 in JOB_TYPE's layout):
+  // the array structure's range is the reliable sign.
+  const pugi::xml_node range = e.child("JB_ja_structure").first_child();
+  std::uint32_t first = 1, last = 1, step = 1;
+  if (range) {
+    if (Status st = ReadInteger(x, range, "RN_min", first, 1u); !st.ok()) return st;
+    if (Status st = ReadInteger(x, range, "RN_max", last, 1u); !st.ok()) return st;
+    if (Status st = ReadInteger(x, range, "RN_step", step, 1u); !st.ok()) return st;
+  }
+  job.is_array = !(first == 1 && last == 1);
+  for (const pugi::xml_node& t : e.child("JB_ja_tasks").children()) {
+    std::uint32_t task = 0;
+    std::int64_t start = 0;
+    if (Status st = ReadInteger(x, t, "JAT_task_number", task); !st.ok()) return st;
+    if (Status st = ReadInteger(x, t, "JAT_start_time", start); !st.ok()) return st;
+    if (start != 0) job.task_start[task] = start;
+  }
+  for (const UnsupportedOption& u : kUnsupportedOptions) {
+    const pugi::xml_node node = e.child(u.element);
+    if (!node) continue;
+    const std::string_view value = node.child_value();
+    const bool given = u.list ? static_cast<bool>(node.first_child().first_child())
+                              : !value.empty() && value != "0" && value != "NONE";
+    if (given) job.unsupported.emplace_back(u.option);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<CellJob>> ParseQstatJobs(std::string_view xml, const std::string& source) {
+  std::vector<CellJob> jobs;
+  if (xml.find_first_not_of(" \t\r\n") == std::string_view::npos) return jobs;
+  const XmlText x(xml, source);
+  pugi::xml_document doc;
+  if (Status st = x.Load(doc); !st.ok()) return st;
+  const pugi::xml_node root = doc.child("detailed_job_info");
+  if (!root) {
+    // An empty cell answers with <unknown_jobs>; anything else is not qstat -j.
+    if (doc.child("unknown_jobs")) return jobs;
+    return x.Error(doc.first_child(), "expected <detailed_job_info> (qstat -j '*' -xml)");
+  }
+  for (const pugi::xml_node& e : root.child("djob_info").children()) {
+    CellJob job;
+    if (Status st = ReadJob(x, e, job); !st.ok()) return st;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+Result<std::vector<CellTaskRow>> ParseQstatTasks(std::string_view xml, const std::string& source) {
+  const XmlText x(xml, source);
+  pugi::xml_document doc;
+  if (Status st = x.Load(doc); !st.ok()) return st;
+  const pugi::xml_node root = doc.child("job_info");
+  if (!root) return x.Error(doc.first_child(), "expected <job_info> (qstat -u '*' -g t -xml)");
+  std::vector<CellTaskRow> rows;
+  for (const char* part : {"queue_info", "job_info"}) {
+    for (const pugi::xml_node& e : root.child(part).children("job_list")) {
+      CellTaskRow row;
+      row.line = x.LineOf(e);
+      if (Status st = ReadInteger(x, e, "JB_job_number", row.number); !st.ok()) return st;
+      if (Status st = ReadInteger(x, e, "slots", row.slots); !st.ok()) return st;
+      row.state = e.child_value("state");
+      row.tasks = e.child_value("tasks");
+      row.queue = e.child_value("queue_name");
+      row.master = std::string_view(e.child_value("master")) == "MASTER";
+      if (row.number == 0 || row.state.empty()) return x.Error(e, "a job_list entry without job number or state");
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+Result<std::vector<CellQueueInstance>> ParseQstatQueues(std::string_view xml, const std::string& source) {
+  const XmlText x(xml, source);
+  pugi::xml_document doc;
+  if (Status st = x.Load(doc); !st.ok()) return st;
+  const pugi::xml_node root = doc.child("job_info");
+  if (!root) return x.Error(doc.first_child(), "expected <job_info> (qstat -f -xml)");
+  std::vector<CellQueueInstance> out;
+  for (const pugi::xml_node& q : root.child("queue_info").children("Queue-List")) {
+    CellQueueInstance instance{q.child_value("name"), q.child_value("state")};
+    if (instance.name.find('@') == std::string::npos) return x.Error(q, "a queue instance name without '@'");
+    out.push_back(std::move(instance));
+  }
+  return out;
+}
+
+}  // namespace schedk::io

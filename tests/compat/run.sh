@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The differential suite (make compat): each scenario of tests/compat/scenarios
+# runs on a real Grid Engine 8.1.9 cell on this host (cell.sh installs and
+# starts it), is imported with `schedk import ge`, and schedk's answer is
+# compared with the cell's own (compare.py):
+#   priorities  every column qstat -xml -pri -urg -ext prints, to its digit;
+#   dispatch    the jobs are submitted with every queue disabled and imported;
+#               then the queues are enabled and the cell's next scheduler run
+#               decides. schedk schedules the import at that run's time (the
+#               queues open): its MONITOR lines must be the cell's, line by
+#               line, in order (starts, reservations, running jobs), and its
+#               starts the jobs the cell started, in the same queue instances
+#               (a second import, after the run, says which).
+# Each scenario's files (captures, snapshot, outputs) stay in OUT/<scenario>.
+# Exits 1 when any scenario differs or cannot run; never passes by skipping.
+#
+# Usage: tests/compat/run.sh [BUILD [SCENARIO...]]   (default build, all scenarios)
+set -Eeuo pipefail
+trap 'echo "compat: failed: $BASH_COMMAND (line $LINENO)" >&2' ERR
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+shift || true
+case "$build" in /*) ;; *) build=$root/$build ;; esac
+schedk=$build/tools/schedk
+out=$build/compat
+[ -x "$schedk" ] || { echo "compat: $schedk is not built (run make first)" >&2; exit 1; }
+. "$root/tests/compat/cell.sh"
+
+echo "compat: starting the Grid Engine cell (installs gridengine-* where missing)"
+cell_start
+mkdir -p "$out"
+
+# Imports the cell into $1/snapshot (captures in $1/capture), with qstat's
+# priority view of the same scheduler run in $1/qstat.xml: the importer reads
+# the jobs between two runs and sets `now` to the first one's time.
+capture() {
+  local dir=$1 attempt
+  for attempt in 1 2 3; do
+    rm -rf "$dir/capture"
+    "$schedk" import ge --save "$dir/capture" -o "$dir/snapshot" 2> "$dir/import.log" ||
+      { cat "$dir/import.log" >&2; return 1; }
+    qstat -u '*' -xml -pri -urg -ext > "$dir/qstat.xml"
+    [ "$(last_run)" = "$(sed -n 's/^now //p' "$dir/snapshot")" ] && return 0
+  done
+  echo "compat: the scheduler ran during every capture" >&2
+  return 1
+}
+
+run_priorities() {
+  local dir=$1
+  capture "$dir" || return 1
+  "$schedk" priorities --format jsonl "$dir/snapshot" > "$dir/schedk.jsonl" 2> "$dir/schedk.log" || return 1
+  python3 "$root/tests/compat/compare.py" priorities "$dir/qstat.xml" "$dir/schedk.jsonl"
+}
+
+run_dispatch() {
+  local dir=$1 lines at
+  qmod -d '*' >/dev/null
+  scenario_submit
+  capture "$dir" || return 1
+  lines=$(wc -l < "$CELL_SCHEDULE")
+  qmod -e '*' >/dev/null
+  wait_runs 1
+  at=$(last_run)
+  # The first run after the queues opened: its MONITOR section.
+  tail -n +"$((lines + 1))" "$CELL_SCHEDULE" | awk 'NR > 1 && /^::::::::/ {exit} {print}' > "$dir/cell.monitor"
+  grep -v '^states ' "$dir/snapshot" | sed "s/^now .*/now $at/" > "$dir/snapshot.open"
+  rm -f "$dir/schedk.monitor"
+  "$schedk" schedule --monitor "$dir/schedk.monitor" "$dir/snapshot.open" > "$dir/schedk.schedule" 2> "$dir/schedk.log" ||
+    return 1
+  # What the cell started in that run, from a second import.
+  "$schedk" import ge --now "$at" -o "$dir/snapshot.after" 2> "$dir/import.after.log" ||
+    { cat "$dir/import.after.log" >&2; return 1; }
+  local differ=0
+  python3 "$root/tests/compat/compare.py" monitor "$dir/cell.monitor" "$dir/schedk.monitor" || differ=1
+  python3 "$root/tests/compat/compare.py" starts "$dir/snapshot.after" "$dir/schedk.schedule" "$at" || differ=1
+  return $differ
+}
+
+scenarios=("$@")
+if [ ${#scenarios[@]} -eq 0 ]; then
+  for f in "$root"/tests/compat/scenarios/*.sh; do scenarios+=("$(basename "$f" .sh)"); done
+fi
+failed=()
+for name in "${scenarios[@]}"; do
+  file=$root/tests/compat/scenarios/$name.sh
+  [ -f "$file" ] || { echo "compat: no scenario $name" >&2; failed+=("$name"); continue; }
+  dir=$out/$name
+  rm -rf "$dir" && mkdir -p "$dir"
+  echo "compat: $name"
+  unset -f scenario_configure scenario_submit
+  scenario_kind=priorities
+  . "$file"
+  cell_reset
+  scenario_configure
+  if [ "$scenario_kind" = priorities ]; then
+    scenario_submit
+    run_priorities "$dir" || failed+=("$name")
+  else
+    run_dispatch "$dir" || failed+=("$name")
+  fi
+done
+cell_reset
+echo "compat: ${#scenarios[@]} scenarios, ${#failed[@]} differ${failed[*]:+: ${failed[*]}} (files in $out)"
+[ ${#failed[@]} -eq 0 ]

@@ -1,0 +1,73 @@
+#include "tools/import.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "io/ge_import/ge_import.hpp"
+#include "io/ge_value.hpp"
+#include "tools/report.hpp"
+
+namespace schedk::tools {
+namespace {
+
+bool WriteWhole(const std::string& path, const std::string& text) {
+  const std::string partial = path + ".partial";
+  std::FILE* f = std::fopen(partial.c_str(), "w");
+  if (f == nullptr) return false;
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !written || std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::remove(partial.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int Import(const ImportOptions& options) {
+  io::GeImportOptions import;
+  if (!options.now.empty()) {
+    import.now = io::ParseTime(options.now);
+    if (!import.now) {
+      std::fprintf(stderr, "schedk: import: --now: expected epoch seconds or ISO-8601 with Z or an offset\n");
+      return kExitBadInput;
+    }
+  }
+  io::CellCommands cell;
+  if (!options.from.empty()) {
+    cell = io::CaptureDirectory(options.from);
+  } else {
+    cell = io::LiveCell(options.timeout);
+    import.live = true;
+    import.messages_file = io::QmasterMessagesFile();
+  }
+  if (!options.save.empty()) {
+    if (::mkdir(options.save.c_str(), 0777) != 0 && errno != EEXIST) {
+      std::fprintf(stderr, "schedk: import: cannot create %s: %s\n", options.save.c_str(), std::strerror(errno));
+      return kExitFailure;
+    }
+    cell = io::SavingTo(std::move(cell), options.save);
+  }
+  auto imported = io::ImportGeCell(cell, import);
+  if (!imported.ok()) return Fail(imported.status());
+  for (const std::string& note : imported->notes) {
+    std::fprintf(stderr, "schedk: import: %s\n", io::PrintableMessage(note).c_str());
+  }
+  std::fprintf(stderr, "schedk: import: %zu jobs, %zu exec hosts, %zu queues\n", imported->jobs, imported->hosts,
+               imported->queues);
+  const std::string& text = imported->snapshot;
+  const bool written = options.output.empty()
+                           ? std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0
+                           : WriteWhole(options.output, text);
+  if (!written) {
+    std::fprintf(stderr, "schedk: import: cannot write %s\n",
+                 options.output.empty() ? "to standard output" : options.output.c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace schedk::tools
