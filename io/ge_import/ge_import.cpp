@@ -79,6 +79,7 @@ class CellReader {
   Result<std::string> Ask(const CellCommand& c) { return cell_(c); }
   Result<std::string> Ask(CommandLine argv) { return cell_(Command(std::move(argv))); }
   Status Block(const char* kind, const std::string& name, const CommandLine& argv);
+  Result<std::vector<std::string>> InQueueListOrder(std::vector<std::string> names);
   Status Objects();
   Status Unsupported();
   Status QueueStates();
@@ -122,6 +123,24 @@ Status CellReader::Block(const char* kind, const std::string& name, const Comman
   return Status::Ok();
 }
 
+// qconf -sql sorts the cluster queues by name; the qmaster keeps them in the
+// order they were added, and dispatch breaks seq_no ties in that order.
+// qselect lists the queue instances in it (queues without instances last).
+Result<std::vector<std::string>> CellReader::InQueueListOrder(std::vector<std::string> names) {
+  auto instances = Ask({"qselect"});
+  if (!instances.ok()) return instances.status();
+  std::vector<std::string> ordered;
+  for (const std::string& instance : Names(instances.value())) {
+    const std::string queue = instance.substr(0, instance.find('@'));
+    auto it = std::find(names.begin(), names.end(), queue);
+    if (it == names.end()) continue;
+    ordered.push_back(std::move(*it));
+    names.erase(it);
+  }
+  ordered.insert(ordered.end(), names.begin(), names.end());
+  return ordered;
+}
+
 Status CellReader::Objects() {
   for (const ObjectKind& k : kObjectKinds) {
     if (*k.list == '\0') {
@@ -133,7 +152,13 @@ Status CellReader::Objects() {
     }
     auto listing = Ask({"qconf", k.list});
     if (!listing.ok()) return listing.status();
-    for (const std::string& name : Names(listing.value())) {
+    std::vector<std::string> names = Names(listing.value());
+    if (std::string_view(k.block) == "queue") {
+      auto ordered = InQueueListOrder(std::move(names));
+      if (!ordered.ok()) return ordered.status();
+      names = std::move(ordered.value());
+    }
+    for (const std::string& name : names) {
       if (Status st = Block(k.block, name, {"qconf", k.show, name}); !st.ok()) return st;
       if (std::string_view(k.block) == "exechost") ++hosts_;
       if (std::string_view(k.block) == "queue") queues_.push_back(name);

@@ -247,6 +247,16 @@ ParallelFit Interval::Distribute(const ParallelRoom& room, PeId pe, std::uint32_
       left -= here;
     }
   }
+  // Grid Engine moves each queue granted on the first (master) host to the
+  // head of the list ("master queue must be at first position"), so that
+  // host's queues come out in reverse order and the master is the last of
+  // them harvested (sge-algorithms §4.6 as corrected on a real 8.1.9 cell).
+  if (!result.grants.empty()) {
+    const HostId master_host = instances_.host[result.grants.front().instance];
+    const auto master_host_end = std::find_if(result.grants.begin(), result.grants.end(),
+                                              [&](const Grant& g) { return instances_.host[g.instance] != master_host; });
+    std::reverse(result.grants.begin(), master_host_end);
+  }
   result.ok = true;
   return result;
 }

@@ -261,18 +261,29 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
   for (const Grant& g : grants) total += g.slots;
   // `master`: the container is the master's; `first`: the job has not used
   // it before in this booking (a host can hold several of its queue instances).
+  auto debit_one = [&](ContainerRef c, const Demand& demand, std::uint32_t slots, bool master, bool first) {
+    double amount = demand.debit * slots;
+    if (demand.kind == DemandKind::kPerJob) amount = master ? demand.debit : 0;
+    if (demand.kind == DemandKind::kPerHost || demand.kind == DemandKind::kPerContainer) {
+      amount = first ? demand.debit : 0;
+    }
+    if (amount == 0) return;
+    debits.push_back({demand.entry, amount, start, d, now});
+    last_increase_known_[demand.entry] = 0;
+    if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
+  };
+  // A queue instance books its complex_values consumables first, in their
+  // configured order, and its slots last (the MONITOR order of a real 8.1.9 cell).
   auto debit = [&](ContainerRef c, std::uint32_t slots, bool master, bool first) {
+    std::optional<Demand> slot_demand;
     ForEachDemand(c, job, [&](const Demand& demand) {
-      double amount = demand.debit * slots;
-      if (demand.kind == DemandKind::kPerJob) amount = master ? demand.debit : 0;
-      if (demand.kind == DemandKind::kPerHost || demand.kind == DemandKind::kPerContainer) {
-        amount = first ? demand.debit : 0;
+      if (c.level == ContainerLevel::kQueue && ledger_.entry(demand.entry).complex == complexes_.slots) {
+        slot_demand = demand;
+        return;
       }
-      if (amount == 0) return;
-      debits.push_back({demand.entry, amount, start, d, now});
-      last_increase_known_[demand.entry] = 0;
-      if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
+      debit_one(c, demand, slots, master, first);
     });
+    if (slot_demand) debit_one(c, *slot_demand, slots, master, first);
   };
   if (pe.valid()) debit({ContainerLevel::kPe, pe.index()}, total, true, true);
   debit({ContainerLevel::kGlobal, 0}, total, true, true);

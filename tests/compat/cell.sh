@@ -143,17 +143,20 @@ wait_runs() {
 cell_reset() {
   qmod -e '*' >/dev/null 2>&1 || true
   qdel -f -u '*' '*' >/dev/null 2>&1 || true
-  for _ in $(seq 60); do [ -z "$(qstat -u '*' 2>/dev/null)" ] && break; sleep 1; done
+  for _ in $(seq 120); do [ -z "$(qstat -u '*' 2>/dev/null)" ] && break; sleep 1; done
+  [ -z "$(qstat -u '*' 2>/dev/null)" ] || cell_fail "the jobs of the last scenario do not go away"
   qconf -dstree >/dev/null 2>&1 || true
-  for q in $(qconf -sql 2>/dev/null || true); do [ "$q" = all.q ] || qconf -dq "$q" >/dev/null 2>&1; done
+  for q in $(qconf -sql 2>/dev/null || true); do [ "$q" = all.q ] || qconf -dq "$q" >/dev/null 2>&1 || true; done
   mkqueue all.q 8 0 NONE
-  for p in $(qconf -spl 2>/dev/null || true); do qconf -dp "$p" >/dev/null 2>&1; done
-  for p in $(qconf -sprjl 2>/dev/null || true); do qconf -dprj "$p" >/dev/null 2>&1; done
-  for u in $(qconf -suserl 2>/dev/null || true); do qconf -duser "$u" >/dev/null 2>&1; done
+  for p in $(qconf -spl 2>/dev/null || true); do qconf -dp "$p" >/dev/null 2>&1 || true; done
+  for p in $(qconf -sprjl 2>/dev/null || true); do qconf -dprj "$p" >/dev/null 2>&1 || true; done
+  for u in $(qconf -suserl 2>/dev/null || true); do qconf -duser "$u" >/dev/null 2>&1 || true; done
   for u in $CELL_USERS; do qconf -du "$u" deadlineusers >/dev/null 2>&1 || true; done
   for d in $(qconf -sul 2>/dev/null || true); do
     case $d in arusers|deadlineusers|defaultdepartment) ;; *) qconf -dul "$d" >/dev/null 2>&1 || true ;; esac
   done
+  [ "$(qconf -sql 2>/dev/null)" = all.q ] && [ -z "$(qconf -spl 2>/dev/null || true)" ] ||
+    cell_fail "cannot remove the last scenario's queues and parallel environments"
   mkcomplex block b INT '<=' YES YES 0 0
   mkcomplex lic lic INT '<=' YES YES 0 0
   set_attr exechost complex_values block=0 global

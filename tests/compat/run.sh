@@ -54,16 +54,18 @@ run_priorities() {
 }
 
 run_dispatch() {
-  local dir=$1 lines at
+  local dir=$1 sections at
   qmod -d '*' >/dev/null
   scenario_submit
   capture "$dir" || return 1
-  lines=$(wc -l < "$CELL_SCHEDULE")
+  # Open the queues just after a run has written its MONITOR section; the
+  # next run decides, and its section is the one after.
+  wait_runs 1
+  sections=$(grep -c '^::::::::' "$CELL_SCHEDULE" || true)
   qmod -e '*' >/dev/null
   wait_runs 1
   at=$(last_run)
-  # The first run after the queues opened: its MONITOR section.
-  tail -n +"$((lines + 1))" "$CELL_SCHEDULE" | awk 'NR > 1 && /^::::::::/ {exit} {print}' > "$dir/cell.monitor"
+  awk -v n=$((sections + 1)) '/^::::::::/ {k++} k == n' "$CELL_SCHEDULE" > "$dir/cell.monitor"
   grep -v '^states ' "$dir/snapshot" | sed "s/^now .*/now $at/" > "$dir/snapshot.open"
   rm -f "$dir/schedk.monitor"
   "$schedk" schedule --monitor "$dir/schedk.monitor" "$dir/snapshot.open" > "$dir/schedk.schedule" 2> "$dir/schedk.log" ||

@@ -259,6 +259,48 @@ TEST(ScheduleTest, WildcardPeAndJobConsumables) {
   EXPECT_NE(out.find("pending 2.1 reason=resource:lic "), std::string::npos);  // the one license is taken
 }
 
+// Measured on a real Son of Grid Engine 8.1.9 cell (tests/compat scenario
+// dispatch-pe): a $fill_up job over all.q (seq_no 0, 2 free) and p.q
+// (seq_no 1, 4 free) on one host harvests all.q first, but the master host's
+// queues come out reversed, so p.q is first and the master.
+TEST(ScheduleTest, TheMasterHostsQueuesAreGrantedInReverse) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 5\nparams MONITOR=1,DURATION_OFFSET=60\nqueue_sort_method seqno\n"
+      "job_load_adjustments NONE\nend sconf\n"
+      "begin exechost vm\nend exechost\n"
+      "begin pe fill\nslots 32\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist vm\nslots 3\nseq_no 0\npe_list fill\nend queue\n"
+      "begin queue p.q\nhostlist vm\nslots 4\nseq_no 1\npe_list fill\nend queue\n"
+      "job 145 owner=u1 submit=900 l_hard=h_rt=1000 state=r start=984 granted=all.q@vm:1 master=all.q@vm\n"
+      "job 146 owner=u1 submit=988 l_hard=h_rt=300 pe_name=fill pe_min=4 pe_max=4\n");
+  EXPECT_TRUE(Has(out, "start 146.1 at=1000 dur=360 slots=4 pe=fill granted=p.q@vm:2,all.q@vm:2")) << out;
+  EXPECT_NE(out.find("sched 146:1:STARTING:1000:360:P:fill:slots:4.000000\n"
+                     "sched 146:1:STARTING:1000:360:Q:p.q@vm:slots:2.000000\n"
+                     "sched 146:1:STARTING:1000:360:Q:all.q@vm:slots:2.000000\n"),
+            std::string::npos)
+      << out;
+}
+
+// Measured on the real cell (scenario dispatch-consumables): a queue
+// instance books its complex_values consumables (here the JOB consumable jl,
+// on the master queue only) before its slots.
+TEST(ScheduleTest, QueueConsumablesAreBookedBeforeSlots) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0 0\njl jl INT <= YES JOB 0 0\nend complex\n"
+      "begin sconf\nmax_reservation 10\nparams MONITOR=1,DURATION_OFFSET=60\nqueue_sort_method seqno\nend sconf\n"
+      "begin exechost vm\nend exechost\n"
+      "begin pe fill\nslots 32\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist vm\nslots 4\nseq_no 0\npe_list fill\ncomplex_values jl=1\nend queue\n"
+      "job 156 owner=u1 submit=900 l_hard=h_rt=300,jl=1 pe_name=fill pe_min=3 pe_max=3\n");
+  EXPECT_NE(out.find("sched 156:1:STARTING:1000:360:P:fill:slots:3.000000\n"
+                     "sched 156:1:STARTING:1000:360:Q:all.q@vm:jl:1.000000\n"
+                     "sched 156:1:STARTING:1000:360:Q:all.q@vm:slots:3.000000\n"),
+            std::string::npos)
+      << out;
+}
+
 // HOST consumables are booked once on every host a job uses, however many
 // slots it has there, and once on each of its queue instances; JOB ones only
 // on the master's. Job 1 takes h1:4 and h2:2, so h2 has free slots left but
