@@ -4,6 +4,7 @@
 #include "io/json_text.hpp"
 #include "io/maui_priority_writer.hpp"
 #include "io/row_text.hpp"
+#include "kernel/flat_id_map.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -100,10 +101,34 @@ void AppendKeyValueRow(std::string& out, const RowText& r, const TaskPriority& v
   out += '\n';
 }
 
+struct TemplateHash {
+  std::uint64_t operator()(JobNumber job) const {
+    std::uint64_t key = job;  // murmur3's 64-bit finaliser
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return key;
+  }
+};
+
+// Per job with a dispatchable task: the position in `order` of its first one.
+using Templates = FlatIdMap<JobNumber, TemplateHash>;
+
+Templates JobTemplates(const Snapshot& snapshot, const PriorityResult& result, const RowIndex& index) {
+  Templates templates(0);  // job numbers start at 1
+  for (std::size_t i = 0; i < result.order.size(); ++i) {
+    const std::uint32_t row = result.order[i].row;
+    if (result.roles[row] != RowRole::kDispatchable) continue;
+    const JobNumber job = snapshot.jobs.shards()[index.shard(row)].number[index.row(row)];
+    templates.TryEmplace(job, TemplateHash{}(job), static_cast<std::uint32_t>(i));
+  }
+  return templates;
+}
+
 }  // namespace
 
 bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
-                     const std::function<bool(std::string_view)>& sink) {
+                     const std::function<bool(std::string_view)>& sink, TaskValues values) {
   if (result.policy == PriorityPolicy::kMaui) return WriteMauiPriorities(snapshot, result, format, sink);
   if (format == PriorityFormat::kTable) {
     char header[256];
@@ -115,6 +140,7 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
   }
   const JobTable& jobs = snapshot.jobs;
   const RowIndex index(jobs);
+  const Templates templates = values == TaskValues::kQstat ? JobTemplates(snapshot, result, index) : Templates(0);
   auto format_row = [&](std::size_t i, std::string& out) {
     const DispatchEntry& e = result.order[i];
     const JobShard& shard = jobs.shards()[index.shard(e.row)];
@@ -127,7 +153,11 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
                       project.valid() ? &snapshot.names.projects.Name(project.index()) : nullptr,
                       &snapshot.names.usersets.Name(shard.department[r].index()),
                       QstatState(shard.state[r], result.roles[e.row])};
-    const TaskPriority v = result.Values(snapshot.cluster, jobs, index, e);
+    const RowRole role = result.roles[e.row];
+    const std::uint32_t* shown = role == RowRole::kDispatchable || role == RowRole::kInactive
+                                     ? templates.Find(row.job, TemplateHash{}(row.job))
+                                     : nullptr;
+    const TaskPriority v = result.Values(snapshot.cluster, jobs, index, shown ? result.order[*shown] : e);
     switch (format) {
       case PriorityFormat::kTable: AppendTableRow(out, row, v); break;
       case PriorityFormat::kJsonl: AppendJsonRow(out, row, v); break;

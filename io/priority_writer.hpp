@@ -21,9 +21,16 @@ namespace schedk::io {
 // Lines keys and numbers (a project of none is NONE): the session's `prio` rows.
 enum class PriorityFormat { kTable, kJsonl, kKeyValue };
 
+// Which values a pending task of an array job shows. kQstat: what qstat
+// prints, the job's template (its first dispatchable task in dispatch order)
+// on every pending or held task of a job that has one (measured on a real
+// 8.1.9 cell). kComputed: each task's own values from the greedy ticket pass,
+// what Grid Engine computes internally.
+enum class TaskValues { kQstat, kComputed };
+
 // Hands the formatted output (header included for the table) to `sink` piece
 // by piece, in order; stops and returns false as soon as `sink` returns false.
 bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, PriorityFormat format,
-                     const std::function<bool(std::string_view)>& sink);
+                     const std::function<bool(std::string_view)>& sink, TaskValues values = TaskValues::kQstat);
 
 }  // namespace schedk::io

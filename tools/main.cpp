@@ -38,6 +38,7 @@ bool WriteOut(std::string_view text) { return std::fwrite(text.data(), 1, text.s
 struct PrioritiesOptions {
   std::string snapshot = "-";
   std::string format = "table";
+  std::string task_values = "qstat";
 };
 
 int RunPriorities(const PrioritiesOptions& options) {
@@ -46,7 +47,9 @@ int RunPriorities(const PrioritiesOptions& options) {
   PrintWarnings(snapshot.value());
   const schedk::PriorityResult result = schedk::ComputePriorities(snapshot->cluster, snapshot->jobs);
   const auto format = options.format == "jsonl" ? schedk::io::PriorityFormat::kJsonl : schedk::io::PriorityFormat::kTable;
-  if (!schedk::io::WritePriorities(snapshot.value(), result, format, WriteOut) || std::fflush(stdout) != 0) {
+  const auto values =
+      options.task_values == "computed" ? schedk::io::TaskValues::kComputed : schedk::io::TaskValues::kQstat;
+  if (!schedk::io::WritePriorities(snapshot.value(), result, format, WriteOut, values) || std::fflush(stdout) != 0) {
     std::fprintf(stderr, "schedk: cannot write to standard output\n");
     return kExitFailure;
   }
@@ -100,6 +103,10 @@ int main(int argc, char** argv) {
   CLI::App* p = app.add_subcommand("priorities", "Job priorities as qstat -ext -urg -pri shows them, in dispatch order");
   p->add_option("snapshot", priorities.snapshot, "Snapshot file, or - for standard input")->capture_default_str();
   p->add_option("--format", priorities.format, "Output format")->check(CLI::IsMember({"table", "jsonl"}))->capture_default_str();
+  p->add_option("--task-values", priorities.task_values,
+                "Pending array tasks: qstat shows the job's template on each; computed: each task's own values")
+      ->check(CLI::IsMember({"qstat", "computed"}))
+      ->capture_default_str();
   p->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
   ScheduleOptions schedule;

@@ -139,6 +139,27 @@ TEST(CliTest, ExpectedOutputs) {
   }
 }
 
+// qstat shows a pending array job's template (its first dispatchable task)
+// on every pending or held task, as a real 8.1.9 cell does (make compat,
+// scenario array-tickets); --task-values computed keeps each task's own.
+TEST(CliTest, PendingArrayTasksShowTheJobsTemplateUnlessComputedIsAsked) {
+  const CliRun qstat = Schedk("priorities " + Dataset("policies-mix.snap"));
+  const CliRun computed = Schedk("priorities --task-values computed " + Dataset("policies-mix.snap"));
+  ASSERT_EQ(qstat.exit_code, 0) << qstat.err;
+  ASSERT_EQ(computed.exit_code, 0) << computed.err;
+  EXPECT_EQ(computed.out, ReadFile(Dataset("policies-mix.computed.expected")));
+  auto row = [](const std::string& out, const std::string& job_task) {
+    const std::size_t at = out.find(job_task);
+    return at == std::string::npos ? std::string() : out.substr(at + job_task.size(), 120);
+  };
+  // Job 24's tasks 2..6 wait behind task 1: qstat shows task 1's columns on each.
+  EXPECT_EQ(row(qstat.out, "      24      2 "), row(qstat.out, "      24      1 "));
+  EXPECT_EQ(row(qstat.out, "      24      6 "), row(computed.out, "      24      1 "));
+  EXPECT_NE(row(computed.out, "      24      2 "), row(computed.out, "      24      1 "));
+  // A job with no dispatchable task keeps its zeros (held job 26).
+  EXPECT_EQ(row(qstat.out, "      26      1 "), row(computed.out, "      26      1 "));
+}
+
 TEST(CliTest, MauiPolicyGivesIdenticalBytesWithOneAndManyThreads) {
   CliRun generated = Schedk("generate --jobs 30000 --hosts 200 --seed 5");
   ASSERT_EQ(generated.exit_code, 0) << generated.err;
