@@ -71,15 +71,16 @@ sconf_set() {
 
 # Cluster configuration keys (qconf -sconf): conf_set key value [key value ...]
 conf_set() {
-  local f
-  f=$(mktemp)
+  local d f
+  d=$(mktemp -d)
+  f=$d/global  # qconf -Mconf takes the configuration's name from the file's
   qconf -sconf | grep -v '^#' > "$f"
   while [ $# -gt 1 ]; do
     if grep -q "^$1 " "$f"; then sed -i "s|^$1 .*|$1 $2|" "$f"; else echo "$1 $2" >> "$f"; fi
     shift 2
   done
-  qconf -Mconf "$f" >/dev/null 2>&1 || true
-  rm -f "$f"
+  qconf -Mconf "$f" >/dev/null 2>&1 || true  # "no changes" when it is already so
+  rm -rf "$d"
 }
 
 # An attribute of an object: set_attr exechost complex_values lic=5 global
@@ -146,9 +147,14 @@ cell_reset() {
   for _ in $(seq 120); do [ -z "$(qstat -u '*' 2>/dev/null)" ] && break; sleep 1; done
   [ -z "$(qstat -u '*' 2>/dev/null)" ] || cell_fail "the jobs of the last scenario do not go away"
   qconf -dstree >/dev/null 2>&1 || true
-  for q in $(qconf -sql 2>/dev/null || true); do [ "$q" = all.q ] || qconf -dq "$q" >/dev/null 2>&1 || true; done
-  mkqueue all.q 8 0 NONE
-  for p in $(qconf -spl 2>/dev/null || true); do qconf -dp "$p" >/dev/null 2>&1 || true; done
+  # A queue whose last job has just gone may still refuse to go for a moment.
+  for _ in $(seq 30); do
+    for q in $(qconf -sql 2>/dev/null || true); do [ "$q" = all.q ] || qconf -dq "$q" >/dev/null 2>&1 || true; done
+    mkqueue all.q 8 0 NONE
+    for p in $(qconf -spl 2>/dev/null || true); do qconf -dp "$p" >/dev/null 2>&1 || true; done
+    [ "$(qconf -sql 2>/dev/null)" = all.q ] && [ -z "$(qconf -spl 2>/dev/null || true)" ] && break
+    sleep 1
+  done
   for p in $(qconf -sprjl 2>/dev/null || true); do qconf -dprj "$p" >/dev/null 2>&1 || true; done
   for u in $(qconf -suserl 2>/dev/null || true); do qconf -duser "$u" >/dev/null 2>&1 || true; done
   for u in $CELL_USERS; do qconf -du "$u" deadlineusers >/dev/null 2>&1 || true; done

@@ -2,7 +2,8 @@
 """Compares what schedk computed with what the real Grid Engine printed.
 
   compare.py priorities QSTAT_XML SCHEDK_JSONL
-      Every priority column of `qstat -u '*' -xml -pri -urg -ext` against
+      Every priority column of `qstat -u '*' -g d -xml -pri -urg -ext` (one
+      row per array task) against
       `schedk priorities --format jsonl`, to the digit qstat prints: the
       normalised values and the share with 5 decimals (qstat's %.5f), the
       urgency contributions rounded to whole numbers (%.0f), the tickets

@@ -39,7 +39,7 @@ capture() {
     rm -rf "$dir/capture"
     "$schedk" import ge --save "$dir/capture" -o "$dir/snapshot" 2> "$dir/import.log" ||
       { cat "$dir/import.log" >&2; return 1; }
-    qstat -u '*' -xml -pri -urg -ext > "$dir/qstat.xml"
+    qstat -u '*' -g d -xml -pri -urg -ext > "$dir/qstat.xml"
     [ "$(last_run)" = "$(sed -n 's/^now //p' "$dir/snapshot")" ] && return 0
   done
   echo "compat: the scheduler ran during every capture" >&2

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/dispatch/schedule.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk::io {
@@ -49,6 +50,43 @@ TEST(SnapshotReaderTest, BadTime) {
   ExpectError(kHeader + "job 1 owner=u state=r start=-5 granted=q@h1:1\n", 3, "job key 'start'");
   ExpectError(kHeader + "job 1 owner=u submit=2004-02-27T17:36:56\n", 3, "job key 'submit'");
   ExpectError(kHeader + "begin sconf\ndefault_duration 1:30\nend\n", 4, "attribute 'default_duration'");
+}
+
+// The cluster configuration, pasted as qconf -sconf prints it: the scheduler
+// reads its auto_user_* keys, keeps the execution side's keys unread and
+// silent, and refuses a key the sconf block gives too.
+TEST(SnapshotReaderTest, ClusterConfigurationBlock) {
+  const io::Snapshot s = Load(kHeader + "begin conf\n#global:\nexecd_spool_dir /var/spool/gridengine/execd\n"
+                                        "reporting_params accounting=true \\\n   flush_time=00:00:15\n"
+                                        "auto_user_fshare 100\nauto_user_oticket 7\nmax_aj_instances 2000\nend conf\n");
+  EXPECT_EQ(s.cluster.config.auto_user_fshare, 100);
+  EXPECT_EQ(s.cluster.config.auto_user_oticket, 7);
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front().ToString();
+  ExpectError(kHeader + "begin sconf\nauto_user_fshare 5\nend sconf\nbegin conf\nauto_user_fshare 100\nend conf\n", 7,
+              "is also given in the sconf block");
+  ExpectError(kHeader + "begin conf\nauto_user_oticket lots\nend conf\n", 4, "attribute 'auto_user_oticket'");
+  const io::Snapshot unknown = Load(kHeader + "begin conf\nno_such_key 1\nend conf\n");
+  ASSERT_EQ(unknown.warnings.size(), 1u);
+  EXPECT_NE(unknown.warnings[0].message.find("conf: unknown attribute 'no_such_key'"), std::string::npos);
+}
+
+// A queue's `states` attribute: qstat's letters per host. d D s S C P E u o
+// close the instance (no job starts or is reserved there); a A c do not.
+TEST(SnapshotReaderTest, QueueInstanceStates) {
+  const std::string cluster = kHeader +
+                              "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+                              "begin queue all.q\nhostlist h1 h2\nslots 1\nstates ";
+  const io::Snapshot s = Load(cluster + "NONE,[h1=du],[h2=a]\nend queue\njob 1 owner=u\njob 2 owner=u\n");
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  ASSERT_EQ(instances.size(), 2u);
+  EXPECT_EQ(instances.closed[0], 1);
+  EXPECT_EQ(instances.closed[1], 0);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, ComputePriorities(s.cluster, s.jobs), instances);
+  ASSERT_EQ(result.decisions.size(), 2u);
+  EXPECT_EQ(result.decisions[0].kind, DecisionKind::kStart);
+  EXPECT_EQ(result.grants[result.decisions[0].grant_begin].instance, 1u);  // all.q@h2
+  EXPECT_EQ(result.decisions[1].kind, DecisionKind::kPending);
+  ExpectError(cluster + "NONE,[h1=x]\nend queue\n", 10, "expected qstat's state letters");
 }
 
 TEST(SnapshotReaderTest, DuplicateObject) {

@@ -1,0 +1,283 @@
+// schedk import ge on captures of a real Son of Grid Engine 8.1.9 cell
+// (tests/io/ge_capture/, made by make compat's scenarios urgency and
+// dispatch-pe): the imported snapshot loads, its priorities are the digits
+// qstat printed in the same scheduler run, its dispatch is the MONITOR
+// section the cell wrote; and every way a capture can be wrong is an error
+// naming the command. Also the live-cell runner on ordinary commands.
+#include "io/ge_import/ge_import.hpp"
+
+#include <gtest/gtest.h>
+#include <pugixml.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "io/ge_import/qstat_xml.hpp"
+#include "io/priority_writer.hpp"
+#include "io/schedule_writer.hpp"
+#include "kernel/dispatch/schedule.hpp"
+#include "tests/test_support.hpp"
+
+namespace schedk::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Fixture(const std::string& name) { return testing::SourceDir() + "/tests/io/ge_capture/" + name; }
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The qmaster's messages carry local times; the captures were made in UTC.
+class ImportGeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* tz = std::getenv("TZ");
+    saved_tz_ = tz ? tz : "";
+    had_tz_ = tz != nullptr;
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+  void TearDown() override {
+    if (had_tz_) setenv("TZ", saved_tz_.c_str(), 1);
+    else unsetenv("TZ");
+    tzset();
+    if (!scratch_.empty()) fs::remove_all(scratch_);
+  }
+  // A copy of a fixture capture that a test may change.
+  std::string Copy(const std::string& name) {
+    scratch_ = fs::temp_directory_path() / ("schedk-ge-" + std::to_string(::getpid()));
+    fs::remove_all(scratch_);
+    fs::copy(Fixture(name), scratch_);
+    return scratch_;
+  }
+  static void Write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+  static Result<GeImport> Import(const std::string& dir) { return ImportGeCell(CaptureDirectory(dir), {}); }
+
+  std::string saved_tz_;
+  bool had_tz_ = false;
+  std::string scratch_;
+};
+
+TEST_F(ImportGeTest, CaptureFileNamesAreReversibleAndReadable) {
+  EXPECT_EQ(CaptureFileName({"qstat", "-j", "*", "-xml"}), "qstat_-j_%2A_-xml");
+  EXPECT_EQ(CaptureFileName({"qconf", "-sq", "all.q"}), "qconf_-sq_all.q");
+  EXPECT_EQ(CommandText({"qstat", "-u", "*", "-g", "t"}), "qstat -u '*' -g t");
+}
+
+// Every column qstat -g d -xml printed in the run the capture was made in.
+TEST_F(ImportGeTest, PrioritiesAreTheDigitsQstatPrinted) {
+  auto imported = Import(Fixture("urgency"));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_EQ(imported->jobs, 12u);
+  const Snapshot s = testing::Load(imported->snapshot);
+  EXPECT_EQ(s.cluster.now, 1795652666);  // the cell's last scheduler run (PROFILE)
+  std::map<std::pair<JobNumber, TaskNumber>, std::map<std::string, double>> ours;
+  const PriorityResult result = ComputePriorities(s.cluster, s.jobs);
+  std::string jsonl;
+  ASSERT_TRUE(WritePriorities(s, result, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+    jsonl += piece;
+    return true;
+  }));
+  std::istringstream lines(jsonl);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::map<std::string, double> row;
+    for (std::string word; words >> word;) {
+      const std::size_t eq = word.find('=');
+      row[word.substr(0, eq)] = std::strtod(word.c_str() + eq + 1, nullptr);
+    }
+    ours[{static_cast<JobNumber>(row["job"]), static_cast<TaskNumber>(row["task"])}] = row;
+  }
+  pugi::xml_document qstat;
+  ASSERT_TRUE(qstat.load_file(Fixture("urgency.qstat-gd.xml").c_str()));
+  const std::pair<const char*, const char*> kColumns[] = {
+      {"JAT_prio", "prio"},     {"JAT_ntix", "ntckts"},   {"JB_nppri", "npprior"}, {"JB_nurg", "nurg"},
+      {"JB_rrcontr", "rrcontr"}, {"JB_wtcontr", "wtcontr"}, {"JB_dlcontr", "dlcontr"}, {"tickets", "tckts"},
+      {"ftickets", "ftckt"},    {"JAT_share", "share"}};
+  int compared = 0;
+  for (const pugi::xpath_node& node : qstat.select_nodes("//job_list")) {
+    const pugi::xml_node job = node.node();
+    const JobNumber number = job.child("JB_job_number").text().as_uint();
+    const TaskNumber task = job.child("tasks") ? job.child("tasks").text().as_uint() : 1;
+    ASSERT_TRUE(ours.count({number, task})) << number << "." << task;
+    for (const auto& [element, key] : kColumns) {
+      const std::string printed = job.child(element).text().get();
+      const double v = ours[{number, task}][key];
+      char text[64];
+      if (printed.find('.') != std::string::npos) std::snprintf(text, sizeof text, "%.5f", v);
+      else if (std::string(key) == "tckts" || std::string(key) == "ftckt") std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v));
+      else std::snprintf(text, sizeof text, "%.0f", v);
+      EXPECT_EQ(printed, text) << "job " << number << "." << task << " " << key;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 150);  // 15 rows (12 jobs, array tasks one row each), 10 columns
+}
+
+// The capture was made with every queue disabled; opened at the time of the
+// cell's next run, the interval writes the MONITOR section the cell wrote.
+TEST_F(ImportGeTest, DispatchIsTheMonitorSectionTheCellWrote) {
+  auto imported = Import(Fixture("dispatch-pe"));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  std::string text = imported->snapshot;
+  EXPECT_NE(text.find("states NONE,[vm=d]\n"), std::string::npos);
+  Snapshot closed = testing::Load(text);
+  const QueueInstanceTable closed_instances = QueueInstanceTable::Build(closed.cluster);
+  const ScheduleResult none =
+      ScheduleInterval(closed.cluster, closed.jobs, ComputePriorities(closed.cluster, closed.jobs), closed_instances);
+  for (const Decision& d : none.decisions) EXPECT_NE(d.kind, DecisionKind::kStart) << d.job;
+
+  const std::string cell = ReadText(Fixture("dispatch-pe.monitor"));
+  const std::size_t at = cell.find(":STARTING:") + 10;
+  const std::string run_time = cell.substr(at, cell.find(':', at) - at);
+  std::string open;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("states ", 0) == 0) continue;
+    open += (line.rfind("now ", 0) == 0 ? "now " + run_time : line) + "\n";
+  }
+  const Snapshot s = testing::Load(open);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, ComputePriorities(s.cluster, s.jobs), instances);
+  EXPECT_EQ(MonitorFileSection(s, instances, result), cell);
+}
+
+TEST_F(ImportGeTest, AMissingOutputNamesTheCommand) {
+  const std::string dir = Copy("urgency");
+  fs::remove(dir + "/qstat_-u_%2A_-g_t_-xml");
+  auto imported = Import(dir);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().file(), "qstat -u '*' -g t -xml");
+  EXPECT_NE(imported.status().message().find("holds no output of it (file qstat_-u_%2A_-g_t_-xml)"), std::string::npos)
+      << imported.status().ToString();
+}
+
+TEST_F(ImportGeTest, OutputThatDoesNotParseNamesCommandAndLine) {
+  const std::string dir = Copy("urgency");
+  const std::string tasks = ReadText(dir + "/qstat_-u_%2A_-g_t_-xml");
+  Write(dir + "/qstat_-u_%2A_-g_t_-xml", tasks.substr(0, tasks.size() / 2));
+  auto imported = Import(dir);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(imported.status().file(), "qstat -u '*' -g t -xml");
+  EXPECT_GT(imported.status().line(), 1);
+  EXPECT_NE(imported.status().message().find("not well-formed XML"), std::string::npos);
+}
+
+TEST_F(ImportGeTest, WhatASnapshotCannotHoldStopsTheImport) {
+  const std::string dir = Copy("urgency");
+  Write(dir + "/qconf_-srqsl", "max_slots\n");
+  auto rqs = Import(dir);
+  ASSERT_FALSE(rqs.ok());
+  EXPECT_NE(rqs.status().ToString().find("qconf -srqsl:1: the cell uses resource quota sets"), std::string::npos)
+      << rqs.status().ToString();
+  Write(dir + "/qconf_-srqsl", "");
+
+  std::string jobs = ReadText(dir + "/qstat_-j_%2A_-xml");
+  const std::size_t first = jobs.find("<JB_pe>");
+  ASSERT_NE(first, std::string::npos);
+  jobs.insert(first, "<JB_master_hard_queue_list><element><QR_name>all.q</QR_name></element></JB_master_hard_queue_list>");
+  Write(dir + "/qstat_-j_%2A_-xml", jobs);
+  auto masterq = Import(dir);
+  ASSERT_FALSE(masterq.ok());
+  EXPECT_NE(masterq.status().message().find("uses -masterq, which a schedk snapshot cannot hold yet"), std::string::npos)
+      << masterq.status().ToString();
+}
+
+TEST_F(ImportGeTest, AQueueCalendarOrABlockLineStopsTheImport) {
+  const std::string dir = Copy("urgency");
+  const std::string queue = ReadText(dir + "/qconf_-sq_all.q");
+  std::string with_calendar = queue;
+  with_calendar.replace(with_calendar.find("calendar              NONE"), 26, "calendar              night");
+  Write(dir + "/qconf_-sq_all.q", with_calendar);
+  auto calendar = Import(dir);
+  ASSERT_FALSE(calendar.ok());
+  EXPECT_NE(calendar.status().message().find("uses a calendar"), std::string::npos) << calendar.status().ToString();
+  Write(dir + "/qconf_-sq_all.q", queue + "end queue\n");
+  auto block = Import(dir);
+  ASSERT_FALSE(block.ok());
+  EXPECT_NE(block.status().message().find("cannot be pasted into a snapshot block"), std::string::npos);
+}
+
+TEST(QstatXmlTest, TasksJobsAndQueuesAsQstatPrintsThem) {
+  const std::string tasks =
+      "<?xml version='1.0'?>\n<job_info>\n <queue_info>\n"
+      "  <job_list state=\"running\"><JB_job_number>7</JB_job_number><state>r</state>"
+      "<queue_name>all.q@vm</queue_name><master>MASTER</master><slots>1</slots></job_list>\n"
+      "  <job_list state=\"running\"><JB_job_number>7</JB_job_number><state>r</state>"
+      "<queue_name>all.q@vm</queue_name><master>SLAVE</master><slots>1</slots></job_list>\n"
+      " </queue_info>\n <job_info>\n"
+      "  <job_list state=\"pending\"><JB_job_number>9</JB_job_number><state>hqw</state><queue_name></queue_name>"
+      "<master></master><slots>1</slots><tasks>1-5:2</tasks></job_list>\n"
+      " </job_info>\n</job_info>\n";
+  auto rows = ParseQstatTasks(tasks, "qstat -g t");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_TRUE(rows.value()[0].master);
+  EXPECT_FALSE(rows.value()[1].master);
+  EXPECT_EQ(rows.value()[2].tasks, "1-5:2");
+  EXPECT_EQ(rows.value()[2].state, "hqw");
+  EXPECT_EQ(rows.value()[2].line, 8);
+
+  const std::string jobs =
+      "<detailed_job_info><djob_info><element><JB_job_number>4</JB_job_number><JB_owner>u</JB_owner>"
+      "<JB_submission_time>100</JB_submission_time><JB_priority>1014</JB_priority><JB_reserve>true</JB_reserve>"
+      "<JB_jid_predecessor_list><job_predecessors><JRE_job_number>1</JRE_job_number></job_predecessors>"
+      "</JB_jid_predecessor_list><JB_pe>mpi</JB_pe><JB_pe_range><ranges><RN_min>2</RN_min><RN_max>4</RN_max>"
+      "<RN_step>1</RN_step></ranges></JB_pe_range></element></djob_info></detailed_job_info>";
+  auto parsed = ParseQstatJobs(jobs, "qstat -j");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->size(), 1u);
+  const CellJob& j = parsed->front();
+  EXPECT_EQ(j.posix_priority, -10);  // qstat stores -p + 1024
+  EXPECT_TRUE(j.reserve);
+  EXPECT_EQ(j.predecessors, std::vector<std::uint64_t>{1});
+  EXPECT_EQ(j.pe_min, 2u);
+  EXPECT_EQ(j.pe_max, 4u);
+  EXPECT_TRUE(j.unsupported.empty());
+  auto none = ParseQstatJobs("<unknown_jobs/>", "qstat -j");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+
+  auto queues = ParseQstatQueues("<job_info><queue_info><Queue-List><name>all.q@vm</name><state>du</state>"
+                                 "</Queue-List></queue_info></job_info>",
+                                 "qstat -f");
+  ASSERT_TRUE(queues.ok());
+  EXPECT_EQ(queues->front().state, "du");
+}
+
+TEST(LiveCellTest, RunsCommandsAndReportsFailuresTimeoutsAndEmptyListings) {
+  const CellCommands cell = LiveCell(2);
+  auto echo = cell(Command({"echo", "all.q"}));
+  ASSERT_TRUE(echo.ok()) << echo.status().ToString();
+  EXPECT_EQ(echo.value(), "all.q\n");
+  auto empty = cell(Command({"sh", "-c", "echo 'no cluster queue list defined' >&2; exit 1"}));
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty.value(), "");
+  auto failed = cell(Command({"sh", "-c", "echo 'error: commlib error: can not connect' >&2; exit 1"}));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().ToString(),
+            "sh -c 'echo 'error: commlib error: can not connect' >&2; exit 1': failed (exit status 1): "
+            "'error: commlib error: can not connect'");
+  auto slow = cell(Command({"sleep", "30"}));
+  ASSERT_FALSE(slow.ok());
+  EXPECT_NE(slow.status().message().find("did not answer within 2 s"), std::string::npos);
+  auto missing = cell(Command({"schedk-no-such-command"}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cannot run it"), std::string::npos) << missing.status().ToString();
+}
+
+}  // namespace
+}  // namespace schedk::io
