@@ -9,7 +9,7 @@ EXAMPLE    ?= datasets/blog-functional.snap
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 
-.PHONY: all deps configure build run test bench fuzz clean
+.PHONY: all deps configure build run test bench fuzz compat clean
 
 all: build
 
@@ -37,6 +37,11 @@ bench: build
 fuzz:
 	@.ci/install-deps fuzz
 	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BUILD)
+
+# The differential suite against a real Grid Engine 8.1.9 cell on this host
+# (tests/compat: as root, installs and starts gridengine-* where missing).
+compat: build
+	tests/compat/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

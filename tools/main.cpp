@@ -20,6 +20,7 @@
 #include "tools/import.hpp"
 #include "tools/report.hpp"
 #include "tools/serve.hpp"
+#include "tools/shadow.hpp"
 #include "tools/simulate.hpp"
 
 namespace {
@@ -173,6 +174,18 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
 
+  schedk::tools::ShadowOptions shadow;
+  CLI::App* sh = app.add_subcommand("shadow", "Run beside a live Grid Engine cell and compare schedk's decisions "
+                                              "with its scheduler's, run by run (needs params MONITOR=1,PROFILE=1)");
+  sh->add_option("--rounds", shadow.rounds, "Scheduler runs to compare")->capture_default_str()->check(CLI::PositiveNumber);
+  sh->add_option("--digest-every", shadow.digest_every, "Rounds between digest checks of the fed session (0: never)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sh->add_option("--timeout", shadow.timeout, "Seconds a cell command, or the wait for a run, may take")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  sh->add_option("--keep", shadow.log, "Keep each round's imported snapshot in this directory");
+
   schedk::io::GeneratorSpec generate;
   CLI::App* g = app.add_subcommand("generate", "Write a reproducible synthetic snapshot to standard output");
   g->add_option("--jobs", generate.jobs, "Pending jobs")->required();
@@ -210,6 +223,7 @@ int main(int argc, char** argv) {
   if (*sv) return schedk::tools::Serve(serve);
   if (*si) return schedk::tools::Simulate(simulate);
   if (*im) return schedk::tools::Import(import);
+  if (*sh) return schedk::tools::Shadow(shadow);
   if (*g) {
     if (auto e = schedk::io::CheckGeneratorSpec(generate)) {
       std::fprintf(stderr, "schedk: generate: %s\n", e->c_str());

@@ -323,7 +323,9 @@ Status CellReader::Jobs(GeImport& out) {
       AppendKeyValue(text_, "state", SnapshotState(r.state, true));
       AppendKeyValue(text_, "start", std::to_string(start->second));
       AppendKeyValue(text_, "granted", Joined(granted));
-      AppendKeyValue(text_, "master", r.master);
+      // The master is the first granted queue unless said otherwise (a
+      // session's `run` keeps it so, and the dumps compare equal).
+      if (r.master != r.granted.front().first) AppendKeyValue(text_, "master", r.master);
       text_ += '\n';
     }
     for (const CellTaskRow* row : pending[number]) {
@@ -357,14 +359,7 @@ std::optional<Time> RunTime(std::string_view line) {
 
 Result<std::optional<Time>> CellReader::LastSchedulerRun() {
   if (options_.messages_file.empty() && options_.live) return std::optional<Time>();
-  auto messages = Ask(CellCommand{{"tail", "-n", "400", options_.messages_file}, kMessagesCapture});
-  if (!messages.ok()) return std::optional<Time>();  // no messages file: the clock says when
-  std::optional<Time> last;
-  for (std::string_view line : Lines(messages.value())) {
-    if (line.find("|PROF: schedd run took") == std::string_view::npos) continue;
-    if (auto t = RunTime(line)) last = t;
-  }
-  return last;
+  return io::LastSchedulerRun(cell_, options_.messages_file);
 }
 
 Status CellReader::Clock(GeImport& out) {
@@ -430,6 +425,22 @@ Status CellReader::Read(GeImport& out) {
 }
 
 }  // namespace
+
+std::vector<Time> SchedulerRuns(const CellCommands& cell, const std::string& messages_file) {
+  auto messages = cell(CellCommand{{"tail", "-n", "400", messages_file}, kMessagesCapture});
+  std::vector<Time> runs;
+  if (!messages.ok()) return runs;  // no messages file: the clock says when
+  for (std::string_view line : Lines(messages.value())) {
+    if (line.find("|PROF: schedd run took") == std::string_view::npos) continue;
+    if (auto t = RunTime(line)) runs.push_back(*t);
+  }
+  return runs;
+}
+
+std::optional<Time> LastSchedulerRun(const CellCommands& cell, const std::string& messages_file) {
+  const std::vector<Time> runs = SchedulerRuns(cell, messages_file);
+  return runs.empty() ? std::nullopt : std::optional<Time>(runs.back());
+}
 
 std::string QmasterMessagesFile() {
   const char* root = std::getenv("SGE_ROOT");

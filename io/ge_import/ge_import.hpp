@@ -39,6 +39,13 @@ struct GeImport {
 
 Result<GeImport> ImportGeCell(const CellCommands& cell, const GeImportOptions& options);
 
+// The ends of the cell's recent scheduler runs, oldest first: the stamps of
+// the `PROF: schedd run took` lines in the last 400 lines of the qmaster's
+// messages (params PROFILE=1), in local time; empty without the file.
+std::vector<Time> SchedulerRuns(const CellCommands& cell, const std::string& messages_file);
+// The last of them; nullopt without one.
+std::optional<Time> LastSchedulerRun(const CellCommands& cell, const std::string& messages_file);
+
 // The live cell's qmaster messages file: qmaster_spool_dir of
 // $SGE_ROOT/$SGE_CELL/common/bootstrap (SGE_CELL: default), plus /messages;
 // empty where the environment or the bootstrap file does not say.

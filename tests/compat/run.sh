@@ -10,7 +10,9 @@
 #               queues open): its MONITOR lines must be the cell's, line by
 #               line, in order (starts, reservations, running jobs), and its
 #               starts the jobs the cell started, in the same queue instances
-#               (a second import, after the run, says which).
+#               (a second import, after the run, says which);
+#   shadow      `schedk shadow` for three runs: no request of its feed refused,
+#               no digest drift, every decision agreed.
 # Each scenario's files (captures, snapshot, outputs) stay in OUT/<scenario>.
 # Exits 1 when any scenario differs or cannot run; never passes by skipping.
 #
@@ -79,6 +81,17 @@ run_dispatch() {
   return $differ
 }
 
+# schedk shadow beside the cell for a few runs: every request of the feed
+# accepted, the digests equal, and every decision of every run agreed.
+run_shadow() {
+  local dir=$1
+  scenario_submit
+  "$schedk" shadow --rounds 3 --digest-every 1 --keep "$dir/rounds" > "$dir/shadow.out" 2>&1 ||
+    { cat "$dir/shadow.out"; return 1; }
+  sed 's/^/  /' "$dir/shadow.out"
+  tail -n 1 "$dir/shadow.out" | grep -q 'so far 100.0%'
+}
+
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   for f in "$root"/tests/compat/scenarios/*.sh; do scenarios+=("$(basename "$f" .sh)"); done
@@ -95,12 +108,11 @@ for name in "${scenarios[@]}"; do
   . "$file"
   cell_reset
   scenario_configure
-  if [ "$scenario_kind" = priorities ]; then
-    scenario_submit
-    run_priorities "$dir" || failed+=("$name")
-  else
-    run_dispatch "$dir" || failed+=("$name")
-  fi
+  case $scenario_kind in
+    priorities) scenario_submit && run_priorities "$dir" || failed+=("$name") ;;
+    dispatch) run_dispatch "$dir" || failed+=("$name") ;;
+    shadow) run_shadow "$dir" || failed+=("$name") ;;
+  esac
 done
 cell_reset
 echo "compat: ${#scenarios[@]} scenarios, ${#failed[@]} differ${failed[*]:+: ${failed[*]}} (files in $out)"

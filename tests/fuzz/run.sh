@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the fuzzers (Clang 16, AddressSanitizer + UBSan, libFuzzer) in BUILD,
+# Builds the fuzzers (Clang 16, AddressSanitizer + UBSan, libFuzzer) in BUILD
+# (fuzz_snapshot, fuzz_session, fuzz_job_line, fuzz_swf, fuzz_ge_import),
 # assembles their seed corpora (seed_corpus.sh) and runs each for SECONDS,
 # two at a time, with its dictionary and -max_len. Inputs that crash, hang,
 # leak or fail a property go to BUILD/findings/<fuzzer>/; the corpora grow in
@@ -22,8 +23,9 @@ build=${2:-build-fuzz}
 case "$build" in /*) ;; *) build=$root/$build ;; esac
 jobs=${FUZZ_JOBS:-2}
 parallel=${FUZZ_PARALLEL:-2}
-fuzzers=(fuzz_snapshot fuzz_session fuzz_job_line fuzz_swf)
-declare -A max_len=([fuzz_snapshot]=65536 [fuzz_session]=65536 [fuzz_job_line]=8192 [fuzz_swf]=32768)
+fuzzers=(fuzz_snapshot fuzz_session fuzz_job_line fuzz_swf fuzz_ge_import)
+declare -A max_len=([fuzz_snapshot]=65536 [fuzz_session]=65536 [fuzz_job_line]=8192 [fuzz_swf]=32768
+                   [fuzz_ge_import]=65536)
 # A session input touches ~10,000 features; libFuzzer's entropic bookkeeping
 # then halves the execution rate.
 declare -A options=([fuzz_session]="-entropic=0")

@@ -8,13 +8,16 @@
 #                               values as string expressions ('1') and values ('2')
 #   BUILD/corpus/fuzz_session   the serve transcripts as they are
 #   BUILD/corpus/fuzz_swf       datasets/*.swf cut to 40 jobs under several option bytes
+#   BUILD/corpus/fuzz_ge_import each file of the captures tests/io/ge_capture/{urgency,
+#                               dispatch-pe} that the selector can replace, after
+#                               the selector byte that replaces it in its own capture
 # Files are named by their content's SHA-1, so running it again adds nothing
 # twice and keeps what the fuzzers added. Usage: seed_corpus.sh [BUILD]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build-fuzz}
 corpus=$build/corpus
-mkdir -p "$corpus"/{fuzz_snapshot,fuzz_job_line,fuzz_session,fuzz_swf}
+mkdir -p "$corpus"/{fuzz_snapshot,fuzz_job_line,fuzz_session,fuzz_swf,fuzz_ge_import}
 
 # put DIR < content: stores stdin under its hash.
 put() {
@@ -88,6 +91,19 @@ for f in "$root"/datasets/*.swf; do
   done
   { printf '\x01'; gzip -c < "$short"; } | put "$corpus/fuzz_swf"
   rm -f "$short"
+done
+
+# Grid Engine captures: selector = slot + 10 * base, with the slots of
+# kSlots in fuzz_ge_import.cpp (same order) and base 0 urgency, 1 dispatch-pe.
+ge_slots=('qstat_-j_%2A_-xml' 'qstat_-u_%2A_-g_t_-xml' 'qstat_-f_-xml' qselect qconf_-sql 'qconf_-sq_all.q'
+  qmaster-messages qconf_-sstree qconf_-sel 'qrstat_-u_%2A')
+ge_bases=(urgency dispatch-pe)
+for b in "${!ge_bases[@]}"; do
+  for s in "${!ge_slots[@]}"; do
+    f=$root/tests/io/ge_capture/${ge_bases[$b]}/${ge_slots[$s]}
+    [ -f "$f" ] || continue
+    { printf "\\x$(printf %02x $((s + 10 * b)))"; cat "$f"; } | put "$corpus/fuzz_ge_import"
+  done
 done
 
 for d in "$corpus"/*; do echo "$(basename "$d"): $(find "$d" -type f | wc -l) inputs"; done

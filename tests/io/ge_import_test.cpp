@@ -3,7 +3,8 @@
 // dispatch-pe): the imported snapshot loads, its priorities are the digits
 // qstat printed in the same scheduler run, its dispatch is the MONITOR
 // section the cell wrote; and every way a capture can be wrong is an error
-// naming the command. Also the live-cell runner on ordinary commands.
+// naming the command. Also the live-cell runner on ordinary commands, and the
+// session updates that move a fed session from one import to the next.
 #include "io/ge_import/ge_import.hpp"
 
 #include <gtest/gtest.h>
@@ -20,9 +21,11 @@
 #include <sstream>
 
 #include "io/ge_import/qstat_xml.hpp"
+#include "io/ge_import/snapshot_diff.hpp"
 #include "io/priority_writer.hpp"
 #include "io/schedule_writer.hpp"
 #include "kernel/dispatch/schedule.hpp"
+#include "tests/session_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk::io {
@@ -277,6 +280,51 @@ TEST(LiveCellTest, RunsCommandsAndReportsFailuresTimeoutsAndEmptyListings) {
   auto missing = cell(Command({"schedk-no-such-command"}));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("cannot run it"), std::string::npos) << missing.status().ToString();
+}
+
+}  // namespace
+}  // namespace schedk::io
+
+namespace schedk::io {
+namespace {
+
+// The digest a session reaches from `input` (the reply lines must hold no `err`).
+std::string DigestAfter(const std::string& input) {
+  const Transcript t = Converse(input, 1 << 20);
+  EXPECT_EQ(t.out.find("\nerr "), std::string::npos) << t.out;
+  return Field(LastLine(t.out), "hash");
+}
+
+// A session fed a snapshot and then SessionUpdates(snapshot, next) holds what
+// a session loaded with `next` holds: jobs added, gone, started and re-ranged,
+// objects added, changed and removed, the clock moved.
+TEST(SnapshotDiffTest, UpdatesMoveASessionToTheNextSnapshot) {
+  const std::string cluster = std::string(kSmallCluster).substr(std::string(kSmallCluster).find("begin sconf"));
+  const std::string before = "schedk-snapshot 1\nnow 1000\n" + cluster +
+                             "begin pe old\nslots 2\nend pe\n"
+                             "job 1 owner=a submit=900 l_hard=h_rt=100\n"
+                             "job 2 owner=b submit=901 l_hard=h_rt=100\n"
+                             "job 3.1-4 owner=c submit=902 l_hard=h_rt=100\n";
+  std::string next_cluster = cluster;
+  next_cluster.replace(next_cluster.find("slots 8"), 7, "slots 6");
+  const std::string after = "schedk-snapshot 1\nnow 1060\n" + next_cluster +
+                            "begin pe big\nslots 64\nallocation_rule $round_robin\nend pe\n"
+                            "job 2 owner=b submit=901 l_hard=h_rt=100 state=r start=1000 granted=all.q@n1:1\n"
+                            "job 3.1 owner=c submit=902 l_hard=h_rt=100 state=r start=1000 granted=all.q@n2:1\n"
+                            "job 3.2-4 owner=c submit=902 l_hard=h_rt=100\n"
+                            "job 4 owner=d submit=1030 pe_name=big pe_min=2 pe_max=4\n";
+  const std::vector<std::string> updates = SessionUpdates(before, after);
+  EXPECT_EQ(updates.front(), "clock 1060");
+  EXPECT_EQ(updates.back(), "del pe old");
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/diff-before.snap") << before;
+  std::ofstream(dir + "/diff-after.snap") << after;
+  std::string fed = "h hello proto=1\nl load " + dir + "/diff-before.snap\n";
+  for (std::size_t i = 0; i < updates.size(); ++i) fed += "u" + std::to_string(i) + " " + updates[i] + "\n";
+  const std::string hash = DigestAfter(fed + "d digest\n");
+  EXPECT_FALSE(hash.empty());
+  EXPECT_EQ(hash, DigestAfter("h hello proto=1\nl load " + dir + "/diff-after.snap\nd digest\n"));
+  EXPECT_TRUE(SessionUpdates(after, after).empty());
 }
 
 }  // namespace

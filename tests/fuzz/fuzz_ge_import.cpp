@@ -1,0 +1,198 @@
+// fuzz_ge_import: the Grid Engine importer (io/ge_import/) on a capture of a
+// cell in which one command's output is the fuzz input. The base captures are
+// the two fixtures tests/io/ge_capture/{urgency,dispatch-pe}, read once from
+// the source tree (SCHEDK_SOURCE_DIR); a CellCommands answers from memory as
+// CaptureDirectory would from the files.
+// Input: a selector byte, then the bytes that replace one capture file.
+//   selector % kSlots            the file (kSlots below, by capture name);
+//   (selector / kSlots) % 2      the base: 0 urgency, 1 dispatch-pe;
+//   (selector / 2kSlots) % 2     1: GeImportOptions::now is given (the
+//                                messages file is then not read).
+// For the three qstat XML outputs the parser (qstat_xml.hpp) also runs on the
+// bytes alone, which is where most of the inputs end and what is fast.
+// Properties:
+//   (a) ImportGeCell and the parsers return (no crash, exception or hang);
+//   (b) an import that succeeds gives snapshot text that io::ReadSnapshot
+//       loads, and importing the same capture again gives the same bytes
+//       (snapshot and notes);
+//   (c) a failed import's or parse's message is one line (no '\n') of at most
+//       4096 bytes and, as untrusted_text.hpp promises for every message that
+//       quotes input, holds no control byte;
+//   (d) what a parser returns keeps qstat_xml.hpp's word: jobs and task rows
+//       have a number, task rows a state, queue instances a '@' in the name,
+//       and every `line` is a line of the input.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/ge_import/cell_commands.hpp"
+#include "io/ge_import/ge_import.hpp"
+#include "io/ge_import/qstat_xml.hpp"
+#include "io/snapshot_reader.hpp"
+#include "tests/fuzz/fuzz_checks.hpp"
+
+#ifndef SCHEDK_SOURCE_DIR
+#error "SCHEDK_SOURCE_DIR: the source tree, for the base captures (tests/fuzz/CMakeLists.txt defines it)"
+#endif
+
+namespace schedk::fuzz {
+namespace {
+
+// The capture files an input can replace, by capture name (CaptureFileName).
+// Both bases have each of them; seed_corpus.sh seeds them in this order.
+constexpr const char* kSlots[] = {
+    "qstat_-j_%2A_-xml",       // 0: qstat -j '*' -xml        (ParseQstatJobs)
+    "qstat_-u_%2A_-g_t_-xml",  // 1: qstat -u '*' -g t -xml   (ParseQstatTasks)
+    "qstat_-f_-xml",           // 2: qstat -f -xml            (ParseQstatQueues)
+    "qselect",                 // 3: the queue instances, in the qmaster's order
+    "qconf_-sql",              // 4: a listing: the cluster queues
+    "qconf_-sq_all.q",         // 5: an object, pasted into a `queue` block
+    "qmaster-messages",        // 6: the clock: the last PROF line
+    "qconf_-sstree",           // 7: the share tree, present when not empty
+    "qconf_-sel",              // 8: a listing: the execution hosts
+    "qrstat_-u_%2A",           // 9: advance reservations: any refuses the import
+};
+constexpr std::size_t kSlotCount = std::size(kSlots);
+constexpr const char* kBases[] = {"urgency", "dispatch-pe"};
+
+constexpr std::size_t kMaxMessageBytes = 4096;
+constexpr Time kGivenNow = 1795651200;  // 2026-11-26T00:00:00Z, near the captures' clocks
+
+using Capture = std::map<std::string, std::string, std::less<>>;
+
+std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  Check(static_cast<bool>(in), "base capture readable", path.string());
+  return text.str();
+}
+
+// The fixture `name` as capture name -> output. A "date" answer is added as a
+// live capture without PROF lines in the messages file would hold it, so that
+// the clock's fallback is reached where the fuzz input is the messages file.
+Capture LoadBase(const char* name) {
+  const std::filesystem::path dir = std::filesystem::path(SCHEDK_SOURCE_DIR) / "tests/io/ge_capture" / name;
+  std::error_code ec;
+  Check(std::filesystem::is_directory(dir, ec), "base capture present", dir.string());
+  Capture files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.is_regular_file()) files[entry.path().filename().string()] = Slurp(entry.path());
+  }
+  for (const char* slot : kSlots) Check(files.count(slot) == 1, "base capture has every slot", dir.string() + ": " + slot);
+  files.emplace("date", std::to_string(kGivenNow) + "\n");
+  return files;
+}
+
+const Capture& Base(std::size_t which) {
+  static const Capture bases[] = {LoadBase(kBases[0]), LoadBase(kBases[1])};
+  return bases[which];
+}
+
+// `base` with the file `replaced` answered by `text`; a name neither holds is
+// refused with CaptureDirectory's words, so messages are the ones a user sees.
+io::CellCommands Cell(const Capture& base, std::string_view replaced, std::string_view text, const char* dir) {
+  return [&base, replaced, text, dir](const io::CellCommand& c) -> io::Result<std::string> {
+    if (c.capture == replaced) return std::string(text);
+    auto it = base.find(c.capture);
+    if (it == base.end()) {
+      return io::Status::IoError(io::CommandText(c.argv),
+                                 std::string("the capture ") + dir + " holds no output of it (file " + c.capture + ")");
+    }
+    return it->second;
+  };
+}
+
+void CheckMessage(const io::Status& status, const char* what) {
+  const std::string message = status.ToString();
+  const std::string property = std::string("(c) ") + what;
+  Check(message.find('\n') == std::string::npos, property + " error message is one line", Shown(message));
+  Check(message.size() <= kMaxMessageBytes, property + " error message is bounded",
+        std::to_string(message.size()) + " bytes: " + Shown(message));
+  if (const std::size_t at = ControlByteAt(message); at != std::string::npos) {
+    Check(false, property + " error message has no control byte", "at byte " + std::to_string(at) + ": " + Shown(message));
+  }
+}
+
+// (d): a line number of `text` is in [1, lines of text].
+void CheckLine(int line, std::string_view text, const char* what) {
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  Check(line >= 1 && static_cast<std::size_t>(line) <= lines, std::string("(d) ") + what + " line within the input",
+        std::to_string(line) + " of " + std::to_string(lines));
+}
+
+void ParseAlone(std::size_t slot, std::string_view xml) {
+  const std::string source = "fuzz.xml";
+  if (slot == 0) {
+    auto jobs = io::ParseQstatJobs(xml, source);
+    if (!jobs.ok()) return CheckMessage(jobs.status(), "ParseQstatJobs");
+    for (const io::CellJob& job : jobs.value()) {
+      Check(job.number != 0, "(d) ParseQstatJobs job has a number", std::to_string(job.line));
+      CheckLine(job.line, xml, "ParseQstatJobs");
+    }
+  } else if (slot == 1) {
+    auto rows = io::ParseQstatTasks(xml, source);
+    if (!rows.ok()) return CheckMessage(rows.status(), "ParseQstatTasks");
+    for (const io::CellTaskRow& row : rows.value()) {
+      Check(row.number != 0 && !row.state.empty(), "(d) ParseQstatTasks row has a number and a state",
+            std::to_string(row.line));
+      CheckLine(row.line, xml, "ParseQstatTasks");
+    }
+  } else if (slot == 2) {
+    auto queues = io::ParseQstatQueues(xml, source);
+    if (!queues.ok()) return CheckMessage(queues.status(), "ParseQstatQueues");
+    for (const io::CellQueueInstance& q : queues.value()) {
+      Check(q.name.find('@') != std::string::npos, "(d) ParseQstatQueues instance name has '@'", Shown(q.name));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace schedk::fuzz
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  using namespace schedk;
+  using namespace schedk::fuzz;
+  // Both bases import as they are: otherwise every input ends in the same error.
+  for (std::size_t b = 0; b < std::size(kBases); ++b) {
+    auto imported = io::ImportGeCell(Cell(Base(b), "", "", kBases[b]), io::GeImportOptions{});
+    Check(imported.ok(), "base capture imports", std::string(kBases[b]) + ": " + imported.status().ToString());
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace schedk;
+  using namespace schedk::fuzz;
+  if (size == 0) return 0;
+  const std::size_t slot = data[0] % kSlotCount;
+  const std::size_t base = (data[0] / kSlotCount) % 2;
+  const bool given_now = (data[0] / (2 * kSlotCount)) % 2 == 1;
+  const std::string_view text = AsText(data + 1, size - 1);
+  ParseAlone(slot, text);
+
+  io::GeImportOptions options;
+  if (given_now) options.now = kGivenNow;
+  const io::CellCommands cell = Cell(Base(base), kSlots[slot], text, kBases[base]);
+  auto first = io::ImportGeCell(cell, options);
+  if (!first.ok()) {
+    CheckMessage(first.status(), "ImportGeCell");
+    return 0;
+  }
+  auto loaded = io::ReadSnapshot(first->snapshot, "the imported snapshot");
+  Check(loaded.ok(), "(b) imported snapshot loads", loaded.status().ToString());
+  auto second = io::ImportGeCell(cell, options);
+  Check(second.ok(), "(b) import repeats", second.status().ToString());
+  if (second->snapshot != first->snapshot) {
+    Check(false, "(b) import repeats byte-identical", FirstDifference(first->snapshot, second->snapshot));
+  }
+  Check(second->notes == first->notes, "(b) import repeats its notes");
+  return 0;
+}
