@@ -5,8 +5,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
+#include "io/ge_accounting.hpp"
 #include "io/ge_import/ge_import.hpp"
+#include "io/snapshot_reader.hpp"
 #include "io/ge_value.hpp"
 #include "tools/report.hpp"
 
@@ -27,7 +30,48 @@ bool WriteWhole(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+int ImportAccounting(const ImportOptions& options) {
+  if (options.file.empty()) {
+    std::fprintf(stderr, "schedk: import accounting: name the accounting file\n");
+    return kExitBadInput;
+  }
+  auto text = io::ReadWholeFile(options.file);
+  if (!text.ok()) return Fail(text.status());
+  auto records = io::ReadAccounting(text.value(), options.file);
+  if (!records.ok()) return Fail(records.status());
+  std::optional<Time> now;
+  double halftime = 168;
+  if (!options.snapshot.empty()) {
+    auto snapshot = io::ReadSnapshotFile(options.snapshot);
+    if (!snapshot.ok()) return Fail(snapshot.status());
+    now = snapshot->cluster.now;
+    halftime = static_cast<double>(snapshot->cluster.config.halftime_hours);
+  }
+  if (!options.now.empty()) now = io::ParseTime(options.now);
+  if (!now) {
+    std::fprintf(stderr, "schedk: import accounting: give --now (epoch or ISO-8601) or --snapshot\n");
+    return kExitBadInput;
+  }
+  if (options.halftime >= 0) halftime = options.halftime;
+  const std::string usage = io::AccountingUsageRecords(records.value(), *now, halftime);
+  std::fprintf(stderr, "schedk: import: %zu accounting records, usage decayed to %lld with a halftime of %g hours\n",
+               records->size(), static_cast<long long>(*now), halftime);
+  const bool written = options.output.empty()
+                           ? std::fwrite(usage.data(), 1, usage.size(), stdout) == usage.size() && std::fflush(stdout) == 0
+                           : WriteWhole(options.output, usage);
+  if (!written) {
+    std::fprintf(stderr, "schedk: import: cannot write the usage records\n");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 int Import(const ImportOptions& options) {
+  if (options.source == "accounting") return ImportAccounting(options);
+  if (!options.file.empty() || !options.snapshot.empty() || options.halftime >= 0) {
+    std::fprintf(stderr, "schedk: import ge: takes no file, --snapshot or --halftime (they are for accounting)\n");
+    return kExitBadInput;
+  }
   io::GeImportOptions import;
   if (!options.now.empty()) {
     import.now = io::ParseTime(options.now);

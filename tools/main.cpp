@@ -130,8 +130,9 @@ int main(int argc, char** argv) {
   CLI::App* si = app.add_subcommand("simulate", "Replay a workload trace (SWF, plain or gzip, or a snapshot with "
                                                 "runtime=) through the real scheduling code");
   si->add_option("trace", simulate.trace, "Trace file, or - for standard input")->required();
-  si->add_option("--format", simulate.format, "Trace format (auto: from the content)")
-      ->check(CLI::IsMember({"auto", "swf", "snapshot"}))
+  si->add_option("--format", simulate.format, "Trace format (auto: SWF or snapshot, from the content; "
+                                              "accounting: Grid Engine's accounting file)")
+      ->check(CLI::IsMember({"auto", "swf", "snapshot", "accounting"}))
       ->capture_default_str();
   si->add_option("--policy", simulate.policy, "Backfilling policy")
       ->check(CLI::IsMember({"fcfs", "easy", "conservative"}))
@@ -163,8 +164,13 @@ int main(int argc, char** argv) {
   si->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
 
   schedk::tools::ImportOptions import;
-  CLI::App* im = app.add_subcommand("import", "Read a live Grid Engine cell (or a capture of one) as a snapshot");
-  im->add_option("kind", import.source, "The kind of cell")->check(CLI::IsMember({"ge"}))->required();
+  CLI::App* im = app.add_subcommand("import", "ge: read a live Grid Engine cell (or a capture of one) as a snapshot; "
+                                              "accounting FILE: its accounting file as share-tree usage records");
+  im->add_option("kind", import.source, "What to import")->check(CLI::IsMember({"ge", "accounting"}))->required();
+  im->add_option("file", import.file, "accounting: the accounting file");
+  im->add_option("--snapshot", import.snapshot, "accounting: decay to this snapshot's now with its halftime");
+  im->add_option("--halftime", import.halftime, "accounting: the halftime in hours (default: the snapshot's, else 168)")
+      ->check(CLI::NonNegativeNumber);
   im->add_option("--output,-o", import.output, "Write the snapshot here (default: standard output)");
   im->add_option("--from", import.from, "Read the command outputs captured in this directory, not the live cell");
   im->add_option("--save", import.save, "Also keep every command's output in this directory (for --from)");

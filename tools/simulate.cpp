@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "io/ge_accounting.hpp"
 #include "io/maui_config_reader.hpp"
 #include "io/simulation_plot.hpp"
 #include "io/simulation_writer.hpp"
@@ -45,12 +46,19 @@ int Simulate(const SimulateOptions& options) {
   // Snapshot text for the replay, and the SWF trace when there is one.
   io::SwfTrace trace;
   std::string snapshot_text;
-  if (format == "swf") {
+  if (format == "accounting") {  // Grid Engine's accounting file, replayed as an SWF trace
+    auto records = io::ReadAccounting(text, options.trace);
+    if (!records.ok()) return Fail(records.status());
+    trace = io::AccountingAsSwf(records.value(), options.trace);
+    format = "swf";
+  } else if (format == "swf") {
     io::SwfReadOptions read;
     read.lenient = options.lenient;
     auto t = io::ReadSwf(text, options.trace, read);
     if (!t.ok()) return Fail(t.status());
     trace = std::move(t.value());
+  }
+  if (format == "swf") {
     if (trace.skipped > 0) std::fprintf(stderr, "schedk: %zu malformed lines skipped\n", trace.skipped);
     if (options.filter == "pwa") {
       const std::size_t dropped = io::PwaFilter(trace);

@@ -6,7 +6,6 @@
 #include <ctime>
 #include <fstream>
 #include <map>
-#include <set>
 
 #include "io/ge_import/qstat_xml.hpp"
 #include "io/ge_value.hpp"

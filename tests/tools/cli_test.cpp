@@ -160,6 +160,21 @@ TEST(CliTest, PendingArrayTasksShowTheJobsTemplateUnlessComputedIsAsked) {
   EXPECT_EQ(row(qstat.out, "      26      1 "), row(computed.out, "      26      1 "));
 }
 
+// Grid Engine's accounting file, from the 8.1.9 cell of make compat: its
+// usage records (undecayed with --halftime 0: u1's cpu is the sum awk gives,
+// 0.309486) and a replay of its 140 tasks.
+TEST(CliTest, AccountingFileAsUsageAndAsATrace) {
+  const std::string file = testing::SourceDir() + "/tests/io/ge_capture/accounting";
+  const CliRun usage = Schedk("import accounting " + file + " --now 1795653700 --halftime 0");
+  ASSERT_EQ(usage.exit_code, 0) << usage.err;
+  EXPECT_NE(usage.out.find("usage user u1 cpu=0.3094"), std::string::npos) << usage.out;
+  const CliRun no_clock = Schedk("import accounting " + file);
+  EXPECT_EQ(no_clock.exit_code, 2);
+  const CliRun replay = Schedk("simulate " + file + " --format accounting --summary-format json");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_NE(replay.out.find("\"jobs\":140,"), std::string::npos) << replay.out;
+}
+
 TEST(CliTest, MauiPolicyGivesIdenticalBytesWithOneAndManyThreads) {
   CliRun generated = Schedk("generate --jobs 30000 --hosts 200 --seed 5");
   ASSERT_EQ(generated.exit_code, 0) << generated.err;
