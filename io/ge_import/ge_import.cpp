@@ -66,6 +66,30 @@ std::vector<std::string> Names(std::string_view listing) {
   return names;
 }
 
+// An object name from a listing goes into a command line, a capture file's
+// name and a block header: Grid Engine's name characters only, bounded.
+constexpr std::size_t kMaxNameBytes = 256;
+
+Result<std::vector<std::string>> NameList(std::string_view listing, const CommandLine& argv) {
+  std::vector<std::string> names;
+  int line_no = 0;
+  for (std::string_view line : Lines(listing)) {
+    ++line_no;
+    line = Trim(line);
+    if (line.empty()) continue;
+    const bool ok = line.size() <= kMaxNameBytes && std::all_of(line.begin(), line.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             std::string_view("._@+-").find(c) != std::string_view::npos;
+    });
+    if (!ok) {
+      return Status::InvalidInput(CommandText(argv), line_no,
+                                  Quote(line) + " is not an object name (letters, digits and . _ @ + -, at most 256)");
+    }
+    names.emplace_back(line);
+  }
+  return names;
+}
+
 // One cell read: the snapshot text under construction and what it counted.
 class CellReader {
  public:
@@ -97,6 +121,10 @@ class CellReader {
 Status CellReader::Block(const char* kind, const std::string& name, const CommandLine& argv) {
   auto body = Ask(argv);
   if (!body.ok()) return body.status();
+  if (const std::size_t bad = FindNonText(body.value()); bad != std::string::npos) {
+    const int line = 1 + static_cast<int>(std::count(body->begin(), body->begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+    return Status::InvalidInput(CommandText(argv), line, NonTextMessage(body.value(), bad));
+  }
   const std::vector<std::string_view> lines = Lines(body.value());
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t blank = lines[i].find_first_of(" \t");
@@ -126,17 +154,23 @@ Status CellReader::Block(const char* kind, const std::string& name, const Comman
 // order they were added, and dispatch breaks seq_no ties in that order.
 // qselect lists the queue instances in it (queues without instances last).
 Result<std::vector<std::string>> CellReader::InQueueListOrder(std::vector<std::string> names) {
-  auto instances = Ask({"qselect"});
+  const CommandLine argv = {"qselect"};
+  auto listing = Ask(argv);
+  if (!listing.ok()) return listing.status();
+  auto instances = NameList(listing.value(), argv);
   if (!instances.ok()) return instances.status();
+  std::map<std::string, bool> placed;  // queue -> already in `ordered`
+  for (const std::string& name : names) placed[name] = false;
   std::vector<std::string> ordered;
-  for (const std::string& instance : Names(instances.value())) {
-    const std::string queue = instance.substr(0, instance.find('@'));
-    auto it = std::find(names.begin(), names.end(), queue);
-    if (it == names.end()) continue;
-    ordered.push_back(std::move(*it));
-    names.erase(it);
+  for (const std::string& instance : instances.value()) {
+    auto it = placed.find(instance.substr(0, instance.find('@')));
+    if (it == placed.end() || it->second) continue;
+    it->second = true;
+    ordered.push_back(it->first);
   }
-  ordered.insert(ordered.end(), names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (!placed[name]) ordered.push_back(name);
+  }
   return ordered;
 }
 
@@ -149,9 +183,12 @@ Status CellReader::Objects() {
       }
       continue;
     }
-    auto listing = Ask({"qconf", k.list});
+    const CommandLine list_argv = {"qconf", k.list};
+    auto listing = Ask(list_argv);
     if (!listing.ok()) return listing.status();
-    std::vector<std::string> names = Names(listing.value());
+    auto listed = NameList(listing.value(), list_argv);
+    if (!listed.ok()) return listed.status();
+    std::vector<std::string> names = std::move(listed.value());
     if (std::string_view(k.block) == "queue") {
       auto ordered = InQueueListOrder(std::move(names));
       if (!ordered.ok()) return ordered.status();

@@ -29,7 +29,9 @@ constexpr UnsupportedOption kUnsupportedOptions[] = {
 
 class XmlText {
  public:
-  XmlText(std::string_view xml, const std::string& source) : xml_(xml), source_(source) {}
+  XmlText(std::string_view xml, const std::string& source) : xml_(xml), source_(source) {
+    for (std::size_t i = xml.find('\n'); i != std::string_view::npos; i = xml.find('\n', i + 1)) newlines_.push_back(i);
+  }
 
   Status Load(pugi::xml_document& doc) const {
     const pugi::xml_parse_result parsed = doc.load_buffer(xml_.data(), xml_.size(), pugi::parse_default, pugi::encoding_utf8);
@@ -40,8 +42,7 @@ class XmlText {
     return Status::Ok();
   }
   int LineAt(std::size_t offset) const {
-    offset = std::min(offset, xml_.size());
-    return 1 + static_cast<int>(std::count(xml_.begin(), xml_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    return 1 + static_cast<int>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
   }
   int LineOf(const pugi::xml_node& node) const { return LineAt(static_cast<std::size_t>(node.offset_debug())); }
   Status Error(const pugi::xml_node& node, std::string message) const {
@@ -51,7 +52,54 @@ class XmlText {
  private:
   std::string_view xml_;
   const std::string& source_;
+  std::vector<std::size_t> newlines_;  // offsets, for LineAt in O(log n)
 };
+
+// A value goes into a snapshot record: one line of text, no control bytes.
+Status CheckText(const XmlText& x, const pugi::xml_node& at, const char* what, std::string_view value) {
+  for (unsigned char c : value) {
+    if (c < 0x20 || c == 0x7f) return x.Error(at, std::string(what) + ": a control character in " + Quote(value));
+  }
+  if (FindNonText(value) != std::string_view::npos) return x.Error(at, std::string(what) + ": not UTF-8: " + Quote(value));
+  return Status::Ok();
+}
+
+// Only the bytes of `allowed` (and letters and digits), at least one.
+Status CheckWord(const XmlText& x, const pugi::xml_node& at, const char* what, std::string_view value,
+                 std::string_view allowed) {
+  const bool ok = !value.empty() && std::all_of(value.begin(), value.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           allowed.find(c) != std::string_view::npos;
+  });
+  return ok ? Status::Ok() : x.Error(at, std::string(what) + ": unexpected " + Quote(value));
+}
+
+// The strings of a job as it will be written: names as text, requests
+// without the separators of the snapshot's lists.
+Status CheckJob(const XmlText& x, const pugi::xml_node& e, const CellJob& job) {
+  const std::pair<const char*, const std::string*> texts[] = {{"JB_owner", &job.owner},     {"JB_group", &job.group},
+                                                              {"JB_project", &job.project}, {"JB_department", &job.department},
+                                                              {"JB_job_name", &job.name},   {"JB_pe", &job.pe}};
+  for (const auto& [what, value] : texts) {
+    if (Status st = CheckText(x, e, what, *value); !st.ok()) return st;
+  }
+  if (job.owner.empty()) return x.Error(e, "job " + std::to_string(job.number) + " without JB_owner");
+  for (const auto* list : {&job.hard_requests, &job.soft_requests}) {
+    for (const auto& [name, value] : *list) {
+      if (Status st = CheckWord(x, e, "CE_name", name, "_.-"); !st.ok()) return st;
+      if (Status st = CheckText(x, e, "CE_stringval", value); !st.ok()) return st;
+      if (value.empty() || value.find_first_of(", ") != std::string::npos) {
+        return x.Error(e, "CE_stringval: a request value with a blank or ',' : " + Quote(value));
+      }
+    }
+  }
+  for (const auto* list : {&job.hard_queues, &job.soft_queues}) {
+    for (const std::string& q : *list) {
+      if (Status st = CheckWord(x, e, "QR_name", q, "._@+-*?[]|!"); !st.ok()) return st;
+    }
+  }
+  return Status::Ok();
+}
 
 template <class T>
 std::optional<T> Integer(std::string_view text) {
@@ -172,6 +220,7 @@ Result<std::vector<CellJob>> ParseQstatJobs(std::string_view xml, const std::str
   for (const pugi::xml_node& e : root.child("djob_info").children()) {
     CellJob job;
     if (Status st = ReadJob(x, e, job); !st.ok()) return st;
+    if (Status st = CheckJob(x, e, job); !st.ok()) return st;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -195,6 +244,19 @@ Result<std::vector<CellTaskRow>> ParseQstatTasks(std::string_view xml, const std
       row.queue = e.child_value("queue_name");
       row.master = std::string_view(e.child_value("master")) == "MASTER";
       if (row.number == 0 || row.state.empty()) return x.Error(e, "a job_list entry without job number or state");
+      if (Status st = CheckWord(x, e, "state", row.state, ""); !st.ok()) return st;
+      if (!row.tasks.empty()) {
+        if (Status st = CheckWord(x, e, "tasks", row.tasks, ",-:"); !st.ok()) return st;
+      }
+      if (!row.queue.empty()) {
+        if (Status st = CheckWord(x, e, "queue_name", row.queue, "._@+-"); !st.ok()) return st;
+        const std::string_view tasks = row.tasks;
+        std::uint32_t task = 0;
+        const auto [end, ec] = std::from_chars(tasks.data(), tasks.data() + tasks.size(), task);
+        if (!tasks.empty() && (ec != std::errc() || end != tasks.data() + tasks.size() || task == 0)) {
+          return x.Error(e, "a running task's number must be one whole number, not " + Quote(tasks));
+        }
+      }
       rows.push_back(std::move(row));
     }
   }
@@ -210,6 +272,10 @@ Result<std::vector<CellQueueInstance>> ParseQstatQueues(std::string_view xml, co
   std::vector<CellQueueInstance> out;
   for (const pugi::xml_node& q : root.child("queue_info").children("Queue-List")) {
     CellQueueInstance instance{q.child_value("name"), q.child_value("state")};
+    if (Status st = CheckWord(x, q, "name", instance.name, "._@+-"); !st.ok()) return st;
+    if (!instance.state.empty()) {
+      if (Status st = CheckWord(x, q, "state", instance.state, ""); !st.ok()) return st;
+    }
     if (instance.name.find('@') == std::string::npos) return x.Error(q, "a queue instance name without '@'");
     out.push_back(std::move(instance));
   }

@@ -214,6 +214,50 @@ TEST_F(ImportGeTest, AQueueCalendarOrABlockLineStopsTheImport) {
   EXPECT_NE(block.status().message().find("cannot be pasted into a snapshot block"), std::string::npos);
 }
 
+// Whatever the cell prints goes into snapshot records and command lines only
+// as the words it may be (found by fuzz_ge_import): a state that would close
+// the states attribute and open a block, a running task that is no number, a
+// listed name with a tab or of 5000 bytes, an owner with a newline.
+TEST_F(ImportGeTest, OutputThatWouldBreakTheSnapshotIsRefused) {
+  const std::string dir = Copy("urgency");
+  const std::string queues = ReadText(dir + "/qstat_-f_-xml");
+  std::string injected = queues;
+  injected.insert(injected.find("</name>") + 7, "<state>d]\nend queue\nbegin queue evil</state>");
+  Write(dir + "/qstat_-f_-xml", injected);
+  auto state = Import(dir);
+  ASSERT_FALSE(state.ok());
+  EXPECT_EQ(state.status().file(), "qstat -f -xml");
+  EXPECT_NE(state.status().message().find("state: unexpected"), std::string::npos) << state.status().ToString();
+  Write(dir + "/qstat_-f_-xml", queues);
+
+  const std::string tasks = ReadText(dir + "/qstat_-u_%2A_-g_t_-xml");
+  std::string bad_task = tasks;
+  bad_task.insert(bad_task.find("<slots>"), "<tasks>x</tasks>");
+  Write(dir + "/qstat_-u_%2A_-g_t_-xml", bad_task);
+  auto task = Import(dir);
+  ASSERT_FALSE(task.ok());
+  EXPECT_NE(task.status().message().find("a running task's number must be one whole number"), std::string::npos)
+      << task.status().ToString();
+  Write(dir + "/qstat_-u_%2A_-g_t_-xml", tasks);
+
+  for (const std::string& name : {std::string("a\tb"), std::string(5000, 'a')}) {
+    Write(dir + "/qconf_-spl", name + "\n");
+    auto listed = Import(dir);
+    ASSERT_FALSE(listed.ok());
+    EXPECT_EQ(listed.status().file(), "qconf -spl");
+    EXPECT_NE(listed.status().message().find("is not an object name"), std::string::npos);
+    EXPECT_LT(listed.status().ToString().size(), 200u);
+  }
+  Write(dir + "/qconf_-spl", ReadText(Fixture("urgency") + "/qconf_-spl"));
+
+  std::string jobs = ReadText(dir + "/qstat_-j_%2A_-xml");
+  jobs.replace(jobs.find("<JB_owner>u1</JB_owner>"), 23, "<JB_owner>u1\njob 99 owner=x</JB_owner>");
+  Write(dir + "/qstat_-j_%2A_-xml", jobs);
+  auto owner = Import(dir);
+  ASSERT_FALSE(owner.ok());
+  EXPECT_NE(owner.status().message().find("JB_owner: a control character"), std::string::npos) << owner.status().ToString();
+}
+
 TEST(QstatXmlTest, TasksJobsAndQueuesAsQstatPrintsThem) {
   const std::string tasks =
       "<?xml version='1.0'?>\n<job_info>\n <queue_info>\n"
