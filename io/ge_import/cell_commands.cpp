@@ -27,7 +27,7 @@ constexpr std::size_t kMaxOutputBytes = std::size_t{1} << 30;
 
 bool PlainByte(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         std::strchr(".@+=,-", c) != nullptr;
+         (c != '\0' && std::strchr(".@+=,-", c) != nullptr);  // strchr finds the terminator too
 }
 
 // qconf answers a listing of nothing with "no ... defined" (or "no sharetree

@@ -1,6 +1,7 @@
 #include "io/ge_import/ge_import.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <ctime>
@@ -415,7 +416,8 @@ Status CellReader::Clock(GeImport& out) {
   const CommandLine argv = {"date", "+%s"};
   auto clock = Ask(CellCommand{argv, kClockCapture});
   if (!clock.ok()) return clock.status();
-  const std::string_view digits = Trim(clock.value());
+  std::string_view digits = clock.value();
+  while (!digits.empty() && std::isspace(static_cast<unsigned char>(digits.back()))) digits.remove_suffix(1);
   Time t = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), t);
   if (ec != std::errc() || end != digits.data() + digits.size()) {

@@ -6,15 +6,20 @@
 // Input: a selector byte, then the bytes that replace one capture file.
 //   selector % kSlots            the file (kSlots below, by capture name);
 //   (selector / kSlots) % 2      the base: 0 urgency, 1 dispatch-pe;
-//   (selector / 2kSlots) % 2     1: GeImportOptions::now is given (the
+//   (selector / (2 * kSlots)) % 2
+//                                1: GeImportOptions::now is given (the
 //                                messages file is then not read).
 // For the three qstat XML outputs the parser (qstat_xml.hpp) also runs on the
-// bytes alone, which is where most of the inputs end and what is fast.
+// bytes alone: a parse is much cheaper than an import, and its result can be
+// checked before the importer turns it into an error or a snapshot.
 // Properties:
 //   (a) ImportGeCell and the parsers return (no crash, exception or hang);
 //   (b) an import that succeeds gives snapshot text that io::ReadSnapshot
 //       loads, and importing the same capture again gives the same bytes
-//       (snapshot and notes);
+//       (snapshot and notes), and every object block of it is the answer of
+//       the qconf command that shows that object (no block comes from another
+//       command's text), with as many queue and exechost blocks as the import
+//       counted;
 //   (c) a failed import's or parse's message is one line (no '\n') of at most
 //       4096 bytes and, as untrusted_text.hpp promises for every message that
 //       quotes input, holds no control byte;
@@ -27,6 +32,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -86,7 +92,9 @@ Capture LoadBase(const char* name) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.is_regular_file()) files[entry.path().filename().string()] = Slurp(entry.path());
   }
-  for (const char* slot : kSlots) Check(files.count(slot) == 1, "base capture has every slot", dir.string() + ": " + slot);
+  for (const char* slot : kSlots) {
+    Check(files.count(slot) == 1, "base capture has every slot", dir.string() + ": " + slot);
+  }
   files.emplace("date", std::to_string(kGivenNow) + "\n");
   return files;
 }
@@ -98,16 +106,51 @@ const Capture& Base(std::size_t which) {
 
 // `base` with the file `replaced` answered by `text`; a name neither holds is
 // refused with CaptureDirectory's words, so messages are the ones a user sees.
-io::CellCommands Cell(const Capture& base, std::string_view replaced, std::string_view text, const char* dir) {
-  return [&base, replaced, text, dir](const io::CellCommand& c) -> io::Result<std::string> {
-    if (c.capture == replaced) return std::string(text);
+// The captures answered go to `asked` where given.
+io::CellCommands Cell(const Capture& base, std::string_view replaced, std::string_view text, const char* dir,
+                      std::set<std::string>* asked = nullptr) {
+  return [&base, replaced, text, dir, asked](const io::CellCommand& c) -> io::Result<std::string> {
+    if (c.capture == replaced) {
+      if (asked != nullptr) asked->insert(c.capture);
+      return std::string(text);
+    }
     auto it = base.find(c.capture);
     if (it == base.end()) {
       return io::Status::IoError(io::CommandText(c.argv),
                                  std::string("the capture ") + dir + " holds no output of it (file " + c.capture + ")");
     }
+    if (asked != nullptr) asked->insert(c.capture);
     return it->second;
   };
+}
+
+// The qconf command whose answer a snapshot block of `kind` and `name` is
+// (ge_import.cpp's kObjectKinds); empty for a kind the importer never writes.
+io::CommandLine ShowCommand(const std::string& kind, const std::string& name) {
+  static const std::map<std::string, const char*, std::less<>> kUnnamed = {
+      {"complex", "-sc"}, {"sconf", "-ssconf"}, {"conf", "-sconf"}, {"sharetree", "-sstree"}};
+  static const std::map<std::string, const char*, std::less<>> kNamed = {
+      {"department", "-su"}, {"project", "-sprj"}, {"user", "-suser"}, {"hostgroup", "-shgrp"},
+      {"exechost", "-se"},   {"pe", "-sp"},        {"queue", "-sq"}};
+  if (kind == "global") return {"qconf", "-se", "global"};
+  if (auto it = kUnnamed.find(kind); it != kUnnamed.end()) return {"qconf", it->second};
+  if (auto it = kNamed.find(kind); it != kNamed.end()) return {"qconf", it->second, name};
+  return {};
+}
+
+// (b): the blocks of the imported snapshot `s` against the commands answered.
+void CheckBlocks(const io::Snapshot& s, const io::GeImport& out, const std::set<std::string>& asked) {
+  std::size_t queues = 0, hosts = 0;
+  for (const io::ObjectBlock& b : s.blocks) {
+    const io::CommandLine show = ShowCommand(b.kind, b.name);
+    Check(!show.empty() && asked.count(io::CaptureFileName(show)) == 1, "(b) imported block is a qconf answer",
+          "begin " + Shown(b.kind) + " " + Shown(b.name) + " (line " + std::to_string(b.line) + ")");
+    queues += b.kind == "queue";
+    hosts += b.kind == "exechost";
+  }
+  Check(queues == out.queues && hosts == out.hosts, "(b) imported blocks as counted",
+        std::to_string(queues) + " queue and " + std::to_string(hosts) + " exechost blocks, counted " +
+            std::to_string(out.queues) + " and " + std::to_string(out.hosts));
 }
 
 void CheckMessage(const io::Status& status, const char* what) {
@@ -117,25 +160,26 @@ void CheckMessage(const io::Status& status, const char* what) {
   Check(message.size() <= kMaxMessageBytes, property + " error message is bounded",
         std::to_string(message.size()) + " bytes: " + Shown(message));
   if (const std::size_t at = ControlByteAt(message); at != std::string::npos) {
-    Check(false, property + " error message has no control byte", "at byte " + std::to_string(at) + ": " + Shown(message));
+    Check(false, property + " error message has no control byte",
+          "at byte " + std::to_string(at) + ": " + Shown(message));
   }
 }
 
-// (d): a line number of `text` is in [1, lines of text].
-void CheckLine(int line, std::string_view text, const char* what) {
-  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+// (d): `line` is a line of an input of `lines` lines.
+void CheckLine(int line, std::size_t lines, const char* what) {
   Check(line >= 1 && static_cast<std::size_t>(line) <= lines, std::string("(d) ") + what + " line within the input",
         std::to_string(line) + " of " + std::to_string(lines));
 }
 
 void ParseAlone(std::size_t slot, std::string_view xml) {
   const std::string source = "fuzz.xml";
+  const std::size_t lines = static_cast<std::size_t>(std::count(xml.begin(), xml.end(), '\n')) + 1;
   if (slot == 0) {
     auto jobs = io::ParseQstatJobs(xml, source);
     if (!jobs.ok()) return CheckMessage(jobs.status(), "ParseQstatJobs");
     for (const io::CellJob& job : jobs.value()) {
       Check(job.number != 0, "(d) ParseQstatJobs job has a number", std::to_string(job.line));
-      CheckLine(job.line, xml, "ParseQstatJobs");
+      CheckLine(job.line, lines, "ParseQstatJobs");
     }
   } else if (slot == 1) {
     auto rows = io::ParseQstatTasks(xml, source);
@@ -143,7 +187,7 @@ void ParseAlone(std::size_t slot, std::string_view xml) {
     for (const io::CellTaskRow& row : rows.value()) {
       Check(row.number != 0 && !row.state.empty(), "(d) ParseQstatTasks row has a number and a state",
             std::to_string(row.line));
-      CheckLine(row.line, xml, "ParseQstatTasks");
+      CheckLine(row.line, lines, "ParseQstatTasks");
     }
   } else if (slot == 2) {
     auto queues = io::ParseQstatQueues(xml, source);
@@ -180,16 +224,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   io::GeImportOptions options;
   if (given_now) options.now = kGivenNow;
-  const io::CellCommands cell = Cell(Base(base), kSlots[slot], text, kBases[base]);
+  std::set<std::string> asked;
+  const io::CellCommands cell = Cell(Base(base), kSlots[slot], text, kBases[base], &asked);
   auto first = io::ImportGeCell(cell, options);
   if (!first.ok()) {
     CheckMessage(first.status(), "ImportGeCell");
     return 0;
   }
+  // (The early returns are for FUZZ_IGNORE, which lets a failed Check pass.)
   auto loaded = io::ReadSnapshot(first->snapshot, "the imported snapshot");
   Check(loaded.ok(), "(b) imported snapshot loads", loaded.status().ToString());
+  if (loaded.ok()) CheckBlocks(loaded.value(), first.value(), asked);
   auto second = io::ImportGeCell(cell, options);
   Check(second.ok(), "(b) import repeats", second.status().ToString());
+  if (!second.ok()) return 0;
   if (second->snapshot != first->snapshot) {
     Check(false, "(b) import repeats byte-identical", FirstDifference(first->snapshot, second->snapshot));
   }

@@ -76,6 +76,7 @@ class ImportGeTest : public ::testing::Test {
 TEST_F(ImportGeTest, CaptureFileNamesAreReversibleAndReadable) {
   EXPECT_EQ(CaptureFileName({"qstat", "-j", "*", "-xml"}), "qstat_-j_%2A_-xml");
   EXPECT_EQ(CaptureFileName({"qconf", "-sq", "all.q"}), "qconf_-sq_all.q");
+  EXPECT_EQ(CaptureFileName({"qconf", "-se", std::string("vm\0x", 4)}), "qconf_-se_vm%00x");  // not qconf_-se_vm
   EXPECT_EQ(CommandText({"qstat", "-u", "*", "-g", "t"}), "qstat -u '*' -g t");
 }
 
@@ -155,6 +156,19 @@ TEST_F(ImportGeTest, DispatchIsTheMonitorSectionTheCellWrote) {
   const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
   const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, ComputePriorities(s.cluster, s.jobs), instances);
   EXPECT_EQ(MonitorFileSection(s, instances, result), cell);
+}
+
+// Without PROFILE lines the clock is the capture's `date +%s` (a newline
+// after the digits, as date prints it), and the import says so.
+TEST_F(ImportGeTest, WithoutProfileTheClockIsTheCapturesDate) {
+  const std::string dir = Copy("urgency");
+  Write(dir + "/qmaster-messages", "11/26/2026 00:24:26|worker|vm|I|no profile lines here\n");
+  Write(dir + "/date", "1795652700\n");
+  auto imported = Import(dir);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_NE(imported->snapshot.find("\nnow 1795652700\n"), std::string::npos);
+  ASSERT_FALSE(imported->notes.empty());
+  EXPECT_NE(imported->notes.front().find("the time of the capture"), std::string::npos) << imported->notes.front();
 }
 
 TEST_F(ImportGeTest, AMissingOutputNamesTheCommand) {
