@@ -17,6 +17,12 @@
 
 namespace schedk::testing {
 
+// A file's bytes ("" when it cannot be read).
+inline std::string ReadText(const std::string& path) {
+  auto text = io::ReadWholeFile(path);
+  return text.ok() ? std::move(text.value()) : std::string();
+}
+
 // Parses snapshot text; fails the test (and returns an empty snapshot) on error.
 inline io::Snapshot Load(const std::string& text) {
   auto s = io::ReadSnapshot(text, "test.snap");

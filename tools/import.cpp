@@ -12,23 +12,9 @@
 #include "io/snapshot_reader.hpp"
 #include "io/ge_value.hpp"
 #include "tools/report.hpp"
+#include "tools/write_file.hpp"
 
 namespace schedk::tools {
-namespace {
-
-bool WriteWhole(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  std::FILE* f = std::fopen(partial.c_str(), "w");
-  if (f == nullptr) return false;
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !written || std::rename(partial.c_str(), path.c_str()) != 0) {
-    std::remove(partial.c_str());
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 int ImportAccounting(const ImportOptions& options) {
   if (options.file.empty()) {

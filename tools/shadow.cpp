@@ -20,6 +20,7 @@
 #include "io/ge_import/ge_import.hpp"
 #include "io/ge_import/snapshot_diff.hpp"
 #include "tools/report.hpp"
+#include "tools/write_file.hpp"
 
 extern char** environ;
 
@@ -68,8 +69,10 @@ class ServeChild {
       std::string text(line);
       if (!text.empty() && text.back() == '\n') text.pop_back();
       answer.lines.push_back(text);
-      const std::string type = text.substr(0, text.find(' '));
-      const std::string rest = text.substr(type.size() + 1);
+      const std::size_t blank = text.find(' ');
+      if (blank == std::string::npos) continue;  // every reply line is `<type> <id> ...`
+      const std::string type = text.substr(0, blank);
+      const std::string rest = text.substr(blank + 1);
       if (rest.rfind(id + " ", 0) != 0 && rest != id) continue;
       if (type == "hello" || type == "ok" || type == "done" || type == "err" || type == "bye") {
         answer.ok = type != "err";
@@ -169,13 +172,6 @@ std::optional<std::string> SectionFromEnd(const std::string& text, std::size_t k
   return text.substr(begin, end - begin);
 }
 
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
-
 }  // namespace
 
 int Shadow(const ShadowOptions& options) {
@@ -208,7 +204,7 @@ int Shadow(const ShadowOptions& options) {
     const std::string& text = imported->snapshot;
     const Time now = std::stoll(text.substr(text.find("\nnow ") + 5));
     const std::string snapshot_path = work + "/round-" + std::to_string(round) + ".snap";
-    if (!WriteFile(snapshot_path, text)) {
+    if (!WriteWhole(snapshot_path, text)) {
       std::fprintf(stderr, "schedk: shadow: cannot write %s\n", snapshot_path.c_str());
       return kExitFailure;
     }

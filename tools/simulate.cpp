@@ -16,18 +16,9 @@
 #include "kernel/simulation/simulation_metrics.hpp"
 #include "kernel/simulation/simulator.hpp"
 #include "tools/report.hpp"
+#include "tools/write_file.hpp"
 
 namespace schedk::tools {
-namespace {
-
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  return std::fclose(f) == 0 && ok;
-}
-
-}  // namespace
 
 int Simulate(const SimulateOptions& options) {
   auto bytes = io::ReadWholeFile(options.trace);
@@ -146,7 +137,7 @@ int Simulate(const SimulateOptions& options) {
   if (!options.jobs_out.empty()) {
     const bool csv = options.jobs_out.size() > 4 && options.jobs_out.compare(options.jobs_out.size() - 4, 4, ".csv") == 0;
     const std::string jobs = csv || format != "swf" ? io::SimulatedCsv(result) : io::SimulatedSwf(trace, result);
-    if (!WriteFile(options.jobs_out, jobs)) {
+    if (!WriteWhole(options.jobs_out, jobs)) {
       std::fprintf(stderr, "schedk: cannot write %s\n", options.jobs_out.c_str());
       return 1;
     }
@@ -154,7 +145,7 @@ int Simulate(const SimulateOptions& options) {
   if (!options.plot.empty()) {
     const std::string title = options.trace + ": " + options.policy + ", " + options.estimate + " estimates, " +
                               options.semantics + " semantics";
-    if (!WriteFile(options.plot, io::PlotSvg(result, capacity, title))) {
+    if (!WriteWhole(options.plot, io::PlotSvg(result, capacity, title))) {
       std::fprintf(stderr, "schedk: cannot write %s\n", options.plot.c_str());
       return 1;
     }

@@ -15,12 +15,7 @@
 namespace schedk::io {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::ReadText;
 
 // One 8.1.9 record: owner, project, submit/start/end, slots, cpu.
 std::string Record(const std::string& owner, const std::string& project, long submit, long start, long end, int slots,

@@ -35,12 +35,7 @@ namespace fs = std::filesystem;
 
 std::string Fixture(const std::string& name) { return testing::SourceDir() + "/tests/io/ge_capture/" + name; }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::ReadText;
 
 // The qmaster's messages carry local times; the captures were made in UTC.
 class ImportGeTest : public ::testing::Test {

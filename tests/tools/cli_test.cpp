@@ -29,12 +29,7 @@ struct CliRun {
   std::string err;
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::ReadText;
 
 CliRun Schedk(const std::string& args, const std::string& stdin_text = "") {
   static int counter = 0;
@@ -47,8 +42,8 @@ CliRun Schedk(const std::string& args, const std::string& stdin_text = "") {
   const int status = std::system(command.c_str());
   CliRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = ReadFile(base + ".out");
-  r.err = ReadFile(base + ".err");
+  r.out = ReadText(base + ".out");
+  r.err = ReadText(base + ".err");
   std::remove((base + ".out").c_str());
   std::remove((base + ".err").c_str());
   std::remove((base + ".in").c_str());
@@ -135,7 +130,7 @@ TEST(CliTest, ExpectedOutputs) {
                            "policies-mix", "maui-fairshare"}) {
     const CliRun r = Schedk("priorities " + Dataset(std::string(name) + ".snap"));
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
-    EXPECT_EQ(r.out, ReadFile(Dataset(std::string(name) + ".expected"))) << name;
+    EXPECT_EQ(r.out, ReadText(Dataset(std::string(name) + ".expected"))) << name;
   }
 }
 
@@ -147,7 +142,7 @@ TEST(CliTest, PendingArrayTasksShowTheJobsTemplateUnlessComputedIsAsked) {
   const CliRun computed = Schedk("priorities --task-values computed " + Dataset("policies-mix.snap"));
   ASSERT_EQ(qstat.exit_code, 0) << qstat.err;
   ASSERT_EQ(computed.exit_code, 0) << computed.err;
-  EXPECT_EQ(computed.out, ReadFile(Dataset("policies-mix.computed.expected")));
+  EXPECT_EQ(computed.out, ReadText(Dataset("policies-mix.computed.expected")));
   auto row = [](const std::string& out, const std::string& job_task) {
     const std::size_t at = out.find(job_task);
     return at == std::string::npos ? std::string() : out.substr(at + job_task.size(), 120);
@@ -287,7 +282,7 @@ TEST(CliScheduleTest, MonitorFileIsAppendedWithSeparators) {
       "3129:1:RESERVING:1077903476:31:G:global:license:1.000000\n"
       "3129:1:RESERVING:1077903476:31:H:carc:slots:1.000000\n"
       "3129:1:RESERVING:1077903476:31:Q:all.q@carc:slots:1.000000\n";
-  EXPECT_EQ(ReadFile(file), section + section);
+  EXPECT_EQ(ReadText(file), section + section);
   std::remove(file.c_str());
 }
 
@@ -309,7 +304,7 @@ TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
     const CliRun one = Schedk("schedule --threads 1 " + Dataset(std::string(name) + ".snap"));
     const CliRun many = Schedk("schedule --threads 8 " + Dataset(std::string(name) + ".snap"));
     ASSERT_EQ(one.exit_code, 0) << name << ": " << one.err;
-    EXPECT_EQ(WithoutElapsed(one.out), ReadFile(Dataset(std::string(name) + ".schedule.expected"))) << name;
+    EXPECT_EQ(WithoutElapsed(one.out), ReadText(Dataset(std::string(name) + ".schedule.expected"))) << name;
     EXPECT_EQ(WithoutElapsed(one.out), WithoutElapsed(many.out)) << name;
   }
 }
@@ -375,9 +370,9 @@ TEST(CliSimulateTest, AnIntervalBeyondADayIsRefused) {
 }
 
 TEST(CliTest, StandardInput) {
-  const CliRun r = Schedk("priorities -", ReadFile(Dataset("blog-functional.snap")));
+  const CliRun r = Schedk("priorities -", ReadText(Dataset("blog-functional.snap")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, ReadFile(Dataset("blog-functional.expected")));
+  EXPECT_EQ(r.out, ReadText(Dataset("blog-functional.expected")));
 }
 
 TEST(CliTest, BadInputExitsWithTwoAndPrintsNothing) {
@@ -414,7 +409,7 @@ TEST(CliSimulateTest, BundledExampleSummaryAndJobsOut) {
     EXPECT_NE(easy.out.find(key), std::string::npos) << key << " in " << easy.out;
   }
   // One line per job, every field as read but the wait (field 3).
-  const std::string jobs = ReadFile(out);
+  const std::string jobs = ReadText(out);
   std::remove(out.c_str());
   std::istringstream lines(jobs);
   std::size_t count = 0;
@@ -432,12 +427,12 @@ TEST(CliSimulateTest, BundledExampleSummaryAndJobsOut) {
   // instead of the one-pool engine, with one and with all threads.
   const CliRun one = Schedk("--threads 1 simulate " + Dataset("replay-small.swf") + " --jobs-out " + out);
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_EQ(ReadFile(out), jobs);
+  EXPECT_EQ(ReadText(out), jobs);
   for (const char* threads : {"--threads 1 ", ""}) {
     const CliRun kernel = Schedk(std::string(threads) + "simulate " + Dataset("replay-small.swf") +
                                  " --passes kernel --summary-format json --jobs-out " + out);
     ASSERT_EQ(kernel.exit_code, 0) << kernel.err;
-    EXPECT_EQ(ReadFile(out), jobs) << threads;
+    EXPECT_EQ(ReadText(out), jobs) << threads;
     EXPECT_NE(kernel.out.find("\"passes\":585,"), std::string::npos) << kernel.out;
   }
   EXPECT_NE(easy.out.find("\"passes\":585,"), std::string::npos) << easy.out;
@@ -468,7 +463,7 @@ TEST(CliSimulateTest, SnapshotTracesReplayOnTheirOwnCluster) {
   const CliRun r = Schedk("simulate - --jobs-out " + csv, snapshot);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("jobs 3\n"), std::string::npos) << r.out;
-  EXPECT_EQ(ReadFile(csv),
+  EXPECT_EQ(ReadText(csv),
             "job,submit,start,wait,runtime,estimate,slots\n"
             "1,1000,1000,0,100,100,4\n"
             "2,1001,1100,99,50,50,6\n"
@@ -490,7 +485,7 @@ TEST(CliSimulateTest, MauiPolicyFromTheSnapshotOrdersTheReplay) {
   const std::string csv = ::testing::TempDir() + "schedk_maui_" + std::to_string(::getpid()) + ".csv";
   const CliRun r = Schedk("simulate - --jobs-out " + csv, snapshot);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(ReadFile(csv),
+  EXPECT_EQ(ReadText(csv),
             "job,submit,start,wait,runtime,estimate,slots\n"
             "1,0,0,0,100,160,1\n"
             "2,10,200,190,100,160,1\n"
@@ -500,7 +495,7 @@ TEST(CliSimulateTest, MauiPolicyFromTheSnapshotOrdersTheReplay) {
   std::string ge = snapshot;
   ge.replace(ge.find("params PRIORITY_POLICY=maui"), 27, "params PRIORITY_POLICY=ge");
   ASSERT_EQ(Schedk("simulate - --jobs-out " + csv, ge).exit_code, 0);
-  EXPECT_NE(ReadFile(csv).find("2,10,100,90,100,160,1\n"), std::string::npos) << ReadFile(csv);
+  EXPECT_NE(ReadText(csv).find("2,10,100,90,100,160,1\n"), std::string::npos) << ReadText(csv);
   std::remove(csv.c_str());
 }
 
@@ -564,7 +559,7 @@ TEST(CliServeTest, ReplyPerRequestAndALogLinePerRequest) {
   EXPECT_EQ(r.out.substr(0, 4), "err ");
   EXPECT_NE(r.out.find("\nok c\nbye d\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(" e"), std::string::npos) << r.out;  // nothing after quit
-  EXPECT_EQ(ReadFile(log), "a ping 426 send 'hello proto=1' first\nb hello hello\nc ping ok\nd quit bye\n");
+  EXPECT_EQ(ReadText(log), "a ping 426 send 'hello proto=1' first\nb hello hello\nc ping ok\nd quit bye\n");
   std::remove(log.c_str());
 }
 
@@ -596,7 +591,7 @@ TEST(CliServeTest, AClosedStandardOutputEndsTheSessionWithoutACrash) {
   const int status = std::system(command.c_str());
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  EXPECT_EQ(ReadFile(base + ".err"), "");
+  EXPECT_EQ(ReadText(base + ".err"), "");
   std::remove((base + ".in").c_str());
   std::remove((base + ".err").c_str());
 }
@@ -649,7 +644,7 @@ KilledServe ServeKilledBy(int sig, const std::string& input, const std::string& 
   ::close(from_child[0]);
   writer.join();
   ::waitpid(pid, &k.status, 0);
-  k.err = ReadFile(err_path);
+  k.err = ReadText(err_path);
   std::remove(err_path.c_str());
   return k;
 }
@@ -669,7 +664,7 @@ TEST(CliServeTest, SignalsEndTheSessionBetweenReplyLinesWithTheirExitCode) {
     EXPECT_EQ(k.out.back(), '\n') << name << ": a partial line at the end: " << k.out.substr(k.out.size() - 80);
     EXPECT_EQ(k.out.find("done p49 "), std::string::npos) << name << ": the session was not interrupted";
     EXPECT_NE(k.err.find(std::string("serve: ended by ") + name), std::string::npos) << k.err;
-    EXPECT_NE(ReadFile(log).find(std::string("- signal ") + name + " exit=" + std::to_string(128 + sig)),
+    EXPECT_NE(ReadText(log).find(std::string("- signal ") + name + " exit=" + std::to_string(128 + sig)),
               std::string::npos);
   }
   std::remove(log.c_str());
