@@ -363,6 +363,10 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
              if (EqualsIgnoreCase(value, "ge")) c.functional_split = FunctionalSplit::kGridEngine;
              else if (EqualsIgnoreCase(value, "linear")) c.functional_split = FunctionalSplit::kLinear;
              else return std::string("FUNCTIONAL_SPLIT must be ge or linear");
+           } else if (key == "SHARE_TREE_PENDING") {
+             if (value == "6.2") c.share_tree_pending = ShareTreePending::kJobs;
+             else if (value == "8.1") c.share_tree_pending = ShareTreePending::kSlots;
+             else return std::string("SHARE_TREE_PENDING must be 6.2 or 8.1");
            } else if (key == "LINEAR_URGENCY_SCALE" || key == "LINEAR_TICKET_SCALE") {
              auto d = ParseGeNumber(value);
              const bool urgency = key == "LINEAR_URGENCY_SCALE";

@@ -58,7 +58,7 @@ int Import(const ImportOptions& options) {
     std::fprintf(stderr, "schedk: import ge: takes no file, --snapshot or --halftime (they are for accounting)\n");
     return kExitBadInput;
   }
-  io::GeImportOptions import;
+  io::GeImportOptions import = options.from.empty() ? io::LiveCellOptions() : io::GeImportOptions();
   if (!options.now.empty()) {
     import.now = io::ParseTime(options.now);
     if (!import.now) {
@@ -71,8 +71,6 @@ int Import(const ImportOptions& options) {
     cell = io::CaptureDirectory(options.from);
   } else {
     cell = io::LiveCell(options.timeout);
-    import.live = true;
-    import.messages_file = io::QmasterMessagesFile();
   }
   if (!options.save.empty()) {
     if (::mkdir(options.save.c_str(), 0777) != 0 && errno != EEXIST) {

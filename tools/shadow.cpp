@@ -183,9 +183,7 @@ int Shadow(const ShadowOptions& options) {
   }
   const std::string schedule_file =
       std::string(root) + "/" + (cell_name != nullptr ? cell_name : "default") + "/common/schedule";
-  io::GeImportOptions import_options;
-  import_options.live = true;
-  import_options.messages_file = io::QmasterMessagesFile();
+  io::GeImportOptions import_options = io::LiveCellOptions();
   const io::CellCommands cell = io::LiveCell(options.timeout);
   const std::string work = options.log.empty() ? "/tmp/schedk-shadow-" + std::to_string(::getpid()) : options.log;
   ::mkdir(work.c_str(), 0777);

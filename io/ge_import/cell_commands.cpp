@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -148,6 +149,13 @@ std::string CaptureFileName(const CommandLine& argv) {
     }
   }
   return name;
+}
+
+bool IsObjectName(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxObjectNameBytes && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("._@+-").find(c) != std::string_view::npos;
+  });
 }
 
 std::string CommandText(const CommandLine& argv) {

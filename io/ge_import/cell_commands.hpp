@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/status.hpp"
@@ -33,6 +34,13 @@ using CellCommands = std::function<Result<std::string>(const CellCommand&)>;
 // The argv joined with '_', bytes outside [A-Za-z0-9.@+=,-] written %XX:
 // `qstat -j * -xml` is stored as `qstat_-j_%2A_-xml`.
 std::string CaptureFileName(const CommandLine& argv);
+
+// Whether `name` (from a listing or a report) may be an object name: it goes
+// into command lines, capture file names and snapshot block headers, so only
+// Grid Engine's name characters (letters, digits and . _ @ + -), at most
+// kMaxObjectNameBytes.
+inline constexpr std::size_t kMaxObjectNameBytes = 256;
+bool IsObjectName(std::string_view name);
 
 // "qconf -sq all.q": a command as the messages show it.
 std::string CommandText(const CommandLine& argv);

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "io/ge_import/qstat_xml.hpp"
+#include "io/ge_import/share_usage.hpp"
 #include "io/ge_value.hpp"
 #include "io/job_line.hpp"
 #include "io/snapshot_reader.hpp"
@@ -67,10 +68,6 @@ std::vector<std::string> Names(std::string_view listing) {
   return names;
 }
 
-// An object name from a listing goes into a command line, a capture file's
-// name and a block header: Grid Engine's name characters only, bounded.
-constexpr std::size_t kMaxNameBytes = 256;
-
 Result<std::vector<std::string>> NameList(std::string_view listing, const CommandLine& argv) {
   std::vector<std::string> names;
   int line_no = 0;
@@ -78,11 +75,7 @@ Result<std::vector<std::string>> NameList(std::string_view listing, const Comman
     ++line_no;
     line = Trim(line);
     if (line.empty()) continue;
-    const bool ok = line.size() <= kMaxNameBytes && std::all_of(line.begin(), line.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-             std::string_view("._@+-").find(c) != std::string_view::npos;
-    });
-    if (!ok) {
+    if (!IsObjectName(line)) {
       return Status::InvalidInput(CommandText(argv), line_no,
                                   Quote(line) + " is not an object name (letters, digits and . _ @ + -, at most 256)");
     }
@@ -108,6 +101,7 @@ class CellReader {
   Status Unsupported();
   Status QueueStates();
   Status Jobs(GeImport& out);
+  Status ShareTreeUsage(GeImport& out);
   Status Clock(GeImport& out);
 
   const CellCommands& cell_;
@@ -116,6 +110,7 @@ class CellReader {
   std::map<std::string, std::string> queue_states_;  // cqueue -> ",[host=letters]..." overrides
   std::vector<std::string> queues_;
   std::size_t hosts_ = 0;
+  bool share_tree_ = false;
   std::optional<Time> last_run_;
 };
 
@@ -203,7 +198,8 @@ Status CellReader::Objects() {
   }
   auto tree = Ask({"qconf", "-sstree"});
   if (!tree.ok()) return tree.status();
-  if (!Names(tree.value()).empty()) {
+  share_tree_ = !Names(tree.value()).empty();
+  if (share_tree_) {
     if (Status st = Block("sharetree", "", {"qconf", "-sstree"}); !st.ok()) return st;
   }
   return Status::Ok();
@@ -382,6 +378,25 @@ Status CellReader::Jobs(GeImport& out) {
   return Status::Ok();
 }
 
+// The users' and projects' share-tree usage, stored by the last scheduler run
+// (share_usage.hpp); read between the same two looks at the clock as the jobs.
+Status CellReader::ShareTreeUsage(GeImport& out) {
+  if (!share_tree_) return Status::Ok();
+  if (options_.live && options_.share_monitor.empty()) {
+    return Status::IoError("sge_share_mon",
+                           "not found (on PATH, in $SGE_ROOT/utilbin/<arch>/ or /usr/lib/gridengine/): the cell has "
+                           "a share tree, and its usage is read with it");
+  }
+  const CellCommand command = ShareUsageCommand(options_.live ? options_.share_monitor : "sge_share_mon");
+  auto output = Ask(command);
+  if (!output.ok()) return output.status();
+  auto usage = ParseShareUsage(output.value(), CommandText(command.argv));
+  if (!usage.ok()) return usage.status();
+  text_ += usage->records;
+  for (std::string& note : usage->notes) out.notes.push_back(std::move(note));
+  return Status::Ok();
+}
+
 // "11/25/2026 23:37:56|schedu|vm|P|PROF: schedd run took: ..." in local time.
 std::optional<Time> RunTime(std::string_view line) {
   std::tm tm{};
@@ -444,6 +459,7 @@ Status CellReader::Read(GeImport& out) {
     if (Status st = Clock(out); !st.ok()) return st;
     const std::string clock = std::move(text_);
     text_.clear();
+    if (Status st = ShareTreeUsage(out); !st.ok()) return st;
     if (Status st = Jobs(out); !st.ok()) return st;
     if (options_.live && !options_.now) {
       auto after = LastSchedulerRun();
@@ -492,6 +508,14 @@ std::string QmasterMessagesFile() {
     if (l.rfind("qmaster_spool_dir", 0) == 0) return std::string(Trim(l.substr(17))) + "/messages";
   }
   return "";
+}
+
+GeImportOptions LiveCellOptions() {
+  GeImportOptions options;
+  options.live = true;
+  options.messages_file = QmasterMessagesFile();
+  options.share_monitor = ShareMonitorPath();
+  return options;
 }
 
 Result<GeImport> ImportGeCell(const CellCommands& cell, const GeImportOptions& options) {

@@ -28,6 +28,9 @@ struct GeImportOptions {
   std::optional<Time> now;
   // The qmaster's messages file; empty: from $SGE_ROOT/$SGE_CELL/common/bootstrap.
   std::string messages_file;
+  // The live cell's sge_share_mon (ShareMonitorPath()), run where the cell has
+  // a share tree; empty: none found, and such a cell cannot be imported.
+  std::string share_monitor;
   bool live = false;  // the commands reach a running cell (retry on a run boundary)
 };
 
@@ -50,5 +53,9 @@ std::optional<Time> LastSchedulerRun(const CellCommands& cell, const std::string
 // $SGE_ROOT/$SGE_CELL/common/bootstrap (SGE_CELL: default), plus /messages;
 // empty where the environment or the bootstrap file does not say.
 std::string QmasterMessagesFile();
+
+// The options for the live cell of $SGE_ROOT/$SGE_CELL: live, its messages
+// file and its sge_share_mon.
+GeImportOptions LiveCellOptions();
 
 }  // namespace schedk::io

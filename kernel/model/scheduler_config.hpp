@@ -32,6 +32,18 @@ enum class PriorityNormalization : std::uint8_t { kGridEngine, kPendingOnly, kLi
 // Grid Engine's greedy loop, or each entity's share split evenly among its
 // pending jobs, so that the pending jobs' tickets sum to the configured total.
 enum class FunctionalSplit : std::uint8_t { kGridEngine, kLinear };
+// How a share-tree node spreads its short-term entitlement over the pending
+// jobs below it (params SHARE_TREE_PENDING=6.2|8.1):
+//   kJobs (6.2, the default): the k-th pending job gets stt / (running jobs
+//          below + finished jobs + k), below the highest node with pending jobs
+//          in more than one child;
+//   kSlots (Son of Grid Engine 8.1.9): running jobs rank first, and each job
+//          dilutes the entitlement of those after it by its minimum slot count
+//          (the first PE range's minimum, 1 without a PE), below the highest
+//          node with jobs of any state in more than one child.
+// The two agree where no job asks for more than one slot and every subtree
+// with running jobs also has pending ones.
+enum class ShareTreePending : std::uint8_t { kJobs, kSlots };
 
 // One usage counter name (cpu, mem, io, finished_jobs, ...) with a number.
 struct UsageValue {
@@ -93,6 +105,7 @@ struct SchedulerConfig {
   double linear_urgency_scale = 1000;  // LINEAR_URGENCY_SCALE: the urgency of one slot in the template complex
   double linear_ticket_scale = 0;      // LINEAR_TICKET_SCALE; 0: weight_tickets_functional + weight_tickets_share
   FunctionalSplit functional_split = FunctionalSplit::kGridEngine;
+  ShareTreePending share_tree_pending = ShareTreePending::kJobs;
   // Cluster configuration (qconf -mconf) keys the snapshot carries in sconf, because
   // Grid Engine creates user objects automatically with these values (enforce_user auto).
   double auto_user_fshare = 0;

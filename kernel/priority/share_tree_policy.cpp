@@ -497,11 +497,30 @@ ShareTreeWorkspace::PendingLayout ShareTreeWorkspace::LayOutPending(const Ticket
   return layout;
 }
 
+std::vector<std::uint64_t> ShareTreeWorkspace::RunningDilutionBelow(const std::vector<ShareNodeId>& ref_node,
+                                                                    const std::vector<std::uint32_t>& slot_dilution,
+                                                                    std::size_t running) const {
+  std::vector<std::uint64_t> below(nodes_.size(), 0);
+  for (std::size_t i = 0; i < running; ++i) {
+    if (ref_node[i].valid()) below[ref_node[i].index()] += slot_dilution[i];
+  }
+  // Children have higher indices than their parents except temporary nodes,
+  // which are leaves: a reverse sweep sees children first (as ComputeTargets).
+  for (std::size_t n = nodes_.size(); n-- > 0;) {
+    for (std::uint32_t c : nodes_[n].children) below[n] += below[c];
+  }
+  return below;
+}
+
 template <bool kParallel>
 void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, PendingLayout& layout,
                                  double total_tickets, bool dependent, bool add_to_tickets,
-                                 TicketRefs& refs) const {
+                                 const std::vector<std::uint32_t>& slot_dilution, TicketRefs& refs) const {
   if (nodes_.empty()) return;
+  // 8.1.9's rule (sge_sort_job_nodes) where the dilution is given, else 6.2's.
+  const bool by_slots = !slot_dilution.empty();
+  const std::vector<std::uint64_t> running_dilution =
+      by_slots ? RunningDilutionBelow(ref_node, slot_dilution, refs.running) : std::vector<std::uint64_t>();
   const std::vector<std::uint32_t>& places = layout.places;
   const std::vector<std::uint32_t>& pre = layout.pre;
   const std::vector<std::uint32_t>& size = layout.size;
@@ -537,16 +556,27 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
     return std::pair<std::uint32_t, std::uint32_t>{bucket_start[pre[n]], bucket_start[pre[n] + size[n]]};
   };
   auto pending_below = [&](std::uint32_t n) { return nodes_[n].job_ref_count - nodes_[n].active_job_ref_count; };
-  auto own_jobs = [&](std::uint32_t n) { return bucket_start[pre[n] + 1] > bucket_start[pre[n]]; };
-  // The effective root: descend while exactly one child has pending tasks and
-  // the node has none of its own.
+  // Running refs on node n itself: its running refs less its children's.
+  auto own_running = [&](std::uint32_t n) {
+    std::uint32_t below = 0;
+    for (std::uint32_t c : nodes_[n].children) below += nodes_[c].active_job_ref_count;
+    return nodes_[n].active_job_ref_count > below;
+  };
+  // Whether a node has jobs of its own, and a child jobs below it, that keep
+  // the ranking there: pending ones (6.2), of any state (8.1.9).
+  auto own_jobs = [&](std::uint32_t n) {
+    return bucket_start[pre[n] + 1] > bucket_start[pre[n]] || (by_slots && own_running(n));
+  };
+  auto active_child = [&](std::uint32_t c) { return by_slots ? nodes_[c].job_ref_count > 0 : pending_below(c) > 0; };
+  // The effective root: descend while exactly one child is active and the
+  // node has no jobs of its own.
   std::uint32_t top = 0;
   for (;;) {
     if (own_jobs(top)) break;
     std::uint32_t only = kNoNode;
     int active = 0;
     for (std::uint32_t c : nodes_[top].children) {
-      if (pending_below(c) > 0) {
+      if (active_child(c)) {
         only = c;
         ++active;
       }
@@ -558,7 +588,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
     return a.key != b.key ? a.key < b.key : a.place_and_ref < b.place_and_ref;
   };
   // Ranks the pending tasks below node n (its own and its children's): the
-  // k-th gets stt / (running below + finished jobs + k).
+  // k-th gets stt / (running below + finished jobs + k); by slots, stt /
+  // (1 + the dilution of the running tasks below and of the k-1 ahead).
   // The highest level that ranks a task sets its value: the effective root if it
   // has tasks of its own (it then ranks everything), else the root's children.
   auto final_level = [&](std::uint32_t n) { return n == top || (nodes_[n].parent == top && !own_jobs(top)); };
@@ -589,7 +620,15 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
         std::sort(first, last, better);
       }
     }
-    double job_count = nodes_[n].active_job_ref_count + nodes_[n].finished_jobs;
+    double job_count = by_slots ? 1.0 + static_cast<double>(running_dilution[n])
+                                : nodes_[n].active_job_ref_count + nodes_[n].finished_jobs;
+    // 6.2 counts a task before its share, 8.1.9 dilutes after it.
+    auto before = [&] {
+      if (!by_slots) job_count++;
+    };
+    auto after = [&](std::uint32_t ref) {
+      if (by_slots) job_count += slot_dilution[ref];
+    };
     const double stt = nodes_[n].stt;
     // The refs are scattered over the table: their columns are fetched a few
     // entries ahead.
@@ -597,8 +636,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
     if (final_level(n)) {
       for (auto it = first; it != last; ++it) {
         if (last - it > kAhead) __builtin_prefetch(&refs.stix[it[kAhead].ref()], 1);
-        job_count++;
+        before();
         refs.stix[it->ref()] = (stt / job_count) * total_tickets;  // shr * T_S
+        after(it->ref());
       }
       return;
     }
@@ -615,10 +655,11 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
       if (dependent && last - it > kAhead && !key_is_tickets(it[kAhead])) {
         __builtin_prefetch(&refs.tickets[it[kAhead].ref()]);
       }
-      job_count++;
+      before();
       double earlier = 0;
       if (dependent) earlier = key_is_tickets(*it) ? FromDescendingBits(it->key) : refs.tickets[it->ref()];
       it->key = DescendingBits(earlier + (stt / job_count) * total_tickets);
+      after(it->ref());
     }
   };
   // Post-order over nodes with pending tasks below; siblings are independent.
@@ -664,14 +705,15 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
 
 void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
                                         double total_tickets, bool dependent, bool add_to_tickets,
-                                        TicketRefs& refs) const {
-  Pending<true>(ref_node, layout, total_tickets, dependent, add_to_tickets, refs);
+                                        const std::vector<std::uint32_t>& slot_dilution, TicketRefs& refs) const {
+  Pending<true>(ref_node, layout, total_tickets, dependent, add_to_tickets, slot_dilution, refs);
 }
 
 void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
                                               double total_tickets, bool dependent, bool add_to_tickets,
+                                              const std::vector<std::uint32_t>& slot_dilution,
                                               TicketRefs& refs) const {
-  Pending<false>(ref_node, layout, total_tickets, dependent, add_to_tickets, refs);
+  Pending<false>(ref_node, layout, total_tickets, dependent, add_to_tickets, slot_dilution, refs);
 }
 
 }  // namespace schedk

@@ -12,7 +12,10 @@
 //   4. running tasks get a leaf's overall short-term target times
 //      weight_tickets_share, split by job share or evenly;
 //   5. pending tasks are ranked inside each node and get
-//      stt / (running jobs below + rank) of the tickets (sge_sort_pending_job_nodes).
+//      stt / (running jobs below + rank) of the tickets (sge_sort_pending_job_nodes);
+//      under SHARE_TREE_PENDING=8.1, Son of Grid Engine 8.1.9's rule
+//      (sge_sort_job_nodes): running tasks rank first and each task dilutes
+//      the entitlement of those after it by its job's minimum slot count.
 // Thread-safety: a workspace belongs to one ticket computation. PendingTickets
 // processes sibling subtrees in parallel; PendingTicketsSerial is its twin.
 #pragma once
@@ -85,10 +88,14 @@ class ShareTreeWorkspace {
   // task columns are not read). A `dependent` pass ranks by the earlier
   // policies' refs.tickets; `add_to_tickets` adds its tickets to them, for a
   // later dependent policy (no later step reads them otherwise).
+  // `slot_dilution` (by ref: its job's minimum slot count) selects 8.1.9's
+  // rule; empty, 6.2's.
   void PendingTickets(const std::vector<ShareNodeId>& ref_node, PendingLayout layout, double total_tickets,
-                      bool dependent, bool add_to_tickets, TicketRefs& refs) const;
+                      bool dependent, bool add_to_tickets, const std::vector<std::uint32_t>& slot_dilution,
+                      TicketRefs& refs) const;
   void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, PendingLayout layout, double total_tickets,
-                            bool dependent, bool add_to_tickets, TicketRefs& refs) const;
+                            bool dependent, bool add_to_tickets, const std::vector<std::uint32_t>& slot_dilution,
+                            TicketRefs& refs) const;
 
   // Node values, for tests and explanations.
   struct NodeState {
@@ -144,7 +151,12 @@ class ShareTreeWorkspace {
   void Targets(std::uint32_t n);
   template <bool kParallel>
   void Pending(const std::vector<ShareNodeId>& ref_node, PendingLayout& layout, double total_tickets,
-               bool dependent, bool add_to_tickets, TicketRefs& refs) const;
+               bool dependent, bool add_to_tickets, const std::vector<std::uint32_t>& slot_dilution,
+               TicketRefs& refs) const;
+  // By node: the slot dilution of the running refs below it (8.1.9's rule).
+  std::vector<std::uint64_t> RunningDilutionBelow(const std::vector<ShareNodeId>& ref_node,
+                                                  const std::vector<std::uint32_t>& slot_dilution,
+                                                  std::size_t running) const;
 
   const Cluster& cluster_;
   std::vector<NodeState> nodes_;  // node 0 is the root; temporary nodes are appended

@@ -88,6 +88,8 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
   for (std::size_t u = 0; u < department_of.size(); ++u) {
     if (entities.usersets[u].is_department) department_of[u] = UsersetId(static_cast<std::uint32_t>(u));
   }
+  const bool slot_dilution = cluster.config.share_tree_pending == ShareTreePending::kSlots;
+  if (slot_dilution) result.slot_dilution.resize(refs.size());
   auto fill = [&](std::uint32_t flat, RowIndex::Row at, std::uint32_t first, std::uint32_t count) {
     const JobShard& shard = *at.shard;
     const std::uint32_t r = at.row;
@@ -106,6 +108,11 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
       refs.jobshare[i] = shard.jobshare[r];
       refs.job_oticket[i] = shard.override_tickets[r];
       refs.ClearResults(i);
+    }
+    if (slot_dilution) {
+      const RequestSet& requests = jobs.requests(shard.requests[r]);
+      const std::uint32_t slots = requests.has_pe ? std::max<std::uint32_t>(1, requests.pe.min) : 1;
+      std::fill_n(result.slot_dilution.begin() + first, count, slots);
     }
   };
   auto no_refs = [&](std::uint32_t flat) {
@@ -230,9 +237,11 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
         // Its tickets are added to the earlier ones only for a later dependent pass.
         const bool add_to_tickets = dependent && any_later(k, [](const auto& later) { return later.second; });
         if (mode == ExecutionMode::kParallel) {
-          tree.PendingTickets(ref_node, std::move(*layout), share_total, dependent, add_to_tickets, refs);
+          tree.PendingTickets(ref_node, std::move(*layout), share_total, dependent, add_to_tickets,
+                              result.slot_dilution, refs);
         } else {
-          tree.PendingTicketsSerial(ref_node, std::move(*layout), share_total, dependent, add_to_tickets, refs);
+          tree.PendingTicketsSerial(ref_node, std::move(*layout), share_total, dependent, add_to_tickets,
+                                    result.slot_dilution, refs);
         }
         return;
       }
@@ -283,6 +292,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   for (std::size_t i = 0; i < refs.running; ++i) pass_a_running[i] = refs.Total(i);
   if (share_tree_on) tree.RunningTickets(ref_node, share_total, refs);
   refs.ReleaseWorkingColumns();
+  std::vector<std::uint32_t>().swap(result.slot_dilution);
   std::vector<ShareNodeId>().swap(ref_node);
 
   // max_tix over pass A (pending tasks and running tasks' pass A values) and pass

@@ -41,6 +41,9 @@ struct TicketResult {
   // Dispatchable rows (flat) in job-list order: job number, then first task.
   // ComputePriorities releases it once it has the dispatch order.
   Column<std::uint32_t> pending_rows;  // sized uninitialised, written in full
+  // Per ref, under SHARE_TREE_PENDING=8.1 alone: its job's minimum slot count
+  // (the share tree's dilution); empty otherwise. Released with the working columns.
+  std::vector<std::uint32_t> slot_dilution;
 };
 
 // Free slots over all queue instances: sum of max(0, slots - slots used by

@@ -89,6 +89,22 @@ set_attr() { qconf -rattr "$1" "$2" "$3" "$4" >/dev/null 2>&1 || qconf -mattr "$
 mkuser() { cell_put -Auser -Muser -suserl "$1" "$(printf 'name %s\noticket %s\nfshare %s\ndelete_time 0\ndefault_project %s' "$1" "$3" "$2" "${4:-NONE}")"; }
 mkprj() { cell_put -Aprj -Mprj -sprjl "$1" "$(printf 'name %s\noticket %s\nfshare %s\nacl NONE\nxacl NONE' "$1" "$3" "$2")"; }
 mkdept() { cell_put -Au -Mu -sul "$1" "$(printf 'name %s\ntype DEPT\nfshare %s\noticket %s\nentries %s' "$1" "$2" "$3" "$4")"; }
+# The share tree, from qconf's file format (nodes in depth-first order: qconf
+# numbers them so): mkstree text
+mkstree() {
+  local f
+  f=$(mktemp)
+  printf '%s\n' "$1" > "$f"
+  qconf -Astree "$f" >/dev/null 2>&1 || qconf -Mstree "$f" >/dev/null 2>&1
+  local rc=$?
+  rm -f "$f"
+  return $rc
+}
+# Waits until the cell has no job left (at most two minutes).
+wait_no_jobs() {
+  for _ in $(seq 120); do [ -z "$(qstat -u '*' 2>/dev/null)" ] && return 0; sleep 1; done
+  cell_fail "the jobs do not end"
+}
 # mkpe name slots allocation_rule urgency_slots
 mkpe() {
   cell_put -Ap -Mp -spl "$1" "$(printf 'pe_name %s\nslots %s\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots %s\naccounting_summary FALSE\nqsort_args NONE' "$1" "$2" "$3" "$4")"
@@ -144,8 +160,7 @@ wait_runs() {
 cell_reset() {
   qmod -e '*' >/dev/null 2>&1 || true
   qdel -f -u '*' '*' >/dev/null 2>&1 || true
-  for _ in $(seq 120); do [ -z "$(qstat -u '*' 2>/dev/null)" ] && break; sleep 1; done
-  [ -z "$(qstat -u '*' 2>/dev/null)" ] || cell_fail "the jobs of the last scenario do not go away"
+  wait_no_jobs
   qconf -dstree >/dev/null 2>&1 || true
   # A queue whose last job has just gone may still refuse to go for a moment.
   for _ in $(seq 30); do

@@ -48,11 +48,29 @@ capture() {
   return 1
 }
 
+# Priorities under both share-tree pending rules (sched_conf params
+# SHARE_TREE_PENDING): 6.2's, schedk's default, and 8.1.9's, the cell's. Both
+# must agree with qstat unless the scenario sets scenario_rule=8.1: then only
+# 8.1.9's must, and 6.2's differences are shown as expected.
 run_priorities() {
-  local dir=$1
+  local dir=$1 differ=0
   capture "$dir" || return 1
+  sed -E -e 's/^(params[[:space:]]+)NONE[[:space:]]*$/\1SHARE_TREE_PENDING=8.1/' \
+    -e '/SHARE_TREE_PENDING/!s/^(params[[:space:]]+.*[^[:space:]])[[:space:]]*$/\1,SHARE_TREE_PENDING=8.1/' \
+    "$dir/snapshot" > "$dir/snapshot.8.1"
   "$schedk" priorities --format jsonl "$dir/snapshot" > "$dir/schedk.jsonl" 2> "$dir/schedk.log" || return 1
-  python3 "$root/tests/compat/compare.py" priorities "$dir/qstat.xml" "$dir/schedk.jsonl"
+  "$schedk" priorities --format jsonl "$dir/snapshot.8.1" > "$dir/schedk.8.1.jsonl" 2>> "$dir/schedk.log" || return 1
+  echo "  SHARE_TREE_PENDING=8.1:"
+  python3 "$root/tests/compat/compare.py" priorities "$dir/qstat.xml" "$dir/schedk.8.1.jsonl" || differ=1
+  echo "  SHARE_TREE_PENDING=6.2 (the default):"
+  if [ "${scenario_rule:-}" = 8.1 ]; then
+    ! python3 "$root/tests/compat/compare.py" priorities "$dir/qstat.xml" "$dir/schedk.jsonl" > "$dir/rule-6.2.diff" ||
+      { echo "  agrees, but the scenario was written to tell the rules apart"; differ=1; }
+    echo "  differs, as expected: $(tail -n 1 "$dir/rule-6.2.diff")"
+  else
+    python3 "$root/tests/compat/compare.py" priorities "$dir/qstat.xml" "$dir/schedk.jsonl" || differ=1
+  fi
+  return $differ
 }
 
 run_dispatch() {
@@ -104,7 +122,7 @@ for name in "${scenarios[@]}"; do
   rm -rf "$dir" && mkdir -p "$dir"
   echo "compat: $name"
   unset -f scenario_configure scenario_submit
-  scenario_kind=priorities
+  scenario_kind=priorities scenario_rule=
   . "$file"
   cell_reset
   scenario_configure

@@ -1,17 +1,19 @@
 // fuzz_ge_import: the Grid Engine importer (io/ge_import/) on a capture of a
 // cell in which one command's output is the fuzz input. The base captures are
-// the two fixtures tests/io/ge_capture/{urgency,dispatch-pe}, read once from
-// the source tree (SCHEDK_SOURCE_DIR); a CellCommands answers from memory as
-// CaptureDirectory would from the files.
+// the fixtures tests/io/ge_capture/{urgency,dispatch-pe,share-tree}, read
+// once from the source tree (SCHEDK_SOURCE_DIR); a CellCommands answers from
+// memory as CaptureDirectory would from the files.
 // Input: a selector byte, then the bytes that replace one capture file.
 //   selector % kSlots            the file (kSlots below, by capture name);
-//   (selector / kSlots) % 2      the base: 0 urgency, 1 dispatch-pe;
-//   (selector / (2 * kSlots)) % 2
+//   (selector / kSlots) % 3      the base: 0 urgency, 1 dispatch-pe,
+//                                2 share-tree;
+//   (selector / (3 * kSlots)) % 2
 //                                1: GeImportOptions::now is given (the
 //                                messages file is then not read).
-// For the three qstat XML outputs the parser (qstat_xml.hpp) also runs on the
-// bytes alone: a parse is much cheaper than an import, and its result can be
-// checked before the importer turns it into an error or a snapshot.
+// For the three qstat XML outputs and sge_share_mon's, the parser
+// (qstat_xml.hpp, share_usage.hpp) also runs on the bytes alone: a parse is
+// much cheaper than an import, and its result can be checked before the
+// importer turns it into an error or a snapshot.
 // Properties:
 //   (a) ImportGeCell and the parsers return (no crash, exception or hang);
 //   (b) an import that succeeds gives snapshot text that io::ReadSnapshot
@@ -23,9 +25,9 @@
 //   (c) a failed import's or parse's message is one line (no '\n') of at most
 //       4096 bytes and, as untrusted_text.hpp promises for every message that
 //       quotes input, holds no control byte;
-//   (d) what a parser returns keeps qstat_xml.hpp's word: jobs and task rows
+//   (d) what a parser returns keeps its header's word: jobs and task rows
 //       have a number, task rows a state, queue instances a '@' in the name,
-//       and every `line` is a line of the input.
+//       every `line` is a line of the input, and share usage is usage records.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +43,7 @@
 #include "io/ge_import/cell_commands.hpp"
 #include "io/ge_import/ge_import.hpp"
 #include "io/ge_import/qstat_xml.hpp"
+#include "io/ge_import/share_usage.hpp"
 #include "io/snapshot_reader.hpp"
 #include "tests/fuzz/fuzz_checks.hpp"
 
@@ -52,7 +55,8 @@ namespace schedk::fuzz {
 namespace {
 
 // The capture files an input can replace, by capture name (CaptureFileName).
-// Both bases have each of them; seed_corpus.sh seeds them in this order.
+// Every base has each of them but the last, which only a cell with a share
+// tree has; seed_corpus.sh seeds them in this order.
 constexpr const char* kSlots[] = {
     "qstat_-j_%2A_-xml",       // 0: qstat -j '*' -xml        (ParseQstatJobs)
     "qstat_-u_%2A_-g_t_-xml",  // 1: qstat -u '*' -g t -xml   (ParseQstatTasks)
@@ -64,9 +68,13 @@ constexpr const char* kSlots[] = {
     "qconf_-sstree",           // 7: the share tree, present when not empty
     "qconf_-sel",              // 8: a listing: the execution hosts
     "qrstat_-u_%2A",           // 9: advance reservations: any refuses the import
+    // 10: share-tree usage (ParseShareUsage), ShareUsageCommand's capture
+    "sge%5Fshare%5Fmon_-c_1_-n_-f_usage%5Ftime,node%5Fname,user%5Fname,project%5Fname,cpu,mem,io",
 };
+constexpr std::size_t kShareUsageSlot = 10;
 constexpr std::size_t kSlotCount = std::size(kSlots);
-constexpr const char* kBases[] = {"urgency", "dispatch-pe"};
+constexpr const char* kBases[] = {"urgency", "dispatch-pe", "share-tree"};
+constexpr std::size_t kBaseCount = std::size(kBases);
 
 constexpr std::size_t kMaxMessageBytes = 4096;
 constexpr Time kGivenNow = 1795651200;  // 2026-11-26T00:00:00Z, near the captures' clocks
@@ -93,6 +101,7 @@ Capture LoadBase(const char* name) {
     if (entry.is_regular_file()) files[entry.path().filename().string()] = Slurp(entry.path());
   }
   for (const char* slot : kSlots) {
+    if (slot == kSlots[kShareUsageSlot] && files.count("qconf_-sstree") == 1 && files["qconf_-sstree"].empty()) continue;
     Check(files.count(slot) == 1, "base capture has every slot", dir.string() + ": " + slot);
   }
   files.emplace("date", std::to_string(kGivenNow) + "\n");
@@ -100,7 +109,7 @@ Capture LoadBase(const char* name) {
 }
 
 const Capture& Base(std::size_t which) {
-  static const Capture bases[] = {LoadBase(kBases[0]), LoadBase(kBases[1])};
+  static const Capture bases[] = {LoadBase(kBases[0]), LoadBase(kBases[1]), LoadBase(kBases[2])};
   return bases[which];
 }
 
@@ -195,6 +204,14 @@ void ParseAlone(std::size_t slot, std::string_view xml) {
     for (const io::CellQueueInstance& q : queues.value()) {
       Check(q.name.find('@') != std::string::npos, "(d) ParseQstatQueues instance name has '@'", Shown(q.name));
     }
+  } else if (slot == kShareUsageSlot) {
+    auto usage = io::ParseShareUsage(xml, source);
+    if (!usage.ok()) return CheckMessage(usage.status(), "ParseShareUsage");
+    std::istringstream records(usage->records);
+    for (std::string line; std::getline(records, line);) {
+      Check(line.rfind("usage user ", 0) == 0 || line.rfind("usage project ", 0) == 0,
+            "(d) ParseShareUsage writes usage records", Shown(line));
+    }
   }
 }
 
@@ -205,6 +222,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   using namespace schedk;
   using namespace schedk::fuzz;
   // Both bases import as they are: otherwise every input ends in the same error.
+  Check(io::ShareUsageCommand("sge_share_mon").capture == kSlots[kShareUsageSlot], "share usage slot named as captured");
   for (std::size_t b = 0; b < std::size(kBases); ++b) {
     auto imported = io::ImportGeCell(Cell(Base(b), "", "", kBases[b]), io::GeImportOptions{});
     Check(imported.ok(), "base capture imports", std::string(kBases[b]) + ": " + imported.status().ToString());
@@ -217,8 +235,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace schedk::fuzz;
   if (size == 0) return 0;
   const std::size_t slot = data[0] % kSlotCount;
-  const std::size_t base = (data[0] / kSlotCount) % 2;
-  const bool given_now = (data[0] / (2 * kSlotCount)) % 2 == 1;
+  const std::size_t base = (data[0] / kSlotCount) % kBaseCount;
+  const bool given_now = (data[0] / (kBaseCount * kSlotCount)) % 2 == 1;
   const std::string_view text = AsText(data + 1, size - 1);
   ParseAlone(slot, text);
 

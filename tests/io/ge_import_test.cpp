@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "io/ge_import/qstat_xml.hpp"
+#include "io/ge_import/share_usage.hpp"
 #include "io/ge_import/snapshot_diff.hpp"
 #include "io/priority_writer.hpp"
 #include "io/schedule_writer.hpp"
@@ -75,17 +76,14 @@ TEST_F(ImportGeTest, CaptureFileNamesAreReversibleAndReadable) {
   EXPECT_EQ(CommandText({"qstat", "-u", "*", "-g", "t"}), "qstat -u '*' -g t");
 }
 
-// Every column qstat -g d -xml printed in the run the capture was made in.
-TEST_F(ImportGeTest, PrioritiesAreTheDigitsQstatPrinted) {
-  auto imported = Import(Fixture("urgency"));
-  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
-  EXPECT_EQ(imported->jobs, 12u);
-  const Snapshot s = testing::Load(imported->snapshot);
-  EXPECT_EQ(s.cluster.now, 1795652666);  // the cell's last scheduler run (PROFILE)
+// Compares every column qstat -g d -xml printed (`qstat_file`) in the run the
+// capture was made in with schedk's priorities of the import; returns how
+// many values were compared.
+int CompareWithQstat(const Snapshot& s, const std::string& qstat_file) {
   std::map<std::pair<JobNumber, TaskNumber>, std::map<std::string, double>> ours;
   const PriorityResult result = ComputePriorities(s.cluster, s.jobs);
   std::string jsonl;
-  ASSERT_TRUE(WritePriorities(s, result, PriorityFormat::kKeyValue, [&](std::string_view piece) {
+  EXPECT_TRUE(WritePriorities(s, result, PriorityFormat::kKeyValue, [&](std::string_view piece) {
     jsonl += piece;
     return true;
   }));
@@ -100,29 +98,81 @@ TEST_F(ImportGeTest, PrioritiesAreTheDigitsQstatPrinted) {
     ours[{static_cast<JobNumber>(row["job"]), static_cast<TaskNumber>(row["task"])}] = row;
   }
   pugi::xml_document qstat;
-  ASSERT_TRUE(qstat.load_file(Fixture("urgency.qstat-gd.xml").c_str()));
+  EXPECT_TRUE(qstat.load_file(qstat_file.c_str())) << qstat_file;
   const std::pair<const char*, const char*> kColumns[] = {
-      {"JAT_prio", "prio"},     {"JAT_ntix", "ntckts"},   {"JB_nppri", "npprior"}, {"JB_nurg", "nurg"},
+      {"JAT_prio", "prio"},      {"JAT_ntix", "ntckts"},    {"JB_nppri", "npprior"}, {"JB_nurg", "nurg"},
       {"JB_rrcontr", "rrcontr"}, {"JB_wtcontr", "wtcontr"}, {"JB_dlcontr", "dlcontr"}, {"tickets", "tckts"},
-      {"ftickets", "ftckt"},    {"JAT_share", "share"}};
+      {"otickets", "otckt"},     {"ftickets", "ftckt"},     {"stickets", "stckt"},   {"JAT_share", "share"}};
   int compared = 0;
   for (const pugi::xpath_node& node : qstat.select_nodes("//job_list")) {
     const pugi::xml_node job = node.node();
     const JobNumber number = job.child("JB_job_number").text().as_uint();
     const TaskNumber task = job.child("tasks") ? job.child("tasks").text().as_uint() : 1;
-    ASSERT_TRUE(ours.count({number, task})) << number << "." << task;
+    EXPECT_TRUE(ours.count({number, task})) << number << "." << task;
     for (const auto& [element, key] : kColumns) {
       const std::string printed = job.child(element).text().get();
       const double v = ours[{number, task}][key];
+      const std::string_view k = key;
       char text[64];
       if (printed.find('.') != std::string::npos) std::snprintf(text, sizeof text, "%.5f", v);
-      else if (std::string(key) == "tckts" || std::string(key) == "ftckt") std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v));
+      else if (k == "tckts" || k == "otckt" || k == "ftckt" || k == "stckt") std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v));
       else std::snprintf(text, sizeof text, "%.0f", v);
       EXPECT_EQ(printed, text) << "job " << number << "." << task << " " << key;
       ++compared;
     }
   }
-  EXPECT_EQ(compared, 150);  // 15 rows (12 jobs, array tasks one row each), 10 columns
+  return compared;
+}
+
+TEST_F(ImportGeTest, PrioritiesAreTheDigitsQstatPrinted) {
+  auto imported = Import(Fixture("urgency"));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_EQ(imported->jobs, 12u);
+  const Snapshot s = testing::Load(imported->snapshot);
+  EXPECT_EQ(s.cluster.now, 1795652666);  // the cell's last scheduler run (PROFILE)
+  EXPECT_EQ(CompareWithQstat(s, Fixture("urgency.qstat-gd.xml")), 180);  // 15 rows (12 jobs, array tasks one row each), 12 columns
+}
+
+// make compat's share-tree scenario: usage that CPU-burning jobs left, read
+// with sge_share_mon; the pending jobs' share-tree tickets are qstat's.
+TEST_F(ImportGeTest, ShareTreeUsageGivesTheTicketsQstatPrinted) {
+  auto imported = Import(Fixture("share-tree"));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  const std::string& text = imported->snapshot;
+  EXPECT_NE(text.find("usage user u1 cpu=5.399108,mem=0.006498,io=22.533252 at=1795662200\n"), std::string::npos);
+  EXPECT_NE(text.find("usage user u3 cpu=2.748267,mem=0.002991,io=11.588320 at=1795662200 project=P1\n"), std::string::npos);
+  EXPECT_NE(text.find("usage project P1 cpu=3.574196,mem=0.003776,io=14.491831 at=1795662200\n"), std::string::npos);
+  const Snapshot s = testing::Load(text);
+  EXPECT_EQ(CompareWithQstat(s, Fixture("share-tree.qstat-gd.xml")), 96);  // 8 pending jobs, 12 columns
+  // Without the usage the tickets are those of an unused tree: not qstat's.
+  std::string unused;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("usage ", 0) != 0) unused += line + "\n";
+  }
+  const Snapshot without = testing::Load(unused);
+  const PriorityResult with_usage = ComputePriorities(s.cluster, s.jobs);
+  const PriorityResult no_usage = ComputePriorities(without.cluster, without.jobs);
+  ASSERT_EQ(with_usage.tickets.refs.size(), no_usage.tickets.refs.size());
+  int differ = 0;
+  for (std::size_t i = 0; i < with_usage.tickets.refs.size(); ++i) {
+    differ += std::floor(with_usage.tickets.refs.stix[i]) != std::floor(no_usage.tickets.refs.stix[i]);
+  }
+  EXPECT_GT(differ, 0);
+}
+
+// make compat's share-tree-pe scenario: parallel jobs, running and pending,
+// under a share tree; the cell's tickets are those of 8.1.9's pending rule.
+TEST_F(ImportGeTest, SharedTreeTicketsOfParallelJobsFollow819sRule) {
+  auto imported = Import(Fixture("share-tree-pe"));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  std::string text = imported->snapshot;
+  const std::string params = "MONITOR=1,PROFILE=1\n";
+  const std::size_t at = text.find(params);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + params.size() - 1, ",SHARE_TREE_PENDING=8.1");
+  const Snapshot s = testing::Load(text);
+  EXPECT_EQ(CompareWithQstat(s, Fixture("share-tree-pe.qstat-gd.xml")), 120);  // 10 jobs, 12 columns
 }
 
 // The capture was made with every queue disabled; opened at the time of the
@@ -174,6 +224,25 @@ TEST_F(ImportGeTest, AMissingOutputNamesTheCommand) {
   EXPECT_EQ(imported.status().file(), "qstat -u '*' -g t -xml");
   EXPECT_NE(imported.status().message().find("holds no output of it (file qstat_-u_%2A_-g_t_-xml)"), std::string::npos)
       << imported.status().ToString();
+}
+
+// A cell with a share tree is read with its usage, or not at all.
+TEST_F(ImportGeTest, AShareTreeWithoutItsUsageStopsTheImport) {
+  const std::string dir = Copy("share-tree");
+  const std::string capture = ShareUsageCommand("sge_share_mon").capture;
+  fs::remove(dir + "/" + capture);
+  auto imported = Import(dir);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().file().rfind("sge_share_mon -c 1", 0), 0u) << imported.status().ToString();
+  EXPECT_NE(imported.status().message().find("holds no output of it"), std::string::npos);
+  // Live, where no sge_share_mon is found.
+  GeImportOptions live;
+  live.live = true;
+  live.now = 1795662200;
+  auto unfound = ImportGeCell(CaptureDirectory(Fixture("share-tree")), live);
+  ASSERT_FALSE(unfound.ok());
+  EXPECT_EQ(unfound.status().file(), "sge_share_mon");
+  EXPECT_NE(unfound.status().message().find("not found"), std::string::npos);
 }
 
 TEST_F(ImportGeTest, OutputThatDoesNotParseNamesCommandAndLine) {

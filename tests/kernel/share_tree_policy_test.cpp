@@ -1,6 +1,8 @@
 // Test vectors T3.4 and T3.5 of sge-algorithms.md §3.4 (share-tree targets,
 // pending "previous jobs" ranking, pass B, compensation), plus the "default"
-// leaf, project subtrees and the effective root.
+// leaf, project subtrees and the effective root; and Son of Grid Engine
+// 8.1.9's pending rule (SHARE_TREE_PENDING=8.1), worked by hand from its
+// sge_sort_job_nodes (make compat checks it against the real cell).
 #include "kernel/priority/share_tree_policy.hpp"
 
 #include <gtest/gtest.h>
@@ -375,6 +377,123 @@ job 2 owner=alice submit=200
     EXPECT_DOUBLE_EQ(Find(functional_first, q, 1).values.ftckt, 500);
     EXPECT_DOUBLE_EQ(Find(functional_first, q, 2).values.stckt, 10000);
     EXPECT_DOUBLE_EQ(Find(functional_first, q, 1).values.stckt, 5000);
+  }
+}
+
+// T3.4's tree and usage with parallel jobs. 6.2 counts jobs: A's pending jobs
+// get stt/2, stt/3 behind the running one, B's stt/1, stt/2. 8.1.9 ranks the
+// running job first and dilutes by minimum slot counts: A starts at 1 + 2 (the
+// running job's 2 slots), then + 3 (job 2's); B at 1, then + 2 (job 4's 2-4).
+TEST(ShareTreePolicyTest, By81sRuleJobsDiluteByTheirMinimumSlots) {
+  const std::string jobs = R"(
+begin pe mpi
+slots 16
+allocation_rule $pe_slots
+end pe
+usage user A cpu=300,mem=0,io=0
+usage user B cpu=100,mem=0,io=0
+job 1 owner=A submit=100 state=r start=200 pe_name=mpi pe_min=2 pe_max=2 granted=all.q@n1:2
+job 2 owner=A submit=300 pe_name=mpi pe_min=3 pe_max=3
+job 3 owner=A submit=301
+job 4 owner=B submit=302 pe_name=mpi pe_min=2 pe_max=4
+job 5 owner=B submit=303
+)";
+  auto snapshot = [&](const char* params) {
+    return Load(std::string(kHead) + "begin sconf\nweight_tickets_share 10000\nparams " + params + R"(
+end sconf
+begin sharetree
+id=0
+name=Root
+type=0
+shares=1
+childnodes=1,2
+id=1
+name=A
+type=0
+shares=60
+childnodes=NONE
+id=2
+name=B
+type=0
+shares=40
+childnodes=NONE
+end sharetree
+)" + jobs);
+  };
+  const double stt_a = 12.0 / 28, stt_b = 16.0 / 28;
+  const auto v62 = snapshot("NONE");
+  const auto v81 = snapshot("SHARE_TREE_PENDING=8.1");
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto r62 = ComputePriorities(v62.cluster, v62.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(v62, r62, 2).values.stckt, stt_a / 2 * 10000);
+    EXPECT_DOUBLE_EQ(Find(v62, r62, 3).values.stckt, stt_a / 3 * 10000);
+    EXPECT_DOUBLE_EQ(Find(v62, r62, 4).values.stckt, stt_b / 1 * 10000);
+    EXPECT_DOUBLE_EQ(Find(v62, r62, 5).values.stckt, stt_b / 2 * 10000);
+    const auto r81 = ComputePriorities(v81.cluster, v81.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 2).values.stckt, stt_a / 3 * 10000);
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 3).values.stckt, stt_a / 6 * 10000);
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 4).values.stckt, stt_b / 1 * 10000);
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 5).values.stckt, stt_b / 3 * 10000);
+    EXPECT_NEAR(Find(v81, r81, 3).values.stckt, 714.29, 0.01);
+    // Running tasks' tickets (pass B) do not depend on the rule.
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 1).values.stckt, Find(v62, r62, 1).values.stckt);
+  }
+}
+
+// Root{A, G{B, C}}, equal shares, no usage: every stt is 1/2. A's only job
+// runs. 6.2 descends to G, the highest node with pending jobs in more than one
+// child, and ranks at B and C: b1 1/2, b2 1/4, c1 1/2. 8.1.9 descends only
+// while one child has jobs of any state: it ranks at A and G, where B's and
+// C's jobs meet in the order of their B and C keys (b1 and c1 tie, job number
+// first): b1 1/2, c1 1/4, b2 1/6.
+TEST(ShareTreePolicyTest, By81sRuleRunningJobsKeepTheRankingHigh) {
+  auto snapshot = [](const char* params) {
+    return Load(std::string(kHead) + "begin sconf\nweight_tickets_share 10000\nparams " + params + R"(
+end sconf
+begin sharetree
+id=0
+name=Root
+type=0
+shares=1
+childnodes=1,2
+id=1
+name=a
+type=0
+shares=1
+childnodes=NONE
+id=2
+name=G
+type=0
+shares=1
+childnodes=3,4
+id=3
+name=b
+type=0
+shares=1
+childnodes=NONE
+id=4
+name=c
+type=0
+shares=1
+childnodes=NONE
+end sharetree
+job 1 owner=a submit=100 state=r start=200 granted=all.q@n1:1
+job 2 owner=b submit=300
+job 3 owner=b submit=301
+job 4 owner=c submit=302
+)");
+  };
+  const auto v62 = snapshot("NONE");
+  const auto v81 = snapshot("SHARE_TREE_PENDING=8.1");
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const auto r62 = ComputePriorities(v62.cluster, v62.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(v62, r62, 2).values.stckt, 5000);
+    EXPECT_DOUBLE_EQ(Find(v62, r62, 3).values.stckt, 2500);
+    EXPECT_DOUBLE_EQ(Find(v62, r62, 4).values.stckt, 5000);
+    const auto r81 = ComputePriorities(v81.cluster, v81.jobs, mode);
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 2).values.stckt, 5000);
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 4).values.stckt, 2500);
+    EXPECT_DOUBLE_EQ(Find(v81, r81, 3).values.stckt, 10000.0 / 6);
   }
 }
 
