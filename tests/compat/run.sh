@@ -11,8 +11,8 @@
 #               line, in order (starts, reservations, running jobs), and its
 #               starts the jobs the cell started, in the same queue instances
 #               (a second import, after the run, says which);
-#   shadow      `schedk shadow` for three runs: no request of its feed refused,
-#               no digest drift, every decision agreed.
+#   shadow      `schedk shadow` for three runs (scenario_rounds): no request of
+#               its feed refused, no digest drift, every decision agreed.
 # Each scenario's files (captures, snapshot, outputs) stay in OUT/<scenario>.
 # Exits 1 when any scenario differs or cannot run; never passes by skipping.
 #
@@ -104,7 +104,7 @@ run_dispatch() {
 run_shadow() {
   local dir=$1
   scenario_submit
-  "$schedk" shadow --rounds 3 --digest-every 1 --keep "$dir/rounds" > "$dir/shadow.out" 2>&1 ||
+  "$schedk" shadow --rounds "${scenario_rounds:-3}" --digest-every 1 --keep "$dir/rounds" > "$dir/shadow.out" 2>&1 ||
     { cat "$dir/shadow.out"; return 1; }
   sed 's/^/  /' "$dir/shadow.out"
   tail -n 1 "$dir/shadow.out" | grep -q 'so far 100.0%'
@@ -122,7 +122,7 @@ for name in "${scenarios[@]}"; do
   rm -rf "$dir" && mkdir -p "$dir"
   echo "compat: $name"
   unset -f scenario_configure scenario_submit
-  scenario_kind=priorities scenario_rule=
+  scenario_kind=priorities scenario_rule= scenario_rounds=
   . "$file"
   cell_reset
   scenario_configure
