@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <optional>
 
 #include "io/untrusted_text.hpp"
@@ -203,11 +204,29 @@ Status ReadJob(const XmlText& x, const pugi::xml_node& e, CellJob& job) {
   return Status::Ok();
 }
 
+// qstat -j writes the scheduler's messages (schedd_job_info true) after the
+// jobs, each list element named after its list, and one list is named "job
+// ids": `<job ids>` is not XML. Nothing in them is read, so the section is
+// blanked (newlines kept, so lines and offsets stay the output's).
+std::string WithoutSchedulerMessages(std::string_view xml) {
+  std::string text(xml);
+  const std::size_t jobs_end = text.find("</djob_info>");
+  const std::size_t begin = text.find("<messages>", jobs_end == std::string::npos ? 0 : jobs_end);
+  if (jobs_end == std::string::npos || begin == std::string::npos) return text;
+  const std::size_t close = text.find("</messages>", begin);
+  if (close == std::string::npos) return text;
+  for (std::size_t i = begin; i < close + std::strlen("</messages>"); ++i) {
+    if (text[i] != '\n') text[i] = ' ';
+  }
+  return text;
+}
+
 }  // namespace
 
-Result<std::vector<CellJob>> ParseQstatJobs(std::string_view xml, const std::string& source) {
+Result<std::vector<CellJob>> ParseQstatJobs(std::string_view output, const std::string& source) {
   std::vector<CellJob> jobs;
-  if (xml.find_first_not_of(" \t\r\n") == std::string_view::npos) return jobs;
+  if (output.find_first_not_of(" \t\r\n") == std::string_view::npos) return jobs;
+  const std::string xml = WithoutSchedulerMessages(output);
   const XmlText x(xml, source);
   pugi::xml_document doc;
   if (Status st = x.Load(doc); !st.ok()) return st;

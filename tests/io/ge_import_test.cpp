@@ -11,9 +11,11 @@
 #include <pugixml.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -224,6 +226,35 @@ TEST_F(ImportGeTest, AMissingOutputNamesTheCommand) {
   EXPECT_EQ(imported.status().file(), "qstat -u '*' -g t -xml");
   EXPECT_NE(imported.status().message().find("holds no output of it (file qstat_-u_%2A_-g_t_-xml)"), std::string::npos)
       << imported.status().ToString();
+}
+
+// With schedd_job_info true, qstat -j lists the scheduler's messages after
+// the jobs, naming some job lists `<job ids>` (seen on the 8.1.9 cell for
+// message 44, "cannot run on host ... until clean up of a previous run has
+// finished"): not XML, and not read. The import is the same without them.
+TEST_F(ImportGeTest, TheSchedulersMessagesInQstatJAreNotRead) {
+  const std::string dir = Copy("urgency");
+  const std::string file = dir + "/qstat_-j_%2A_-xml";
+  std::string xml = ReadText(file);
+  const std::size_t messages = xml.find("<MES_job_number_list>");
+  ASSERT_NE(messages, std::string::npos);
+  const std::size_t open = xml.find("<ulong_sublist>", messages), close = xml.find("</ulong_sublist>", messages);
+  ASSERT_LT(open, close);
+  xml.replace(close, std::strlen("</ulong_sublist>"), "</job ids>");
+  xml.replace(open, std::strlen("<ulong_sublist>"), "<job ids>");
+  Write(file, xml);
+  auto with = Import(dir);
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  auto without = Import(Fixture("urgency"));
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(with->snapshot, without->snapshot);
+  // The jobs' own part is still checked: the same element there is an error at its line.
+  const std::size_t job = xml.find("<JB_job_number>");
+  xml.replace(job, std::strlen("<JB_job_number>"), "<JB job_number>");
+  Write(file, xml);
+  auto broken = Import(dir);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.status().line(), 1 + static_cast<int>(std::count(xml.begin(), xml.begin() + job, '\n')));
 }
 
 // A cell with a share tree is read with its usage, or not at all.
