@@ -41,13 +41,17 @@ Result<Row> ParseRow(std::string_view line, const std::string& source, int line_
     const std::string_view field = rest.substr(0, tab);
     rest = tab == std::string_view::npos ? std::string_view() : rest.substr(tab + 1);
     if (field.empty()) continue;
-    const std::string_view name = kFields[std::min(n, kFieldCount - 1)];
-    if (n == kFieldCount || field.substr(0, name.size() + 1) != std::string(name) + "=") {
+    if (n == kFieldCount) return Status::InvalidInput(source, line_no, "unexpected field " + Quote(field));
+    const std::string_view name = kFields[n];
+    if (field.substr(0, name.size() + 1) != std::string(name) + "=") {
       return Status::InvalidInput(source, line_no, "expected " + std::string(name) + "=..., not " + Quote(field));
     }
     fields[n++] = field.substr(name.size() + 1);
   }
-  if (n != kFieldCount) return Status::InvalidInput(source, line_no, "expected the fields usage_time,node_name,user_name,project_name,cpu,mem,io");
+  if (n != kFieldCount) {
+    return Status::InvalidInput(source, line_no,
+                                "expected the fields usage_time,node_name,user_name,project_name,cpu,mem,io");
+  }
   Row row;
   const auto [end, ec] = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), row.usage_time);
   if (ec != std::errc() || end != fields[0].data() + fields[0].size() || row.usage_time < 0) {
@@ -57,13 +61,15 @@ Result<Row> ParseRow(std::string_view line, const std::string& source, int line_
   row.user = fields[2];
   row.project = fields[3];
   for (std::string_view name : {row.user, row.project}) {
-    if (!name.empty() && !IsObjectName(name)) return Status::InvalidInput(source, line_no, Quote(name) + " is not an object name");
+    if (!name.empty() && !IsObjectName(name))
+      return Status::InvalidInput(source, line_no, Quote(name) + " is not an object name");
   }
   for (std::size_t i = 0; i < 3; ++i) {
     row.values[i] = fields[4 + i];
     if (!IsNumber(row.values[i])) {
-      return Status::InvalidInput(source, line_no,
-                                  std::string(kFields[4 + i]) + ": expected a finite number >= 0, not " + Quote(row.values[i]));
+      return Status::InvalidInput(
+          source, line_no,
+          std::string(kFields[4 + i]) + ": expected a finite number >= 0, not " + Quote(row.values[i]));
     }
   }
   return row;
@@ -75,7 +81,8 @@ std::string_view LastComponent(std::string_view path) {
 }
 
 std::string Values(const Row& row) {
-  return "cpu=" + std::string(row.values[0]) + ",mem=" + std::string(row.values[1]) + ",io=" + std::string(row.values[2]);
+  return "cpu=" + std::string(row.values[0]) + ",mem=" + std::string(row.values[1]) +
+         ",io=" + std::string(row.values[2]);
 }
 
 bool Executable(const std::string& path) {
@@ -94,7 +101,8 @@ CellCommand ShareUsageCommand(const std::string& program) {
 
 Result<ShareUsage> ParseShareUsage(std::string_view output, const std::string& source) {
   if (const std::size_t bad = FindNonText(output); bad != std::string_view::npos) {
-    const int line = 1 + static_cast<int>(std::count(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+    const int line =
+        1 + static_cast<int>(std::count(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
     return Status::InvalidInput(source, line, NonTextMessage(output, bad));
   }
   std::map<std::pair<std::string, std::string>, std::string> users;  // (user, project) -> values and stamp
@@ -114,16 +122,19 @@ Result<ShareUsage> ParseShareUsage(std::string_view output, const std::string& s
     const Row& r = row.value();
     if (LastComponent(r.node) == "default") default_node = true;
     if (!r.user.empty()) {
-      users.emplace(std::pair(std::string(r.user), std::string(r.project)), Values(r) + " at=" + std::to_string(r.usage_time));
+      users.emplace(std::pair(std::string(r.user), std::string(r.project)),
+                    Values(r) + " at=" + std::to_string(r.usage_time));
       latest = std::max(latest, r.usage_time);
-      if (!r.project.empty()) project_stamps[std::string(r.project)] = std::max(project_stamps[std::string(r.project)], r.usage_time);
+      if (!r.project.empty())
+        project_stamps[std::string(r.project)] = std::max(project_stamps[std::string(r.project)], r.usage_time);
     } else if (!r.project.empty() && LastComponent(r.node) == r.project) {
       projects.emplace(std::string(r.project), Values(r));
     }
   }
   ShareUsage out;
   for (const auto& [key, values] : users) {
-    out.records += "usage user " + key.first + " " + values + (key.second.empty() ? "" : " project=" + key.second) + "\n";
+    out.records +=
+        "usage user " + key.first + " " + values + (key.second.empty() ? "" : " project=" + key.second) + "\n";
   }
   for (const auto& [project, values] : projects) {
     auto stamp = project_stamps.find(project);
@@ -131,8 +142,9 @@ Result<ShareUsage> ParseShareUsage(std::string_view output, const std::string& s
     out.records += "usage project " + project + " " + values + (at > 0 ? " at=" + std::to_string(at) : "") + "\n";
   }
   if (default_node) {
-    out.notes.push_back("the share tree has a 'default' node: sge_share_mon prints no usage for the users it stands "
-                        "for, so they are read without past usage");
+    out.notes.push_back(
+        "the share tree has a 'default' node: sge_share_mon prints no usage for the users it stands "
+        "for, so they are read without past usage");
   }
   return out;
 }

@@ -88,8 +88,6 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
   for (std::size_t u = 0; u < department_of.size(); ++u) {
     if (entities.usersets[u].is_department) department_of[u] = UsersetId(static_cast<std::uint32_t>(u));
   }
-  const bool slot_dilution = cluster.config.share_tree_pending == ShareTreePending::kSlots;
-  if (slot_dilution) result.slot_dilution.resize(refs.size());
   auto fill = [&](std::uint32_t flat, RowIndex::Row at, std::uint32_t first, std::uint32_t count) {
     const JobShard& shard = *at.shard;
     const std::uint32_t r = at.row;
@@ -108,11 +106,6 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
       refs.jobshare[i] = shard.jobshare[r];
       refs.job_oticket[i] = shard.override_tickets[r];
       refs.ClearResults(i);
-    }
-    if (slot_dilution) {
-      const RequestSet& requests = jobs.requests(shard.requests[r]);
-      const std::uint32_t slots = requests.has_pe ? std::max<std::uint32_t>(1, requests.pe.min) : 1;
-      std::fill_n(result.slot_dilution.begin() + first, count, slots);
     }
   };
   auto no_refs = [&](std::uint32_t flat) {
@@ -133,6 +126,18 @@ TicketResult BuildRefs(const Cluster& cluster, const JobTable& jobs, const std::
         },
         no_refs);
   });
+  // SHARE_TREE_PENDING=8.1's dilution: each ref's job's minimum slot count.
+  if (cluster.config.share_tree_pending == ShareTreePending::kSlots) {
+    result.slot_dilution.resize(refs.size());
+    RowIndex::Cursor cursor(jobs, index);
+    for (std::uint32_t flat = 0; flat < result.ref_count.size(); ++flat) {
+      if (result.ref_count[flat] == 0) continue;
+      const RowIndex::Row at = cursor.At(flat);
+      const RequestSet& requests = jobs.requests(at.shard->requests[at.row]);
+      const std::uint32_t slots = requests.has_pe ? std::max<std::uint32_t>(1, requests.pe.min) : 1;
+      std::fill_n(result.slot_dilution.begin() + result.first_ref[flat], result.ref_count[flat], slots);
+    }
+  }
   return result;
 }
 

@@ -182,7 +182,7 @@ cell_reset() {
   mkcomplex lic lic INT '<=' YES YES 0 0
   set_attr exechost complex_values block=0 global
   set_attr exechost complex_values NONE "$CELL_HOST"
-  conf_set auto_user_fshare 0 auto_user_oticket 0 auto_user_default_project none enforce_user auto
+  conf_set auto_user_fshare 0 auto_user_oticket 0 auto_user_default_project none enforce_user auto max_aj_instances 2000
   qconf -ssconf > /dev/null
   local f
   f=$(mktemp)

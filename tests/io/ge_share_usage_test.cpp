@@ -2,11 +2,11 @@
 // the snapshot's usage records: the rows of a real 8.1.9 cell's tree with a
 // group node, a project node and its users; what the output cannot say; and
 // every malformed line as an error naming the command and the line.
-#include "io/ge_import/share_usage.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "io/ge_import/share_usage.hpp"
 
 namespace schedk::io {
 namespace {
@@ -22,12 +22,10 @@ std::string Row(const std::string& time, const std::string& node, const std::str
 // The rows of a cell's tree Root{grpA{u1,u2}, P1{u3,u4}} after jobs ran: u4 in
 // P1 was last updated by an earlier run than the others.
 TEST(ShareUsageTest, UsersUsersInProjectsAndProjectsBecomeUsageRecords) {
-  const std::string output = Row("0", "/", "", "") + Row("0", "/grpA", "", "") +
-                             Row("1795662200", "/grpA/u1", "u1", "", "5.399108") +
-                             Row("1795662196", "/grpA/u2", "u2", "", "1.300859") +
-                             Row("0", "/P1", "", "P1", "3.574196") +
-                             Row("1795662190", "/P1/u3", "u3", "P1", "2.748267") +
-                             Row("1795662180", "/P1/u4", "u4", "P1", "0.825930");
+  const std::string output =
+      Row("0", "/", "", "") + Row("0", "/grpA", "", "") + Row("1795662200", "/grpA/u1", "u1", "", "5.399108") +
+      Row("1795662196", "/grpA/u2", "u2", "", "1.300859") + Row("0", "/P1", "", "P1", "3.574196") +
+      Row("1795662190", "/P1/u3", "u3", "P1", "2.748267") + Row("1795662180", "/P1/u4", "u4", "P1", "0.825930");
   auto usage = ParseShareUsage(output, kSource);
   ASSERT_TRUE(usage.ok()) << usage.status().ToString();
   EXPECT_EQ(usage->records,
@@ -57,7 +55,8 @@ TEST(ShareUsageTest, MalformedLinesNameTheCommandAndTheLine) {
   const std::string good = Row("10", "/u1", "u1", "");
   const std::pair<std::string, std::string> cases[] = {
       {good + "usage_time=10\tnode_name=/u2\n", "expected the fields"},
-      {good + "node_name=/u2\tusage_time=10\tuser_name=u2\tproject_name=\tcpu=1\tmem=1\tio=1\n", "expected usage_time="},
+      {good + "node_name=/u2\tusage_time=10\tuser_name=u2\tproject_name=\tcpu=1\tmem=1\tio=1\n",
+       "expected usage_time="},
       {good + Row("-5", "/u2", "u2", ""), "usage_time: expected epoch seconds"},
       {good + Row("10", "/u2", "u2", "", "-1"), "cpu: expected a finite number >= 0"},
       {good + Row("10", "/u2", "u2", "", "nan"), "cpu: expected a finite number >= 0"},
@@ -66,6 +65,7 @@ TEST(ShareUsageTest, MalformedLinesNameTheCommandAndTheLine) {
       {good + "x=1\tusage_time=10\tnode_name=/u2\tuser_name=u2\tproject_name=\tcpu=1\tmem=1\tio=1\n",
        "expected usage_time="},
       {good + std::string("usage_time=1\x1b[2J\n"), "control character"},
+      {good + Row("10", "/u2", "u2", "").substr(0, 90) + "\textra=1\n", "unexpected field"},
   };
   for (const auto& [output, message] : cases) {
     auto usage = ParseShareUsage(output, kSource);

@@ -5,9 +5,9 @@
 # end is assumed one schedule_interval ahead in every run (sge-algorithms §5.2),
 # so L5_RR's reservation moves out run after run once L4_RR has ended, and
 # L1_RR waits behind it. schedk shadow compares every start and reservation,
-# with its time, for eight runs.
+# with its time, for five runs.
 scenario_kind=shadow
-scenario_rounds=8
+scenario_rounds=5
 scenario_configure() {
   mkcomplex lic lic INT '<=' YES YES 0 100
   set_attr exechost complex_values block=0,lic=5 global
