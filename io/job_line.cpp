@@ -19,14 +19,14 @@ enum class JobKey : std::uint8_t {
   kHardResources, kSoftResources, kHardQueues, kSoftQueues, kPeName,
   kPeMin, kPeMax, kHoldJid, kDeadline, kOverrideTickets,
   kJobShare, kStart, kGranted, kMaster, kRuntime,
-  kAssumed, kQos, kEligible, kBypass,
+  kAssumed, kQos, kEligible, kBypass, kMasterQueues,
 };
 constexpr std::string_view kJobKeys[] = {
     "owner",   "group",  "project", "department", "name",    "submit",  "state",  "p",        "R",
     "now",     "l_hard", "l_soft",  "q_hard",     "q_soft",  "pe_name", "pe_min", "pe_max",   "hold_jid",
     "dl",      "oticket", "js",     "start",      "granted", "master",  "runtime", "assumed",
-    "qos",     "eligible", "bypass"};
-static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kBypass) + 1);
+    "qos",     "eligible", "bypass", "masterq"};
+static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kMasterQueues) + 1);
 static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
 
 constexpr std::uint64_t kMaxTasksPerLine = 10000000;  // see ParseJobId
@@ -216,6 +216,7 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
       case JobKey::kHardQueues: parts[2] = value; break;
       case JobKey::kSoftQueues: parts[3] = value; break;
       case JobKey::kPeName: parts[4] = value; break;
+      case JobKey::kMasterQueues: parts[7] = value; break;
       case JobKey::kPeMin:
       case JobKey::kPeMax:
         // An empty slot count would vanish from the canonical record, which then no longer parses.
@@ -363,8 +364,8 @@ void RenderJobLine(const ParsedJob& job, const JobNameSpace& names, std::string&
   if (job.flags & kJobImmediate) AppendKeyValue(out, "now", "y");
   if (job.requests != kNoName) {
     const std::string_view key = names.requests.Name(job.requests);
-    constexpr std::string_view kPartKeys[kRequestParts] = {"l_hard", "l_soft", "q_hard", "q_soft",
-                                                           "pe_name", "pe_min", "pe_max"};
+    constexpr std::string_view kPartKeys[kRequestParts] = {"l_hard",  "l_soft", "q_hard", "q_soft",
+                                                           "pe_name", "pe_min", "pe_max", "masterq"};
     for (int i = 0; i < kRequestParts; ++i) {
       const std::string_view part = RequestKeyPart(key, static_cast<RequestPart>(i));
       if (!part.empty()) AppendKeyValue(out, kPartKeys[i], part);

@@ -59,15 +59,15 @@ class JobNames {
 };
 
 // The tables a ParsedJob's ids point into. `requests` holds request keys: the
-// texts of l_hard, l_soft, q_hard, q_soft, pe_name, pe_min and pe_max joined
+// texts of l_hard, l_soft, q_hard, q_soft, pe_name, pe_min, pe_max and masterq joined
 // by '\x1f' (RequestKeyPart splits them again); `texts` holds the granted,
 // master and hold_jid values.
 struct JobNameSpace {
   JobNames owners, groups, projects, departments, job_names, requests, texts, qos;
 };
 
-enum class RequestPart : std::uint8_t { kHard, kSoft, kQueueHard, kQueueSoft, kPeName, kPeMin, kPeMax };
-inline constexpr int kRequestParts = 7;
+enum class RequestPart : std::uint8_t { kHard, kSoft, kQueueHard, kQueueSoft, kPeName, kPeMin, kPeMax, kQueueMaster };
+inline constexpr int kRequestParts = 8;
 std::string_view RequestKeyPart(std::string_view key, RequestPart part);
 
 struct ParsedJob {

@@ -140,9 +140,13 @@ class RequestParser {
     if (auto e = Resources(part(RequestPart::kSoft), "l_soft", out.soft)) return e;
     if (auto e = Queues(part(RequestPart::kQueueHard), "q_hard", out.queue_hard)) return e;
     if (auto e = Queues(part(RequestPart::kQueueSoft), "q_soft", out.queue_soft)) return e;
+    if (auto e = Queues(part(RequestPart::kQueueMaster), "masterq", out.queue_master)) return e;
     if (!part(RequestPart::kPeName).empty()) {
       out.has_pe = true;
       if (auto e = Pe(part(RequestPart::kPeName), part(RequestPart::kPeMin), part(RequestPart::kPeMax), out.pe)) return e;
+    }
+    if (!out.queue_master.empty() && !out.has_pe) {
+      return std::string("masterq: only for parallel jobs (qsub refuses -masterq without -pe)");
     }
     return std::nullopt;
   }

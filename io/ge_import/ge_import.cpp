@@ -267,6 +267,7 @@ std::string JobKeys(const CellJob& job) {
   requests("l_soft", job.soft_requests);
   if (!job.hard_queues.empty()) AppendKeyValue(out, "q_hard", Joined(job.hard_queues));
   if (!job.soft_queues.empty()) AppendKeyValue(out, "q_soft", Joined(job.soft_queues));
+  if (!job.master_queues.empty()) AppendKeyValue(out, "masterq", Joined(job.master_queues));
   if (!job.pe.empty()) {
     AppendKeyValue(out, "pe_name", job.pe);
     AppendKeyValue(out, "pe_min", std::to_string(job.pe_min));

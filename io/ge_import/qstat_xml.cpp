@@ -20,7 +20,6 @@ struct UnsupportedOption {
   bool list;  // a list element counts when it has children; a value when it is not 0
 };
 constexpr UnsupportedOption kUnsupportedOptions[] = {
-    {"JB_master_hard_queue_list", "-masterq", true},
     {"JB_ja_ad_predecessor_list", "-hold_jid_ad", true},
     {"JB_checkpoint_name", "-ckpt", false},
     {"JB_execution_time", "-a", false},
@@ -94,7 +93,7 @@ Status CheckJob(const XmlText& x, const pugi::xml_node& e, const CellJob& job) {
       }
     }
   }
-  for (const auto* list : {&job.hard_queues, &job.soft_queues}) {
+  for (const auto* list : {&job.hard_queues, &job.soft_queues, &job.master_queues}) {
     for (const std::string& q : *list) {
       if (Status st = CheckWord(x, e, "QR_name", q, "._@+-*?[]|!"); !st.ok()) return st;
     }
@@ -157,6 +156,7 @@ Status ReadJob(const XmlText& x, const pugi::xml_node& e, CellJob& job) {
   job.soft_requests = Requests(e.child("JB_soft_resource_list"));
   job.hard_queues = QueueNames(e.child("JB_hard_queue_list"));
   job.soft_queues = QueueNames(e.child("JB_soft_queue_list"));
+  job.master_queues = QueueNames(e.child("JB_master_hard_queue_list"));
   job.pe = e.child_value("JB_pe");
   const pugi::xml_node ranges = e.child("JB_pe_range");
   int range_count = 0;

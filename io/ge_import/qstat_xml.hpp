@@ -30,7 +30,7 @@ struct CellJob {
   int posix_priority = 0;     // -p, -1023..1024
   bool reserve = false;
   std::vector<std::pair<std::string, std::string>> hard_requests, soft_requests;  // name, value as submitted
-  std::vector<std::string> hard_queues, soft_queues;
+  std::vector<std::string> hard_queues, soft_queues, master_queues;  // -q, -soft -q, -masterq
   std::string pe;
   std::uint32_t pe_min = 0, pe_max = 0;
   std::vector<std::uint64_t> predecessors;  // -hold_jid, as jobs still in the cell
@@ -38,7 +38,7 @@ struct CellJob {
   std::uint64_t jobshare = 0;
   bool is_array = false;
   std::map<std::uint32_t, std::int64_t> task_start;  // running task -> start time
-  // Options the cell accepted that a snapshot cannot say yet (-masterq, -ckpt, ...).
+  // Options the cell accepted that a snapshot cannot say yet (-ckpt, -a, ...).
   std::vector<std::string> unsupported;
 };
 

@@ -191,6 +191,8 @@ class Interval {
   bool GlobalStatic(const JobView& job) const;
   bool HostStatic(const JobView& job, HostId host) const;
   bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
+  // Whether a -q or -masterq list names the instance (its queue, host or hostgroup).
+  bool Listed(const std::vector<QueueSelector>& list, std::uint32_t instance) const;
   LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                std::vector<Demand>* demands) const;
   // Fit's step for one demand (amount and kind on ledger entry k): lowers
@@ -232,11 +234,19 @@ class Interval {
     ComplexId global_limiting;
     ComplexId instance_limiting;  // the first resource that kept an instance out
     std::vector<HostSlots> hosts;
+    const RequestSet* masterq = nullptr;  // the job's requests where it asks for -masterq
   };
   ParallelRoom RoomFor(const JobView& job, PeId pe, Time start, bool now, std::uint32_t enough = kUnlimited) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
   // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
   ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
+  // The same for a job with -masterq, as parallel_tag_queues_suitable4job
+  // harvests it: host by host, queue by queue, until the slots are there and
+  // one of them is in a queue -masterq names. Until that master queue is found,
+  // another queue leaves one slot for it where it would complete the job, and
+  // a master queue that -q does not name gives the master task's slot alone.
+  ParallelFit HarvestWithMasterQueue(const ParallelRoom& room, const ParallelEnvironment& p,
+                                     std::uint32_t total) const;
   ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
     return Distribute(RoomFor(job, pe, start, false), pe, total, why);
   }

@@ -60,6 +60,19 @@ bool Interval::HostStatic(const JobView& job, HostId host) const {
   return true;
 }
 
+bool Interval::Listed(const std::vector<QueueSelector>& list, std::uint32_t i) const {
+  const HostId host = instances_.host[i];
+  return std::any_of(list.begin(), list.end(), [&](const QueueSelector& s) {
+    if (s.queue.valid() && s.queue != instances_.queue[i]) return false;
+    if (s.host.valid()) return s.host == host;
+    if (s.group.valid()) {
+      const auto& members = cluster_.hostgroups[s.group.index()].hosts;
+      return std::binary_search(members.begin(), members.end(), host);
+    }
+    return true;
+  });
+}
+
 bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
   const RequestSet& req = *job.requests;
   if (pe.valid()) {
@@ -68,18 +81,11 @@ bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
   } else if ((instances_.qtype[i] & kQueueBatch) == 0) {
     return false;
   }
-  if (!req.queue_hard.empty()) {
-    const HostId host = instances_.host[i];
-    const bool listed = std::any_of(req.queue_hard.begin(), req.queue_hard.end(), [&](const QueueSelector& s) {
-      if (s.queue.valid() && s.queue != instances_.queue[i]) return false;
-      if (s.host.valid()) return s.host == host;
-      if (s.group.valid()) {
-        const auto& members = cluster_.hostgroups[s.group.index()].hosts;
-        return std::binary_search(members.begin(), members.end(), host);
-      }
-      return true;
-    });
-    if (!listed) return false;
+  // A parallel job's -masterq queues are eligible beside its -q queues
+  // (queue_match_static, cqueue_match_static).
+  if (!req.queue_hard.empty() && !Listed(req.queue_hard, i) &&
+      !(pe.valid() && !req.queue_master.empty() && Listed(req.queue_master, i))) {
+    return false;
   }
   if (!instance_open_.empty() && instance_open_[i]) return true;
   if (!HasAccess(cluster_.entities, *instances_.user_lists[i], *instances_.xuser_lists[i], *instances_.projects[i],

@@ -1,5 +1,7 @@
 #include "kernel/dispatch/interval.hpp"
 
+#include <unordered_map>
+
 namespace schedk::dispatch_detail {
 
 // --- parallel jobs -------------------------------------------------------------------------------
@@ -47,6 +49,10 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
   std::uint64_t global_found = 0;
   ParallelRoom room = RoomBase(job, pe, start, global_found);
   if (!room.usable) return room;
+  if (!job.requests->queue_master.empty()) {
+    room.masterq = job.requests;
+    enough = kUnlimited;  // the slots that suffice may lack a master queue
+  }
   // One instance: its slots join its host's, or the first resource that kept
   // it out (first in queue order) is noted.
   std::optional<QueueKey> limiting_key;
@@ -192,6 +198,14 @@ ParallelFit Interval::Distribute(const ParallelRoom& room, PeId pe, std::uint32_
     why->reason = PendingReason::kResource;
     why->object = room.instance_limiting.value;
   }
+  if (room.masterq != nullptr) {
+    ParallelFit fit = HarvestWithMasterQueue(room, p, total);
+    if (!fit.ok && why != nullptr && why->reason == PendingReason::kNone) {
+      why->reason = PendingReason::kResource;
+      why->object = complexes_.slots.value;
+    }
+    return fit;
+  }
   std::vector<std::uint32_t> take(room.hosts.size(), 0);
   std::uint32_t remaining = total;
   switch (p.allocation_rule) {
@@ -261,6 +275,74 @@ ParallelFit Interval::Distribute(const ParallelRoom& room, PeId pe, std::uint32_
   return result;
 }
 
+ParallelFit Interval::HarvestWithMasterQueue(const ParallelRoom& room, const ParallelEnvironment& p,
+                                             std::uint32_t total) const {
+  const RequestSet& req = *room.masterq;
+  const bool balanced = p.allocation_rule == AllocationRule::kPeSlots || p.allocation_rule == AllocationRule::kFixed;
+  const std::uint32_t per_host = p.allocation_rule == AllocationRule::kPeSlots ? total : p.slots_per_host;
+  const std::uint32_t min_slots = balanced ? per_host : 1;
+  std::vector<Grant> master_first, others;  // the master host's master queues go first, last harvested first
+  std::unordered_map<std::uint32_t, std::uint32_t> taken;  // instance -> slots granted (round robin's later rounds)
+  std::uint32_t accu = 0;
+  bool have_master = false;
+  for (bool progress = true; progress && !(accu >= total && have_master);) {
+    progress = false;
+    for (const HostSlots& host : room.hosts) {
+      if (accu >= total && have_master) break;
+      std::uint32_t host_taken = 0;
+      for (const auto& [i, n] : host.queues) host_taken += taken[i];
+      if (host.available < host_taken + min_slots) continue;
+      const std::uint32_t max_slots = balanced ? per_host
+                                      : p.allocation_rule == AllocationRule::kFillUp
+                                          ? std::min(total - accu, host.available - host_taken)
+                                          : 1;
+      bool got_master = have_master;
+      std::uint32_t got = 0;
+      std::vector<std::pair<Grant, bool>> here;  // grant, whether it goes first
+      for (const auto& [i, n] : host.queues) {
+        std::int64_t slots = std::min<std::int64_t>(n - taken[i], max_slots - got);
+        if (slots <= 0) continue;
+        const bool master_queue = Listed(req.queue_master, i);
+        if (!have_master && !got_master) {
+          if (!master_queue) {
+            if (accu + got + slots == total) --slots;  // one slot stays for the master task
+          } else if (!req.queue_hard.empty() && !Listed(req.queue_hard, i)) {
+            slots = std::min<std::int64_t>(slots, 1);  // the master task's slot alone
+          }
+        }
+        if (slots > 0) {
+          const bool first = !have_master && master_queue;
+          here.push_back({{i, static_cast<std::uint32_t>(slots)}, first});
+          got_master |= first;
+          got += static_cast<std::uint32_t>(slots);
+        }
+        if (got == max_slots) break;
+      }
+      if (got < min_slots) continue;  // the host is given back
+      for (const auto& [grant, first] : here) {
+        taken[grant.instance] += grant.slots;
+        if (first) {
+          master_first.insert(master_first.begin(), grant);
+        } else {
+          auto same = std::find_if(others.begin(), others.end(), [&](const Grant& g) { return g.instance == grant.instance; });
+          if (same != others.end()) same->slots += grant.slots;
+          else others.push_back(grant);
+        }
+      }
+      have_master |= got_master;
+      accu += got;
+      progress = true;
+    }
+    if (p.allocation_rule != AllocationRule::kRoundRobin) break;
+  }
+  ParallelFit fit;
+  if (accu < total || !have_master) return fit;
+  fit.grants = std::move(master_first);
+  fit.grants.insert(fit.grants.end(), others.begin(), others.end());
+  fit.ok = true;
+  return fit;
+}
+
 std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobView& job, Decision& why) {
   std::optional<std::pair<PeId, ParallelFit>> best;
   std::uint32_t best_slots = 0;
@@ -327,9 +409,10 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
           break;
         }
       }
-    } else if (mode_ == ExecutionMode::kSerial) {
+    } else if (mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty()) {
       // The earliest breakpoint from which every later one is feasible: walk down
-      // from the latest and stop at the first failure.
+      // from the latest and stop at the first failure (also for -masterq jobs,
+      // whose master queue the queue-end iteration does not look for).
       std::vector<Time> times = QueueEndTimes(job, pe);
       if (times.empty()) times.push_back(cluster_.now);
       for (Time t : times) {
@@ -347,7 +430,9 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
     // Maximise the slot count at that start (§4.7), by binary search as for "now".
-    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial) room = RoomFor(job, pe, start, false);
+    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty()) {
+      room = RoomFor(job, pe, start, false);
+    }
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();
     while (lo < hi) {

@@ -92,11 +92,13 @@ std::optional<std::string> Interval::PlanKey(const JobView& job, PeId pe) const 
     put(job.project.value);
   }
   const RequestSet& requests = *job.requests;
-  put(requests.queue_hard.size());
-  for (const QueueSelector& s : requests.queue_hard) {
-    put(s.queue.value);
-    put(s.host.value);
-    put(s.group.value);
+  for (const std::vector<QueueSelector>* list : {&requests.queue_hard, &requests.queue_master}) {
+    put(list->size());
+    for (const QueueSelector& s : *list) {
+      put(s.queue.value);
+      put(s.host.value);
+      put(s.group.value);
+    }
   }
   for (const ComplexValue& v : requests.hard) {
     if (load_reported_[v.complex.index()]) return std::nullopt;

@@ -1,7 +1,7 @@
 // request_set.hpp
 // What a job asks for, as one interned combination: hard and soft resource
 // requests (-l), the parallel environment with its slot range (-pe) and the
-// queue lists (-q). Jobs that ask for the same things share a RequestSet, so
+// queue lists (-q, -masterq). Jobs that ask for the same things share a RequestSet, so
 // per-request work (urgency's rrcontr, later dispatch categories) is done once
 // per distinct combination rather than once per job.
 // Invariants: each complex appears at most once per list; for a PE request
@@ -42,6 +42,9 @@ struct RequestSet {
   PeRequest pe;
   std::vector<QueueSelector> queue_hard;
   std::vector<QueueSelector> queue_soft;
+  // -masterq: where a parallel job's master task may run. Its queues are
+  // eligible beside -q's, and the master queue is one of them; empty: any.
+  std::vector<QueueSelector> queue_master;
 };
 
 }  // namespace schedk

@@ -12,8 +12,8 @@
       The MONITOR lines of one scheduler run, in content and in order.
   compare.py starts CELL_SNAPSHOT SCHEDK_SCHEDULE TIME
       The jobs the cell started at TIME (an import made after that run: the
-      tasks whose start= is TIME, with their granted queue instances) against
-      schedk's `start` records.
+      tasks whose start= is TIME, with their granted queue instances and
+      master queue) against schedk's `start` records.
 
 Prints one line per difference and exits 1 when there is any; exits 0 and
 prints the number of values compared otherwise.
@@ -109,16 +109,23 @@ def task_id(text):
     return text if "." in text else text + ".1"
 
 
+def placement(granted, master=None):
+    """The granted instances (sorted) and the master queue: `master=` where the
+    import gives it, else the first granted, as schedk grants the master first."""
+    grants = granted.split(",")
+    return sorted(grants), master or grants[0].rsplit(":", 1)[0]
+
+
 def compare_starts(snapshot_path, schedule_path, at):
     cell, ours = {}, {}
     with open(snapshot_path) as f:
         for line in f:
             if line.startswith("job ") and fields(line).get("start") == at:
-                cell[task_id(line.split()[1])] = sorted(fields(line)["granted"].split(","))
+                cell[task_id(line.split()[1])] = placement(fields(line)["granted"], fields(line).get("master"))
     with open(schedule_path) as f:
         for line in f:
             if line.startswith("start "):
-                ours[task_id(line.split()[1])] = sorted(fields(line)["granted"].split(","))
+                ours[task_id(line.split()[1])] = placement(fields(line)["granted"])
     differences = []
     for job in sorted(set(cell) | set(ours)):
         a, b = cell.get(job, "not started"), ours.get(job, "not started")

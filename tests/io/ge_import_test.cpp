@@ -179,6 +179,26 @@ TEST_F(ImportGeTest, SharedTreeTicketsOfParallelJobsFollow819sRule) {
 
 // The capture was made with every queue disabled; opened at the time of the
 // cell's next run, the interval writes the MONITOR section the cell wrote.
+// The import of a capture made with every queue disabled, opened at the time
+// of the cell's next run (its STARTING lines' time): the snapshot to schedule.
+Snapshot OpenedAtTheNextRun(const std::string& imported, const std::string& cell_monitor) {
+  const std::size_t at = cell_monitor.find(":STARTING:") + 10;
+  const std::string run_time = cell_monitor.substr(at, cell_monitor.find(':', at) - at);
+  std::string open;
+  std::istringstream lines(imported);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("states ", 0) == 0) continue;
+    open += (line.rfind("now ", 0) == 0 ? "now " + run_time : line) + "\n";
+  }
+  return testing::Load(open);
+}
+
+std::string MonitorSection(const Snapshot& s) {
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, ComputePriorities(s.cluster, s.jobs), instances);
+  return MonitorFileSection(s, instances, result);
+}
+
 TEST_F(ImportGeTest, DispatchIsTheMonitorSectionTheCellWrote) {
   auto imported = Import(Fixture("dispatch-pe"));
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
@@ -189,20 +209,21 @@ TEST_F(ImportGeTest, DispatchIsTheMonitorSectionTheCellWrote) {
   const ScheduleResult none =
       ScheduleInterval(closed.cluster, closed.jobs, ComputePriorities(closed.cluster, closed.jobs), closed_instances);
   for (const Decision& d : none.decisions) EXPECT_NE(d.kind, DecisionKind::kStart) << d.job;
-
   const std::string cell = ReadText(Fixture("dispatch-pe.monitor"));
-  const std::size_t at = cell.find(":STARTING:") + 10;
-  const std::string run_time = cell.substr(at, cell.find(':', at) - at);
-  std::string open;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("states ", 0) == 0) continue;
-    open += (line.rfind("now ", 0) == 0 ? "now " + run_time : line) + "\n";
-  }
-  const Snapshot s = testing::Load(open);
-  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, ComputePriorities(s.cluster, s.jobs), instances);
-  EXPECT_EQ(MonitorFileSection(s, instances, result), cell);
+  EXPECT_EQ(MonitorSection(OpenedAtTheNextRun(text, cell)), cell);
+}
+
+// make compat's dispatch-masterq: -masterq with and without -q, a master queue
+// named by -masterq alone, and $pe_slots; the cell granted each job's master
+// queue first and left one slot for it where another queue would have
+// completed the job.
+TEST_F(ImportGeTest, MasterQueuesAreTheCellsGrants) {
+  auto imported = Import(Fixture("dispatch-masterq"));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_NE(imported->snapshot.find(" q_hard=all.q masterq=m.q pe_name=fill pe_min=4"), std::string::npos);
+  const std::string cell = ReadText(Fixture("dispatch-masterq.monitor"));
+  EXPECT_NE(cell.find(":STARTING:"), std::string::npos);
+  EXPECT_EQ(MonitorSection(OpenedAtTheNextRun(imported->snapshot, cell)), cell);
 }
 
 // Without PROFILE lines the clock is the capture's `date +%s` (a newline
@@ -300,12 +321,12 @@ TEST_F(ImportGeTest, WhatASnapshotCannotHoldStopsTheImport) {
   std::string jobs = ReadText(dir + "/qstat_-j_%2A_-xml");
   const std::size_t first = jobs.find("<JB_pe>");
   ASSERT_NE(first, std::string::npos);
-  jobs.insert(first, "<JB_master_hard_queue_list><element><QR_name>all.q</QR_name></element></JB_master_hard_queue_list>");
+  jobs.insert(first, "<JB_ja_task_concurrency>2</JB_ja_task_concurrency>");
   Write(dir + "/qstat_-j_%2A_-xml", jobs);
-  auto masterq = Import(dir);
-  ASSERT_FALSE(masterq.ok());
-  EXPECT_NE(masterq.status().message().find("uses -masterq, which a schedk snapshot cannot hold yet"), std::string::npos)
-      << masterq.status().ToString();
+  auto tc = Import(dir);
+  ASSERT_FALSE(tc.ok());
+  EXPECT_NE(tc.status().message().find("uses -tc, which a schedk snapshot cannot hold yet"), std::string::npos)
+      << tc.status().ToString();
 }
 
 TEST_F(ImportGeTest, AQueueCalendarOrABlockLineStopsTheImport) {

@@ -42,6 +42,20 @@ TEST(SnapshotReaderTest, UnknownComplexInARequest) {
   ExpectError(kHeader + "job 1 owner=u l_hard=slots=2\n", 3, "slots cannot be requested");
 }
 
+// -masterq (masterq=) names queues like -q, and only a parallel job may give
+// it: qsub refuses it otherwise.
+TEST(SnapshotReaderTest, MasterQueueList) {
+  const std::string cell = kHeader + "begin pe fill\nslots 8\nallocation_rule $fill_up\nend pe\n" +
+                           "begin queue all.q\nhostlist h1\nslots 4\npe_list fill\nend queue\n";
+  const Snapshot s = Load(cell + "job 1 owner=u masterq=all.q@h1 pe_name=fill pe_min=2 pe_max=2\n");
+  const RequestSet& requests = s.jobs.requests(s.jobs.shards()[0].requests[0]);
+  ASSERT_EQ(requests.queue_master.size(), 1u);
+  EXPECT_TRUE(requests.queue_master[0].queue.valid() && requests.queue_master[0].host.valid());
+  EXPECT_TRUE(requests.queue_hard.empty());
+  ExpectError(cell + "job 1 owner=u masterq=all.q\n", 12, "masterq: only for parallel jobs");
+  ExpectError(cell + "job 1 owner=u masterq=nosuch.q pe_name=fill pe_min=2 pe_max=2\n", 12, "masterq: unknown queue");
+}
+
 TEST(SnapshotReaderTest, BadTime) {
   ExpectError("schedk-snapshot 1\nnow yesterday\n", 2, "now: expected epoch seconds");
   // Grid Engine's times are unsigned 32-bit seconds: before 1970 or at 2^32 - 1 ("forever") is no time.

@@ -282,6 +282,36 @@ TEST(ScheduleTest, TheMasterHostsQueuesAreGrantedInReverse) {
       << out;
 }
 
+// -masterq across hosts, worked by hand from parallel_tag_queues_suitable4job
+// (make compat's dispatch-masterq checks the one-host cases on the real cell):
+// a.q on h1 (4 slots, harvested first), m.q on h2 (2 slots). A $fill_up job of
+// 4 with its master in m.q takes 3 on h1, leaving the slot that would have
+// completed it for the master, then 1 in m.q on h2, granted first. A $pe_slots
+// job of 3 finds no host that gives all 3 with the master among them. Without
+// -masterq the same job takes a.q's 4.
+TEST(ScheduleTest, MasterQueuesComeFromTheMasterqList) {
+  auto snapshot = [](const std::string& job) {
+    return "schedk-snapshot 1\nnow 1000\n"
+           "begin sconf\nmax_reservation 5\nparams MONITOR=1,DURATION_OFFSET=60\nqueue_sort_method seqno\n"
+           "job_load_adjustments NONE\nend sconf\n"
+           "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+           "begin pe fill\nslots 32\nallocation_rule $fill_up\nend pe\n"
+           "begin pe one\nslots 32\nallocation_rule $pe_slots\nend pe\n"
+           "begin queue a.q\nhostlist h1\nslots 4\nseq_no 0\npe_list fill one\nend queue\n"
+           "begin queue m.q\nhostlist h2\nslots 2\nseq_no 1\npe_list fill one\nend queue\n" +
+           job + "\n";
+  };
+  const std::string job = "job 1 owner=u1 submit=900 l_hard=h_rt=300 ";
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const std::string fill = Records(snapshot(job + "masterq=m.q pe_name=fill pe_min=4 pe_max=4"), mode);
+    EXPECT_TRUE(Has(fill, "start 1.1 at=1000 dur=360 slots=4 pe=fill granted=m.q@h2:1,a.q@h1:3")) << fill;
+    const std::string pe_slots = Records(snapshot(job + "masterq=m.q pe_name=one pe_min=3 pe_max=3"), mode);
+    EXPECT_EQ(pe_slots.find("start 1.1"), std::string::npos) << pe_slots;
+    const std::string plain = Records(snapshot(job + "pe_name=fill pe_min=4 pe_max=4"), mode);
+    EXPECT_TRUE(Has(plain, "start 1.1 at=1000 dur=360 slots=4 pe=fill granted=a.q@h1:4")) << plain;
+  }
+}
+
 // Measured on the real cell (scenario dispatch-consumables): a queue
 // instance books its complex_values consumables (here the JOB consumable jl,
 // on the master queue only) before its slots.
