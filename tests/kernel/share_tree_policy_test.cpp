@@ -23,12 +23,8 @@ slots 8
 end queue
 )";
 
-TEST(ShareTreePolicyTest, PendingTasksAreRankedWithinTheirNode) {  // T3.4
-  const auto s = Load(std::string(kHead) + R"(
-begin sconf
-weight_tickets_share 10000
-end sconf
-begin sharetree
+// T3.4's tree: A and B below the root, 60:40.
+const char* kTreeAB = R"(begin sharetree
 id=0
 name=Root
 type=0
@@ -45,6 +41,10 @@ type=0
 shares=40
 childnodes=NONE
 end sharetree
+)";
+
+TEST(ShareTreePolicyTest, PendingTasksAreRankedWithinTheirNode) {  // T3.4
+  const auto s = Load(std::string(kHead) + "begin sconf\nweight_tickets_share 10000\nend sconf\n" + kTreeAB + R"(
 usage user A cpu=300,mem=0,io=0
 usage user B cpu=100,mem=0,io=0
 job 1 owner=A submit=100 state=r start=200 granted=all.q@n1:1
@@ -399,26 +399,8 @@ job 4 owner=B submit=302 pe_name=mpi pe_min=2 pe_max=4
 job 5 owner=B submit=303
 )";
   auto snapshot = [&](const char* params) {
-    return Load(std::string(kHead) + "begin sconf\nweight_tickets_share 10000\nparams " + params + R"(
-end sconf
-begin sharetree
-id=0
-name=Root
-type=0
-shares=1
-childnodes=1,2
-id=1
-name=A
-type=0
-shares=60
-childnodes=NONE
-id=2
-name=B
-type=0
-shares=40
-childnodes=NONE
-end sharetree
-)" + jobs);
+    return Load(std::string(kHead) + "begin sconf\nweight_tickets_share 10000\nparams " + params + "\nend sconf\n" +
+                kTreeAB + jobs);
   };
   const double stt_a = 12.0 / 28, stt_b = 16.0 / 28;
   const auto v62 = snapshot("NONE");
