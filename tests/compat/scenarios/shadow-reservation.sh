@@ -1,10 +1,12 @@
-# Seed 004's monitoring example over several scheduler runs, beside a job that
-# overruns its estimate: 5 global licenses; L4_RR (-p 100), L5_RR and L1_RR
-# (-R y, h_rt 30, 30 and 31, running 20 s) as in the seed, while a job without
-# h_rt holds one license past its default_duration of 10 s. From then on its
-# end is assumed one schedule_interval ahead in every run (sge-algorithms §5.2),
-# so L5_RR's reservation moves out run after run once L4_RR has ended, and
-# L1_RR waits behind it. schedk shadow compares every start and reservation,
+# Seed 004's monitoring example beside a job that overruns its estimate:
+# 5 global licenses; L4_RR (-p 100), L5_RR and L1_RR (-R y, h_rt 30, 30 and
+# 31) as in the seed, while a job without h_rt holds one license past its
+# default_duration of 10 s. From then on its end is assumed one
+# schedule_interval ahead in every run (sge-algorithms §5.2). L4_RR starts and
+# ends before the compared runs (a job that ends between shadow's import and
+# the cell's run would be a difference of timing, not of rules); then, run
+# after run, L5_RR's reservation moves out with the overrunning job's assumed
+# end and L1_RR waits behind it. schedk shadow compares every reservation,
 # with its time, for five runs.
 scenario_kind=shadow
 scenario_rounds=5
@@ -19,9 +21,11 @@ scenario_configure() {
 }
 scenario_submit() {
   local l4
-  l4=$(sub u1 -N L4_RR -R y -l h_rt=30,lic=4 sleep 20)
+  l4=$(sub u1 -N L4_RR -R y -l h_rt=30,lic=4 sleep 4)
   qalter -p 100 "$l4" >/dev/null
   sub u2 -N L5_RR -R y -l h_rt=30,lic=5 sleep 20 >/dev/null
   sub u3 -N L1_RR -R y -l h_rt=31,lic=1 sleep 20 >/dev/null
+  for _ in $(seq 120); do qstat -j "$l4" >/dev/null 2>&1 || break; sleep 1; done
+  qstat -j "$l4" >/dev/null 2>&1 && cell_fail "shadow-reservation: L4_RR does not end"
   wait_runs 1
 }
