@@ -177,6 +177,7 @@ std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
   for (std::size_t q = 0; q < cluster.queues.size(); ++q) {
     const ClusterQueue& queue = cluster.queues[q];
     for (HostId host : queue.hosts) {
+      if (queue.closed.For(host, cluster.hostgroups)) continue;  // not in the scheduler's queue list
       const std::int64_t slots = queue.slots.For(host, cluster.hostgroups);
       const auto it = used.find((std::uint64_t{static_cast<std::uint32_t>(q)} << 32) | host.value);
       const std::int64_t in_use = it == used.end() ? 0 : static_cast<std::int64_t>(it->second);

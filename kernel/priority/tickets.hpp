@@ -46,8 +46,9 @@ struct TicketResult {
   std::vector<std::uint32_t> slot_dilution;
 };
 
-// Free slots over all queue instances: sum of max(0, slots - slots used by
-// running and suspended tasks).
+// Free slots over the open queue instances: sum of max(0, slots - slots used
+// by running and suspended tasks). Closed instances (disabled, suspended,
+// unknown, in error) are not in Grid Engine's queue list for the run.
 std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs);
 
 // `order` is only read to build the refs; its memory is freed right after
