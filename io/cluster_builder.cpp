@@ -463,12 +463,13 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
 
 // The cluster configuration (qconf -sconf, sge_conf(5)). The scheduler reads
 // its auto_user_* keys (older snapshots give them in sconf, which still
-// works); the other keys serve qmaster and execd and are kept, unread.
+// works) and max_aj_instances; the other keys serve qmaster and execd and are
+// kept, unread.
 Status ClusterBuilder::BuildClusterConfig(const ObjectBlock& block) {
   static const std::set<std::string, std::less<>> kUnread = {
       "execd_spool_dir", "mailer", "xterm", "load_sensor", "prolog", "epilog", "shell_start_mode", "login_shells",
       "min_uid", "min_gid", "user_lists", "xuser_lists", "administrator_mail", "projects", "xprojects",
-      "load_report_time", "reschedule_unknown", "max_unheard", "loglevel", "max_aj_instances", "max_aj_tasks",
+      "load_report_time", "reschedule_unknown", "max_unheard", "loglevel", "max_aj_tasks",
       "max_u_jobs", "max_jobs", "max_advance_reservations", "enforce_project", "enforce_user",
       "auto_user_delete_time", "set_token_cmd", "pag_cmd", "token_extend_time", "shepherd_cmd", "gid_range",
       "qmaster_params", "execd_params", "reporting_params", "finished_jobs", "qlogin_daemon", "qlogin_command",
@@ -479,6 +480,12 @@ Status ClusterBuilder::BuildClusterConfig(const ObjectBlock& block) {
   for (const Attribute& a : block.attributes) {
     if (!seen.insert(a.key).second) return ErrorAt(block, a, "given twice");
     if (kUnread.count(a.key)) continue;
+    if (a.key == "max_aj_instances") {
+      auto v = ParseUnsigned(a.value);
+      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer number of tasks, not " + Quote(a.value));
+      c.max_aj_instances = static_cast<std::uint32_t>(*v);
+      continue;
+    }
     if (a.key != "auto_user_fshare" && a.key != "auto_user_oticket" && a.key != "auto_user_default_project") {
       Warn(a.line, "conf: unknown attribute " + Quote(a.key) + " kept but not interpreted");
       continue;

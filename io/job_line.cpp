@@ -20,13 +20,14 @@ enum class JobKey : std::uint8_t {
   kPeMin, kPeMax, kHoldJid, kDeadline, kOverrideTickets,
   kJobShare, kStart, kGranted, kMaster, kRuntime,
   kAssumed, kQos, kEligible, kBypass, kMasterQueues,
+  kTaskConcurrency, kEnrolled,
 };
 constexpr std::string_view kJobKeys[] = {
     "owner",   "group",  "project", "department", "name",    "submit",  "state",  "p",        "R",
     "now",     "l_hard", "l_soft",  "q_hard",     "q_soft",  "pe_name", "pe_min", "pe_max",   "hold_jid",
     "dl",      "oticket", "js",     "start",      "granted", "master",  "runtime", "assumed",
-    "qos",     "eligible", "bypass", "masterq"};
-static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kMasterQueues) + 1);
+    "qos",     "eligible", "bypass", "masterq", "tc",      "enrolled"};
+static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kEnrolled) + 1);
 static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
 
 constexpr std::uint64_t kMaxTasksPerLine = 10000000;  // see ParseJobId
@@ -204,11 +205,15 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
       }
       case JobKey::kReserve:
       case JobKey::kImmediate:
+      case JobKey::kEnrolled:
       case JobKey::kAssumed: {
         auto v = ParseBool(value);
         if (!v) return bad("expected y or n");
-        if (which == JobKey::kAssumed) job.assumed = *v;
-        else if (*v) job.flags |= which == JobKey::kReserve ? kJobReserve : kJobImmediate;
+        if (which == JobKey::kAssumed) {
+          job.assumed = *v;
+        } else if (*v) {
+          job.flags |= which == JobKey::kReserve ? kJobReserve : which == JobKey::kImmediate ? kJobImmediate : kJobEnrolled;
+        }
         break;
       }
       case JobKey::kHardResources: parts[0] = value; break;
@@ -235,10 +240,13 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
         break;
       }
       case JobKey::kOverrideTickets:
-      case JobKey::kJobShare: {
+      case JobKey::kJobShare:
+      case JobKey::kTaskConcurrency: {
         auto v = ParseUnsigned(value);
         if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
-        (which == JobKey::kOverrideTickets ? job.oticket : job.jobshare) = static_cast<std::uint32_t>(*v);
+        (which == JobKey::kOverrideTickets ? job.oticket
+         : which == JobKey::kJobShare      ? job.jobshare
+                                           : job.task_concurrency) = static_cast<std::uint32_t>(*v);
         break;
       }
       case JobKey::kStart: {
@@ -283,6 +291,9 @@ std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std
       return std::string("start=, granted= and master= are only for running and suspended jobs");
     }
     if (job.assumed) return std::string("assumed= is only for running jobs");
+  }
+  if (job.running() && (job.flags & kJobEnrolled)) {
+    return std::string("enrolled= is for pending, held and error rows (running tasks always exist as objects)");
   }
   std::string request_key;
   for (int i = 0; i < kRequestParts; ++i) {
@@ -383,6 +394,8 @@ void RenderJobLine(const ParsedJob& job, const JobNameSpace& names, std::string&
   name("qos", names.qos, job.qos);
   if (job.eligible != 0) number("eligible", job.eligible);
   if (job.bypass != 0) number("bypass", job.bypass);
+  if (job.task_concurrency != 0) number("tc", job.task_concurrency);
+  if (job.flags & kJobEnrolled) AppendKeyValue(out, "enrolled", "y");
 }
 
 }  // namespace schedk::io

@@ -93,6 +93,7 @@ struct ParsedJob {
   std::uint32_t qos = kNoName;  // in `qos`
   Time eligible = 0;            // 0: since submission
   std::uint32_t bypass = 0;
+  std::uint32_t task_concurrency = 0;  // qsub -tc; 0: none
 
   std::uint32_t task_count() const { return (last - first) / step + 1; }
   bool running() const { return state == JobState::kRunning || state == JobState::kSuspended; }

@@ -333,6 +333,7 @@ std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>
           else if (shard.submit[b] != shard.submit[head]) report(b, "submit" + other);
           else if (shard.requests[b] != shard.requests[head]) report(b, "requests" + other);
           else if (shard.posix_priority[b] != shard.posix_priority[head]) report(b, "p" + other);
+          else if (shard.task_concurrency(b) != shard.task_concurrency(head)) report(b, "tc" + other);
         }
         std::erase_if(reaching, [&](std::uint32_t a) { return shard.task_last[a] < shard.task_first[b]; });
         for (std::uint32_t a : reaching) {
@@ -610,7 +611,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       shard.qos[r] = j.qos == kNoName ? kNoQos : static_cast<std::uint16_t>(qos.map[space][j.qos]);
       s.job_lines[sh][r] = j.line;
       if (j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName || j.eligible != 0 ||
-          j.bypass != 0) {
+          j.bypass != 0 || j.task_concurrency != 0) {
         local_extras.push_back({sh, r, &j, sources[c].names});
       }
     }
@@ -656,6 +657,7 @@ Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& buil
       e.runtime = j.runtime;
       e.eligible = j.eligible;
       e.bypass = j.bypass;
+      e.task_concurrency = j.task_concurrency;
       if (j.granted != kNoName) {
         auto seen = granted_seen.find(text(j.granted));
         if (seen != granted_seen.end()) {

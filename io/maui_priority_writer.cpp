@@ -94,7 +94,7 @@ class MauiRows {
     const RowRole role = result_.roles[e.row];
     out.job = shard.number[r];
     out.task = e.task;
-    out.state = QstatState(shard.state[r], role);
+    out.state = QstatState(shard.state[r], shard.flags[r], role);
     names.user = s_.names.users.Name(shard.owner[r].index());
     names.group = shard.group[r].valid() ? std::string_view(s_.names.groups.Name(shard.group[r].index())) : "NONE";
     names.account = shard.project[r].valid() ? std::string_view(s_.names.projects.Name(shard.project[r].index())) : "NONE";

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 namespace schedk::io {
 namespace {
@@ -114,15 +115,39 @@ struct TemplateHash {
 // Per job with a dispatchable task: the position in `order` of its first one.
 using Templates = FlatIdMap<JobNumber, TemplateHash>;
 
-Templates JobTemplates(const Snapshot& snapshot, const PriorityResult& result, const RowIndex& index) {
-  Templates templates(0);  // job numbers start at 1
-  for (std::size_t i = 0; i < result.order.size(); ++i) {
-    const std::uint32_t row = result.order[i].row;
-    if (result.roles[row] != RowRole::kDispatchable) continue;
-    const JobNumber job = snapshot.jobs.shards()[index.shard(row)].number[index.row(row)];
-    templates.TryEmplace(job, TemplateHash{}(job), static_cast<std::uint32_t>(i));
+// What qstat shows for a job's tasks that are not objects (Grid Engine's job
+// template): the values of its first dispatchable task that is not enrolled.
+// Enrolled tasks (a rescheduled one, say) show their own values; where only
+// they are dispatchable, the template keeps the job's own columns from the
+// first of them and no prio or tickets (ORT_clear_pri_info, then the orders
+// of the enrolled tasks).
+struct JobTemplates {
+  Templates unenrolled{0};  // job numbers start at 1
+  Templates enrolled{0};
+
+  JobTemplates(const Snapshot& snapshot, const PriorityResult& result, const RowIndex& index) {
+    for (std::size_t i = 0; i < result.order.size(); ++i) {
+      const std::uint32_t row = result.order[i].row;
+      if (result.roles[row] != RowRole::kDispatchable) continue;
+      const JobShard& shard = snapshot.jobs.shards()[index.shard(row)];
+      const JobNumber job = shard.number[index.row(row)];
+      Templates& kind = (shard.flags[index.row(row)] & kJobEnrolled) ? enrolled : unenrolled;
+      kind.TryEmplace(job, TemplateHash{}(job), static_cast<std::uint32_t>(i));
+    }
   }
-  return templates;
+};
+
+// The job's own columns of `v`; no prio and no tickets.
+TaskPriority JobColumns(const TaskPriority& v) {
+  TaskPriority out;
+  out.nurg = v.nurg;
+  out.npprior = v.npprior;
+  out.urg = v.urg;
+  out.rrcontr = v.rrcontr;
+  out.wtcontr = v.wtcontr;
+  out.dlcontr = v.dlcontr;
+  out.ovrts = v.ovrts;
+  return out;
 }
 
 }  // namespace
@@ -140,7 +165,8 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
   }
   const JobTable& jobs = snapshot.jobs;
   const RowIndex index(jobs);
-  const Templates templates = values == TaskValues::kQstat ? JobTemplates(snapshot, result, index) : Templates(0);
+  const std::optional<JobTemplates> templates =
+      values == TaskValues::kQstat ? std::make_optional<JobTemplates>(snapshot, result, index) : std::nullopt;
   auto format_row = [&](std::size_t i, std::string& out) {
     const DispatchEntry& e = result.order[i];
     const JobShard& shard = jobs.shards()[index.shard(e.row)];
@@ -152,12 +178,19 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
                       &snapshot.names.users.Name(shard.owner[r].index()),
                       project.valid() ? &snapshot.names.projects.Name(project.index()) : nullptr,
                       &snapshot.names.usersets.Name(shard.department[r].index()),
-                      QstatState(shard.state[r], result.roles[e.row])};
+                      QstatState(shard.state[r], shard.flags[r], result.roles[e.row])};
     const RowRole role = result.roles[e.row];
-    const std::uint32_t* shown = role == RowRole::kDispatchable || role == RowRole::kInactive
-                                     ? templates.Find(row.job, TemplateHash{}(row.job))
-                                     : nullptr;
-    const TaskPriority v = result.Values(snapshot.cluster, jobs, index, shown ? result.order[*shown] : e);
+    const bool object = (shard.flags[r] & kJobEnrolled) != 0;
+    const std::uint32_t* shown =
+        templates && ((role == RowRole::kDispatchable && !object) || role == RowRole::kInactive)
+            ? templates->unenrolled.Find(row.job, TemplateHash{}(row.job))
+            : nullptr;
+    TaskPriority v = result.Values(snapshot.cluster, jobs, index, shown ? result.order[*shown] : e);
+    if (templates && role == RowRole::kInactive && shown == nullptr) {
+      if (const std::uint32_t* first = templates->enrolled.Find(row.job, TemplateHash{}(row.job))) {
+        v = JobColumns(result.Values(snapshot.cluster, jobs, index, result.order[*first]));
+      }
+    }
     switch (format) {
       case PriorityFormat::kTable: AppendTableRow(out, row, v); break;
       case PriorityFormat::kJsonl: AppendJsonRow(out, row, v); break;

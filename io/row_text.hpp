@@ -34,10 +34,12 @@ void AppendFormat(std::string& out, const char* format, Args... args) {
   out.append(big.data(), static_cast<std::size_t>(n));
 }
 
-// qstat's state letters for a row in its role.
-inline const char* QstatState(JobState state, RowRole role) {
+// qstat's state letters for a row in its role: a pending row waiting for a
+// predecessor shows hqw; one beyond the array task limit stays qw.
+inline const char* QstatState(JobState state, std::uint8_t flags, RowRole role) {
   switch (state) {
-    case JobState::kPending: return role == RowRole::kInactive ? "hqw" : "qw";
+    case JobState::kPending:
+      return role == RowRole::kInactive && (flags & kJobBeyondTaskLimit) == 0 ? "hqw" : "qw";
     case JobState::kHeld: return "hqw";
     case JobState::kRunning: return "r";
     case JobState::kSuspended: return "s";

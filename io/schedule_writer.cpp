@@ -215,6 +215,7 @@ std::string ReasonCode(const Snapshot& s, const QueueInstanceTable& instances, c
     case PendingReason::kLoadThreshold:
       return d.object == UINT32_MAX ? "load-threshold" : "load-threshold:" + InstanceName(s, instances, d.object);
     case PendingReason::kUserLimit: return "user-limit";
+    case PendingReason::kArrayTaskLimit: return "array-task-limit";
     case PendingReason::kReservationBlocked: return "reservation-blocked";
     case PendingReason::kNever:
       switch (d.never) {
@@ -241,6 +242,7 @@ std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, c
     case PendingReason::kPe: return "parallel environment " + s.names.pes.Name(d.object) + " has too few free slots";
     case PendingReason::kLoadThreshold: return "the queue instances that fit are in load alarm or on hosts that are down";
     case PendingReason::kUserLimit: return "the user has maxujobs jobs running";
+    case PendingReason::kArrayTaskLimit: return "not all array tasks may be started due to max_aj_instances or -tc";
     case PendingReason::kReservationBlocked:
       return "it would fit now, but reservations of higher-priority jobs block it";
     case PendingReason::kNever:

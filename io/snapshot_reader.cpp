@@ -12,6 +12,7 @@
 #include "io/line_cursor.hpp"
 #include "io/maui_config_reader.hpp"
 #include "io/untrusted_text.hpp"
+#include "kernel/model/array_task_limit.hpp"
 
 namespace schedk::io {
 namespace {
@@ -260,6 +261,13 @@ Status CompleteSnapshot(Snapshot& s, const std::vector<JobSource>& jobs, const s
                         bool check_rows, RequestCache* cache) {
   ClusterBuilder builder(s);
   if (Status st = AddJobs(jobs, builder, s, check_rows, cache); !st.ok()) return st;
+  const auto sources = LimitArrayTasks(s.jobs, s.cluster.config.max_aj_instances);
+  for (std::size_t shard = 0; shard < sources.size(); ++shard) {
+    if (sources[shard].empty()) continue;
+    std::vector<int> lines(sources[shard].size());
+    for (std::size_t r = 0; r < lines.size(); ++r) lines[r] = s.job_lines[shard][sources[shard][r]];
+    s.job_lines[shard] = std::move(lines);
+  }
   if (Status st = builder.FinishUsers(usage); !st.ok()) return st;
   if (Status st = builder.BuildShareTree(); !st.ok()) return st;
   return BuildMauiConfig(s, builder, usage);

@@ -34,7 +34,9 @@ Result<ObjectBlock> ReadObjectBlock(const std::string& kind, const std::string& 
                                     const std::string& source);
 
 // Adds parsed job rows to a snapshot built by ReadSnapshotParts (or a copy of
-// one), then the users they name, the usage records and the share tree.
+// one), marks the pending tasks beyond the array task limit (rows cut in two
+// keep their line), then adds the users they name, the usage records and the
+// share tree.
 Status CompleteSnapshot(Snapshot& snapshot, const std::vector<JobSource>& jobs, const std::vector<UsageLine>& usage,
                         bool check_rows, RequestCache* cache = nullptr);
 

@@ -279,7 +279,33 @@ std::string JobKeys(const CellJob& job) {
   if (job.deadline != 0) AppendKeyValue(out, "dl", std::to_string(job.deadline));
   if (job.override_tickets != 0) AppendKeyValue(out, "oticket", std::to_string(job.override_tickets));
   if (job.jobshare != 0) AppendKeyValue(out, "js", std::to_string(job.jobshare));
+  if (job.task_concurrency != 0) AppendKeyValue(out, "tc", std::to_string(job.task_concurrency));
   return out;
+}
+
+// A pending task range ("7", "2-9", "1-9:2") in runs of tasks that exist as
+// objects (enrolled: a rescheduled task, say) and tasks that do not. A range
+// that does not parse is passed on whole, for the snapshot reader to judge.
+std::vector<std::pair<std::string, bool>> EnrolledRuns(const std::string& range, const std::set<std::uint32_t>& objects) {
+  ParsedJob parsed;
+  if (objects.empty() || range.empty() || ParseJobId("1." + range, parsed)) return {{range, false}};
+  std::vector<std::pair<std::string, bool>> runs;
+  auto text = [&](TaskNumber first, TaskNumber last) {
+    if (first == last) return std::to_string(first);
+    return std::to_string(first) + "-" + std::to_string(last) +
+           (parsed.step == 1 ? "" : ":" + std::to_string(parsed.step));
+  };
+  TaskNumber run_first = parsed.first;
+  for (TaskNumber t = parsed.first;; t += parsed.step) {
+    const bool last = parsed.last - t < parsed.step;
+    const bool enrolled = objects.count(t) > 0;
+    if (last || enrolled != (objects.count(t + parsed.step) > 0)) {
+      runs.emplace_back(text(run_first, t), enrolled);
+      run_first = t + parsed.step;
+    }
+    if (last) break;
+  }
+  return runs;
 }
 
 // A running task: its granted queue instances, in qstat's order, and its master.
@@ -369,9 +395,12 @@ Status CellReader::Jobs(GeImport& out) {
       if (row->tasks.empty()) ranges.emplace_back();
       for (std::string_view range : SplitList(row->tasks)) ranges.emplace_back(range);
       for (const std::string& range : ranges) {
-        text_ += "job " + id + (range.empty() ? "" : "." + range) + keys;
-        if (state != "qw") AppendKeyValue(text_, "state", state);
-        text_ += '\n';
+        for (const auto& [run, enrolled] : EnrolledRuns(range, job->task_objects)) {
+          text_ += "job " + id + (run.empty() ? "" : "." + run) + keys;
+          if (state != "qw") AppendKeyValue(text_, "state", state);
+          if (enrolled) AppendKeyValue(text_, "enrolled", "y");
+          text_ += '\n';
+        }
       }
     }
   }

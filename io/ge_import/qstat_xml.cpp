@@ -24,7 +24,6 @@ constexpr UnsupportedOption kUnsupportedOptions[] = {
     {"JB_checkpoint_name", "-ckpt", false},
     {"JB_execution_time", "-a", false},
     {"JB_ar", "-ar", false},
-    {"JB_ja_task_concurrency", "-tc", false},
 };
 
 class XmlText {
@@ -176,6 +175,7 @@ Status ReadJob(const XmlText& x, const pugi::xml_node& e, CellJob& job) {
   }
   if (Status st = ReadInteger(x, e, "JB_override_tickets", job.override_tickets); !st.ok()) return st;
   if (Status st = ReadInteger(x, e, "JB_jobshare", job.jobshare); !st.ok()) return st;
+  if (Status st = ReadInteger(x, e, "JB_ja_task_concurrency", job.task_concurrency); !st.ok()) return st;
   // JB_type carries JOB_TYPE_ARRAY (0x10 << 4 = bit 8 in JOB_TYPE's layout):
   // the array structure's range is the reliable sign.
   const pugi::xml_node range = e.child("JB_ja_structure").first_child();
@@ -192,6 +192,7 @@ Status ReadJob(const XmlText& x, const pugi::xml_node& e, CellJob& job) {
     if (Status st = ReadInteger(x, t, "JAT_task_number", task); !st.ok()) return st;
     if (Status st = ReadInteger(x, t, "JAT_start_time", start); !st.ok()) return st;
     if (start != 0) job.task_start[task] = start;
+    job.task_objects.insert(task);
   }
   for (const UnsupportedOption& u : kUnsupportedOptions) {
     const pugi::xml_node node = e.child(u.element);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,7 +38,9 @@ struct CellJob {
   std::uint64_t override_tickets = 0;
   std::uint64_t jobshare = 0;
   bool is_array = false;
+  std::uint32_t task_concurrency = 0;                // -tc; 0: none
   std::map<std::uint32_t, std::int64_t> task_start;  // running task -> start time
+  std::set<std::uint32_t> task_objects;              // tasks that exist as objects (JB_ja_tasks)
   // Options the cell accepted that a snapshot cannot say yet (-ckpt, -a, ...).
   std::vector<std::string> unsupported;
 };

@@ -48,12 +48,14 @@ Parts Split(std::string_view text) {
 // one (a session refuses a job number twice), so the job comes as a master
 // submits it: every task from the first to the last pending, the tasks not
 // in the cell deleted, then each task put in its state (`run`, `suspend`,
-// `hold`).
+// `hold`) and marked where it exists as a task object (`mod job n.t
+// enrolled=y`).
 std::vector<std::string> AddJob(const std::string& number, const std::vector<std::string>& records) {
   if (records.size() == 1) return {"add " + records.front()};
   struct Task {
     std::uint32_t task;
     std::string state, start, granted;
+    bool enrolled = false;
   };
   std::vector<Task> tasks;
   std::string keys;  // the records' shared keys, from the first one
@@ -65,16 +67,18 @@ std::vector<std::string> AddJob(const std::string& number, const std::vector<std
       return {"add " + record};  // not a record of ours: the session says what is wrong
     }
     std::string state = "qw", start, granted, own;
+    bool enrolled = false;
     for (std::size_t i = 2; i < tokens.size(); ++i) {
       const JobToken& t = tokens[i];
       if (t.key == "state") state = t.value;
       else if (t.key == "start") start = t.value;
       else if (t.key == "granted") granted = t.value;
+      else if (t.key == "enrolled") enrolled = t.value == "y";
       else if (t.key != "master") AppendKeyValue(own, t.key, t.value);
     }
     if (keys.empty()) keys = own;
     for (std::uint64_t task = id.first; task <= id.last; task += id.step) {
-      tasks.push_back({static_cast<std::uint32_t>(task), state, start, granted});
+      tasks.push_back({static_cast<std::uint32_t>(task), state, start, granted, enrolled});
       if (id.step == 0) break;
     }
   }
@@ -93,6 +97,7 @@ std::vector<std::string> AddJob(const std::string& number, const std::vector<std
     if (t.state == "r" || t.state == "s") requests.push_back("run " + id + " start=" + t.start + " granted=" + t.granted);
     if (t.state == "s") requests.push_back("suspend " + id);
     if (t.state == "hqw") requests.push_back("hold " + id);
+    if (t.enrolled) requests.push_back("mod job " + id + " enrolled=y");
   }
   return requests;
 }

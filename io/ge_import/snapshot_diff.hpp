@@ -10,7 +10,8 @@
 //     and the job added again (a started, finished or re-ranged array task
 //     changes the job's records). An array job whose tasks differ in state
 //     comes as a master submits it: its task range added pending, the tasks
-//     not in the cell deleted, each other task run, suspended or held.
+//     not in the cell deleted, each other task run, suspended or held, and
+//     marked enrolled where it is a task object.
 // Invariants: applying the requests to a session holding `before` gives the
 // state `after` loads to (the same digest); objects go before jobs, removals
 // of objects after the jobs that might name them. Snapshots are taken as

@@ -92,18 +92,20 @@ void CanonicalRows(std::vector<ParsedJob>& rows) {
   std::sort(rows.begin(), rows.end(), RowBefore);
   std::vector<ParsedJob> out;
   for (JobState state : {JobState::kPending, JobState::kHeld, JobState::kError}) {
-    std::vector<const ParsedJob*> parts;
-    for (const ParsedJob& r : rows) {
-      if (r.state == state) parts.push_back(&r);
-    }
-    if (parts.empty()) continue;
-    const ParsedJob model = *parts.front();
-    for (const Run& run : GreedyRuns(parts)) {
-      ParsedJob row = model;
-      row.first = run.first;
-      row.last = run.last;
-      row.step = run.step == 0 ? 1 : run.step;
-      out.push_back(row);
+    for (const bool enrolled : {false, true}) {  // task objects keep rows of their own
+      std::vector<const ParsedJob*> parts;
+      for (const ParsedJob& r : rows) {
+        if (r.state == state && ((r.flags & kJobEnrolled) != 0) == enrolled) parts.push_back(&r);
+      }
+      if (parts.empty()) continue;
+      const ParsedJob model = *parts.front();
+      for (const Run& run : GreedyRuns(parts)) {
+        ParsedJob row = model;
+        row.first = run.first;
+        row.last = run.last;
+        row.step = run.step == 0 ? 1 : run.step;
+        out.push_back(row);
+      }
     }
   }
   for (const ParsedJob& r : rows) {

@@ -31,7 +31,8 @@ struct LiveShard {
 };
 
 // Puts one job's rows into canonical form: sorted by first task; the tasks of
-// each state that is not running (pending, held, error) as the greedy
+// each state that is not running (pending, held, error), task objects
+// (enrolled) and the others apart, as the greedy
 // arithmetic runs of their sorted task set (start at the smallest task, the
 // next one fixes the step, extend while the step holds), so the same task set
 // is always written the same way.

@@ -73,6 +73,7 @@ void CopyJobLevel(const ParsedJob& from, ParsedJob& to) {
   r.granted = to.granted;
   r.master = to.master;
   r.assumed = to.assumed;
+  r.flags = static_cast<std::uint8_t>((from.flags & ~kJobEnrolled) | (to.flags & kJobEnrolled));  // the row's own
   to = r;
 }
 
@@ -567,9 +568,28 @@ SessionError Conflict(const TaskSelector& id, const std::string& what) {
 
 }  // namespace
 
+// `mod job <n>.<task> enrolled=y|n`: whether a pending, held or error task
+// exists as a task object (array_task_limit.hpp); the one key a task takes.
+SessionStatus SessionState::ModTask(const TaskSelector& id, const std::vector<KeyValue>& changes) {
+  if (changes.size() != 1 || changes[0].key != "enrolled") {
+    return Refuse(ErrorCode::kInvalidValue, "mod job <n>.<task> takes enrolled= alone; other keys are the job's",
+                  JobObject(id.job));
+  }
+  const std::optional<bool> enrolled = ParseBool(changes[0].value);
+  if (!enrolled) return Refuse(ErrorCode::kInvalidValue, "mod job: enrolled: expected y or n", JobObject(id.job));
+  return ChangeJob(id, [&](std::vector<ParsedJob>& rows) -> std::optional<SessionError> {
+    const auto picked = Select(rows, id, [](const ParsedJob& r) { return !r.running(); });
+    if (picked.empty()) return Conflict(id, "not pending, held or in error (running tasks are objects anyway)");
+    for (std::size_t i : picked) {
+      rows[i].flags = static_cast<std::uint8_t>(*enrolled ? rows[i].flags | kJobEnrolled : rows[i].flags & ~kJobEnrolled);
+    }
+    return std::nullopt;
+  });
+}
+
 SessionStatus SessionState::ModJob(const TaskSelector& id, const std::vector<KeyValue>& changes) {
   std::shared_lock<std::shared_mutex> lock(config_mutex_);
-  if (id.task) return Refuse(ErrorCode::kInvalidValue, "mod job takes a job id, not a task", JobObject(id.job));
+  if (id.task) return ModTask(id, changes);
   const std::vector<ParsedJob> current = jobs_->Rows(id.job);
   if (current.empty()) return Refuse(ErrorCode::kNoSuchObject, "no job " + std::to_string(id.job), JobObject(id.job));
   // The job's keys as written, the changes applied, read again.
@@ -577,6 +597,7 @@ SessionStatus SessionState::ModJob(const TaskSelector& id, const std::vector<Key
   jobs_->ReadNames([&](const JobNameSpace& names) {
     ParsedJob model = current.front();
     BackToPending(model);
+    model.flags &= static_cast<std::uint8_t>(~kJobEnrolled);
     model.first = model.last = model.step = 1;
     model.task_range_given = false;
     RenderJobLine(model, names, line);
@@ -590,6 +611,10 @@ SessionStatus SessionState::ModJob(const TaskSelector& id, const std::vector<Key
     if (c.key == "submit" && c.value.empty()) {
       // A job without a submit time would take the clock's at each load of a dump.
       return Refuse(ErrorCode::kInvalidValue, "mod job: submit cannot be removed", JobObject(id.job));
+    }
+    if (c.key == "enrolled") {
+      return Refuse(ErrorCode::kInvalidValue, "mod job: enrolled= is a task's: mod job <n>.<task> enrolled=y",
+                    JobObject(id.job));
     }
     for (const char* state_key : {"state", "start", "granted", "master", "assumed"}) {
       if (c.key == state_key) {
@@ -701,6 +726,7 @@ SessionStatus SessionState::Run(const TaskSelector& id, std::optional<Time> star
       ParsedJob& r = rows[i];
       const bool was_pending = r.state == JobState::kPending;
       r.state = JobState::kRunning;
+      r.flags &= static_cast<std::uint8_t>(~kJobEnrolled);  // running tasks are objects anyway
       r.assumed = false;
       if (start) {
         r.start = *start;
@@ -829,6 +855,7 @@ SessionStatus SessionState::Assume(const Snapshot& view, const ScheduleResult& r
       if (picked.empty()) return Conflict(id, "no longer pending");
       ParsedJob& r = rows[picked.front()];
       r.state = JobState::kRunning;
+      r.flags &= static_cast<std::uint8_t>(~kJobEnrolled);  // running tasks are objects anyway
       r.has_start = true;
       r.start = now;
       r.granted = granted_id;

@@ -82,6 +82,7 @@ class SessionState {
   // --- jobs ---
   // `record`: "job <id> key=value ..." as in a snapshot.
   SessionStatus AddJob(std::string_view record);
+  // A job id changes job keys; a task id takes enrolled= alone.
   SessionStatus ModJob(const TaskSelector& id, const std::vector<KeyValue>& changes);
   SessionStatus DeleteJob(const TaskSelector& id);
   SessionStatus Hold(const TaskSelector& id);
@@ -107,6 +108,7 @@ class SessionState {
   StateDigest Digest() const;
 
  private:
+  SessionStatus ModTask(const TaskSelector& id, const std::vector<KeyValue>& changes);
   struct LoadEntry {
     std::string host;
     std::vector<std::pair<std::string, std::string>> values;  // name, value text, first-set order

@@ -268,7 +268,7 @@ ScheduleResult Interval::Run() {
     decision.reason = PendingReason::kNoSlots;
     Record(decision, {});
   }
-  // Held, waiting and error-state tasks, in job order.
+  // Held, waiting, error-state and limited tasks, in job order.
   for (std::size_t k = dispatchable; k < priorities_.order.size(); ++k) {
     const DispatchEntry& entry = priorities_.order[k];
     const JobShard& shard = jobs_.shards()[index_.shard(entry.row)];
@@ -286,7 +286,8 @@ ScheduleResult Interval::Run() {
         decision.never = NeverCause::kErrorState;
         break;
       default:
-        decision.reason = PendingReason::kDependency;
+        decision.reason = (shard.flags[r] & kJobBeyondTaskLimit) ? PendingReason::kArrayTaskLimit
+                                                                 : PendingReason::kDependency;
         break;
     }
     Record(decision, {});

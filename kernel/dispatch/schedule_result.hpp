@@ -33,6 +33,7 @@ enum class PendingReason : std::uint8_t {
   kPe,                  // the parallel environment's slots are short
   kLoadThreshold,       // every fitting queue instance is in load alarm
   kUserLimit,           // maxujobs
+  kArrayTaskLimit,      // beyond the array job's max_aj_instances or -tc (array_task_limit.hpp)
   kReservationBlocked,  // it would fit now but for reservations of higher-priority jobs
   kNever,
 };

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <unordered_set>
 #include <vector>
 
 #include "kernel/model/request_set.hpp"
@@ -33,6 +34,8 @@ enum class JobState : std::uint8_t {
 enum JobFlags : std::uint8_t {
   kJobReserve = 1,    // -R y
   kJobImmediate = 2,  // -now y
+  kJobEnrolled = 4,   // pending, held or error tasks that exist as task objects (key enrolled=y)
+  kJobBeyondTaskLimit = 8,  // pending tasks the array task limit keeps out of this run (array_task_limit.hpp)
 };
 
 struct GrantedSlots {
@@ -50,6 +53,7 @@ struct JobExtras {
   std::vector<JobNumber> hold_jid;      // predecessors (ids, names already resolved)
   Time eligible = 0;                    // since when the job is eligible (job key eligible=); 0: its submission
   std::uint32_t bypass = 0;             // Maui: passes in which a lower-priority job started ahead of it
+  std::uint32_t task_concurrency = 0;   // qsub -tc: at most this many task objects at once; 0: none
 };
 
 // QOS ids are stored in 16 bits (Maui sites define a few dozen QOS at most).
@@ -119,6 +123,10 @@ struct JobShard {
     return e ? e->bypass : 0;
   }
   // When the job started to accrue queue time: eligible= if given, else its submission.
+  std::uint32_t task_concurrency(std::size_t row) const {
+    const JobExtras* e = extras_of(row);
+    return e ? e->task_concurrency : 0;
+  }
   Time eligible_since(std::size_t row) const {
     const JobExtras* e = extras_of(row);
     return e && e->eligible != 0 ? e->eligible : submit[row];
@@ -176,5 +184,21 @@ class JobTable {
   std::vector<JobShard> shards_;
   std::vector<RequestSet> request_sets_;
 };
+
+// The predecessors (hold_jid) still in the table: a job naming one of them waits.
+inline std::unordered_set<JobNumber> UnfinishedPredecessors(const JobTable& jobs) {
+  std::unordered_set<JobNumber> referenced;
+  for (const JobShard& shard : jobs.shards()) {
+    for (const JobExtras& e : shard.extras) referenced.insert(e.hold_jid.begin(), e.hold_jid.end());
+  }
+  std::unordered_set<JobNumber> unfinished;
+  if (referenced.empty()) return unfinished;
+  for (const JobShard& shard : jobs.shards()) {
+    for (JobNumber n : shard.number) {
+      if (referenced.count(n)) unfinished.insert(n);
+    }
+  }
+  return unfinished;
+}
 
 }  // namespace schedk

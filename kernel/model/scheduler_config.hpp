@@ -111,6 +111,9 @@ struct SchedulerConfig {
   double auto_user_fshare = 0;
   double auto_user_oticket = 0;
   ProjectId auto_user_default_project;
+  // max_aj_instances (qconf -sconf): at most this many task objects of one array
+  // job at once; 0: no limit. 2000 is Grid Engine's default.
+  std::uint32_t max_aj_instances = 2000;
 };
 
 }  // namespace schedk

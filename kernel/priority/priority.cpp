@@ -79,18 +79,7 @@ constexpr auto MergeBefore = [](const MergeKey& a, const MergeKey& b) { return a
 std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode) {
   std::vector<RowRole> roles(jobs.rows(), RowRole::kInactive);
   // Predecessors still in the table keep their successors waiting.
-  std::unordered_set<JobNumber> referenced;
-  for (const JobShard& shard : jobs.shards()) {
-    for (const JobExtras& e : shard.extras) referenced.insert(e.hold_jid.begin(), e.hold_jid.end());
-  }
-  std::unordered_set<JobNumber> unfinished;
-  if (!referenced.empty()) {
-    for (const JobShard& shard : jobs.shards()) {
-      for (JobNumber n : shard.number) {
-        if (referenced.count(n)) unfinished.insert(n);
-      }
-    }
-  }
+  const std::unordered_set<JobNumber> unfinished = UnfinishedPredecessors(jobs);
   const auto offsets = jobs.Offsets();
   ForEachIndex(mode, jobs.shards().size(), [&](std::size_t s) {
     const JobShard& shard = jobs.shards()[s];
@@ -104,6 +93,7 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode) {
           role = RowRole::kSuspended;
           break;
         case JobState::kPending: {
+          if (shard.flags[r] & kJobBeyondTaskLimit) break;  // array_task_limit.hpp
           role = RowRole::kDispatchable;
           if (const JobExtras* e = shard.extras_of(r)) {
             for (JobNumber p : e->hold_jid) {
@@ -152,6 +142,10 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
   }
   v.ntckts = NormalizedTickets(c, v.tckts, tickets.max_tix);
   v.prio = WeightedPrio(c, entry.first_of_job, v.nurg, v.ntckts, v.npprior);
+  if (!cleared_jobs.empty() && std::binary_search(cleared_jobs.begin(), cleared_jobs.end(), shard.number[row])) {
+    // The job's own columns, as ORT_clear_pri_info leaves them; the task keeps its prio and tickets.
+    v.nurg = v.npprior = v.urg = v.rrcontr = v.wtcontr = v.dlcontr = 0;
+  }
   return v;
 }
 
@@ -372,6 +366,39 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
   return true;
 }
 
+// The jobs with running or suspended tasks whose priority information Grid
+// Engine clears: a job with a task that is held, waiting, in error or beyond
+// the array task limit (`rest`, in job order) and no dispatchable task.
+std::vector<JobNumber> ClearedJobs(const JobTable& jobs, const RowIndex& index, const PriorityResult& result,
+                                   const std::vector<std::pair<JobNumber, DispatchEntry>>& rest) {
+  auto number = [&](const DispatchEntry& e) { return jobs.shards()[index.shard(e.row)].number[index.row(e.row)]; };
+  std::vector<JobNumber> inactive;
+  for (const auto& [job, e] : rest) {
+    if (inactive.empty() || inactive.back() != job) inactive.push_back(job);
+  }
+  std::vector<JobNumber> cleared;
+  if (inactive.empty()) return cleared;
+  for (std::size_t i = result.dispatchable_tasks; i < result.order.size(); ++i) {
+    const RowRole role = result.roles[result.order[i].row];
+    if (role != RowRole::kRunning && role != RowRole::kSuspended) continue;
+    const JobNumber job = number(result.order[i]);
+    if (std::binary_search(inactive.begin(), inactive.end(), job)) cleared.push_back(job);
+  }
+  if (cleared.empty()) return cleared;
+  std::sort(cleared.begin(), cleared.end());
+  cleared.erase(std::unique(cleared.begin(), cleared.end()), cleared.end());
+  std::vector<bool> dispatchable(cleared.size(), false);
+  for (std::size_t i = 0; i < result.dispatchable_tasks; ++i) {
+    const auto it = std::lower_bound(cleared.begin(), cleared.end(), number(result.order[i]));
+    if (it != cleared.end() && *it == number(result.order[i])) dispatchable[it - cleared.begin()] = true;
+  }
+  std::vector<JobNumber> kept;
+  for (std::size_t k = 0; k < cleared.size(); ++k) {
+    if (!dispatchable[k]) kept.push_back(cleared[k]);
+  }
+  return kept;
+}
+
 }  // namespace
 
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
@@ -505,6 +532,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     return std::make_tuple(a.first, a.second.task) < std::make_tuple(b.first, b.second.task);
   });
   for (const auto& [job, e] : rest) result.order.push_back(e);
+  result.cleared_jobs = ClearedJobs(jobs, index, result, rest);
   return result;
 }
 

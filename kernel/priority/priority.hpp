@@ -73,6 +73,11 @@ struct PriorityResult {
   TicketResult tickets;
   Column<DispatchEntry> order;  // dispatchable tasks, then running/suspended, then the rest
   std::size_t dispatchable_tasks = 0;
+  // Jobs with running or suspended tasks, a held, waiting, error or
+  // beyond-the-limit task and no dispatchable one, ascending: Grid Engine
+  // clears their job-level columns (nurg, npprior, urg and its parts), which
+  // their running tasks show too.
+  std::vector<JobNumber> cleared_jobs;
 
   // The values of one output row.
   TaskPriority Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,

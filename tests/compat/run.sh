@@ -37,7 +37,7 @@ mkdir -p "$out"
 # the jobs between two runs and sets `now` to the first one's time.
 capture() {
   local dir=$1 attempt
-  for attempt in 1 2 3; do
+  for attempt in 1 2 3 4 5; do
     rm -rf "$dir/capture"
     "$schedk" import ge --save "$dir/capture" -o "$dir/snapshot" 2> "$dir/import.log" ||
       { cat "$dir/import.log" >&2; return 1; }

@@ -1,13 +1,13 @@
 // fuzz_ge_import: the Grid Engine importer (io/ge_import/) on a capture of a
 // cell in which one command's output is the fuzz input. The base captures are
-// the fixtures tests/io/ge_capture/{urgency,dispatch-pe,share-tree}, read
+// the fixtures tests/io/ge_capture/{urgency,dispatch-pe,share-tree,array-limits}, read
 // once from the source tree (SCHEDK_SOURCE_DIR); a CellCommands answers from
 // memory as CaptureDirectory would from the files.
 // Input: a selector byte, then the bytes that replace one capture file.
 //   selector % kSlots            the file (kSlots below, by capture name);
-//   (selector / kSlots) % 3      the base: 0 urgency, 1 dispatch-pe,
-//                                2 share-tree;
-//   (selector / (3 * kSlots)) % 2
+//   (selector / kSlots) % 4      the base: 0 urgency, 1 dispatch-pe,
+//                                2 share-tree, 3 array-limits;
+//   (selector / (4 * kSlots)) % 2
 //                                1: GeImportOptions::now is given (the
 //                                messages file is then not read).
 // For the three qstat XML outputs and sge_share_mon's, the parser
@@ -73,7 +73,7 @@ constexpr const char* kSlots[] = {
 };
 constexpr std::size_t kShareUsageSlot = 10;
 constexpr std::size_t kSlotCount = std::size(kSlots);
-constexpr const char* kBases[] = {"urgency", "dispatch-pe", "share-tree"};
+constexpr const char* kBases[] = {"urgency", "dispatch-pe", "share-tree", "array-limits"};
 constexpr std::size_t kBaseCount = std::size(kBases);
 
 constexpr std::size_t kMaxMessageBytes = 4096;
@@ -109,7 +109,8 @@ Capture LoadBase(const char* name) {
 }
 
 const Capture& Base(std::size_t which) {
-  static const Capture bases[] = {LoadBase(kBases[0]), LoadBase(kBases[1]), LoadBase(kBases[2])};
+  static const Capture bases[] = {LoadBase(kBases[0]), LoadBase(kBases[1]), LoadBase(kBases[2]),
+                                  LoadBase(kBases[3])};
   return bases[which];
 }
 

@@ -9,7 +9,7 @@
 #   BUILD/corpus/fuzz_session   the serve transcripts as they are
 #   BUILD/corpus/fuzz_swf       datasets/*.swf cut to 40 jobs under several option bytes
 #   BUILD/corpus/fuzz_ge_import each file of the captures tests/io/ge_capture/{urgency,
-#                               dispatch-pe,share-tree} that the selector can replace, after
+#                               dispatch-pe,share-tree,array-limits} that the selector can replace, after
 #                               the selector byte that replaces it in its own capture
 # Files are named by their content's SHA-1, so running it again adds nothing
 # twice and keeps what the fuzzers added. Usage: seed_corpus.sh [BUILD]
@@ -93,12 +93,13 @@ for f in "$root"/datasets/*.swf; do
   rm -f "$short"
 done
 
-# Grid Engine captures: selector = slot + 10 * base, with the slots of
-# kSlots in fuzz_ge_import.cpp (same order) and base 0 urgency, 1 dispatch-pe, 2 share-tree.
+# Grid Engine captures: selector = slot + 11 * base, with the slots of
+# kSlots in fuzz_ge_import.cpp (same order) and base 0 urgency, 1 dispatch-pe, 2 share-tree,
+# 3 array-limits (selectors up to 43, under 4 * 11 * 2).
 ge_slots=('qstat_-j_%2A_-xml' 'qstat_-u_%2A_-g_t_-xml' 'qstat_-f_-xml' qselect qconf_-sql 'qconf_-sq_all.q'
   qmaster-messages qconf_-sstree qconf_-sel 'qrstat_-u_%2A'
   'sge%5Fshare%5Fmon_-c_1_-n_-f_usage%5Ftime,node%5Fname,user%5Fname,project%5Fname,cpu,mem,io')
-ge_bases=(urgency dispatch-pe share-tree)
+ge_bases=(urgency dispatch-pe share-tree array-limits)
 for b in "${!ge_bases[@]}"; do
   for s in "${!ge_slots[@]}"; do
     f=$root/tests/io/ge_capture/${ge_bases[$b]}/${ge_slots[$s]}

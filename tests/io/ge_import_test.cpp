@@ -177,6 +177,24 @@ TEST_F(ImportGeTest, SharedTreeTicketsOfParallelJobsFollow819sRule) {
   EXPECT_EQ(CompareWithQstat(s, Fixture("share-tree-pe.qstat-gd.xml")), 120);  // 10 jobs, 12 columns
 }
 
+// make compat's array-limits scenario: max_aj_instances 3, -tc 2, a held
+// task beside running ones, a rescheduled task pending as a task object. The
+// tasks the limit holds back show qstat's template, or zeros.
+TEST_F(ImportGeTest, ArrayTaskLimitsGiveTheValuesQstatPrinted) {
+  auto imported = Import(Fixture("array-limits"));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  const std::string& text = imported->snapshot;
+  EXPECT_NE(text.find("job 31520.2 owner=u1 group=u1 name=sleep submit=1795675070 l_hard=h_rt=3000 enrolled=y\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("job 31520.4-6 owner=u1 group=u1 name=sleep submit=1795675070 l_hard=h_rt=3000\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("job 31523.1-6:1 owner=u2 group=u2 name=sleep submit=1795675069 l_hard=h_rt=3000 tc=2\n"),
+            std::string::npos);
+  const Snapshot s = testing::Load(text);
+  EXPECT_EQ(s.cluster.config.max_aj_instances, 3u);
+  EXPECT_EQ(CompareWithQstat(s, Fixture("array-limits.qstat-gd.xml")), 240);  // 20 tasks, 12 columns
+}
+
 // The capture was made with every queue disabled; opened at the time of the
 // cell's next run, the interval writes the MONITOR section the cell wrote.
 // The import of a capture made with every queue disabled, opened at the time
@@ -321,12 +339,12 @@ TEST_F(ImportGeTest, WhatASnapshotCannotHoldStopsTheImport) {
   std::string jobs = ReadText(dir + "/qstat_-j_%2A_-xml");
   const std::size_t first = jobs.find("<JB_pe>");
   ASSERT_NE(first, std::string::npos);
-  jobs.insert(first, "<JB_ja_task_concurrency>2</JB_ja_task_concurrency>");
+  jobs.insert(first, "<JB_checkpoint_name>ck</JB_checkpoint_name>");
   Write(dir + "/qstat_-j_%2A_-xml", jobs);
-  auto tc = Import(dir);
-  ASSERT_FALSE(tc.ok());
-  EXPECT_NE(tc.status().message().find("uses -tc, which a schedk snapshot cannot hold yet"), std::string::npos)
-      << tc.status().ToString();
+  auto ckpt = Import(dir);
+  ASSERT_FALSE(ckpt.ok());
+  EXPECT_NE(ckpt.status().message().find("uses -ckpt, which a schedk snapshot cannot hold yet"), std::string::npos)
+      << ckpt.status().ToString();
 }
 
 TEST_F(ImportGeTest, AQueueCalendarOrABlockLineStopsTheImport) {
@@ -499,6 +517,31 @@ TEST(SnapshotDiffTest, UpdatesMoveASessionToTheNextSnapshot) {
   EXPECT_FALSE(hash.empty());
   EXPECT_EQ(hash, DigestAfter("h hello proto=1\nl load " + dir + "/diff-after.snap\nd digest\n"));
   EXPECT_TRUE(SessionUpdates(after, after).empty());
+}
+
+// A rescheduled task, pending as a task object, and -tc reach a fed session:
+// the job comes again with `mod job n.t enrolled=y`. A job id refuses the key.
+TEST(SnapshotDiffTest, TaskObjectsAndTaskConcurrencyReachTheSession) {
+  const std::string cluster = std::string(kSmallCluster).substr(std::string(kSmallCluster).find("begin sconf"));
+  const std::string before = "schedk-snapshot 1\nnow 1000\n" + cluster + "job 3.1-4 owner=c submit=902 tc=2\n";
+  const std::string after = "schedk-snapshot 1\nnow 1060\n" + cluster +
+                            "job 3.1 owner=c submit=902 tc=2 state=r start=1000 granted=all.q@n2:1\n"
+                            "job 3.2 owner=c submit=902 tc=2 enrolled=y\n"
+                            "job 3.3-4 owner=c submit=902 tc=2\n";
+  const std::vector<std::string> updates = SessionUpdates(before, after);
+  EXPECT_NE(std::find(updates.begin(), updates.end(), "mod job 3.2 enrolled=y"), updates.end());
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/objects-before.snap") << before;
+  std::ofstream(dir + "/objects-after.snap") << after;
+  std::string fed = "h hello proto=1\nl load " + dir + "/objects-before.snap\n";
+  for (std::size_t i = 0; i < updates.size(); ++i) fed += "u" + std::to_string(i) + " " + updates[i] + "\n";
+  const std::string hash = DigestAfter(fed + "d digest\n");
+  EXPECT_FALSE(hash.empty());
+  EXPECT_EQ(hash, DigestAfter("h hello proto=1\nl load " + dir + "/objects-after.snap\nd digest\n"));
+  const Transcript refused = Converse("h hello proto=1\nl load " + dir + "/objects-after.snap\n"
+                                      "m mod job 3 enrolled=y\nr mod job 3.1 enrolled=y\n", 1 << 20);
+  EXPECT_NE(refused.out.find("err m 422"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("err r 409"), std::string::npos) << refused.out;
 }
 
 }  // namespace

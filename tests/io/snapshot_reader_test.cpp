@@ -56,6 +56,28 @@ TEST(SnapshotReaderTest, MasterQueueList) {
   ExpectError(cell + "job 1 owner=u masterq=nosuch.q pe_name=fill pe_min=2 pe_max=2\n", 12, "masterq: unknown queue");
 }
 
+// -tc and the tasks that exist as objects: tc= is the job's and must agree
+// across its rows; enrolled= marks rows, never running ones. Rows the limit
+// cuts keep their line.
+TEST(SnapshotReaderTest, TaskConcurrencyAndEnrolledTasks) {
+  const std::string cell = kHeader + "begin conf\nmax_aj_instances 3\nend conf\nbegin queue all.q\nhostlist h1\nend queue\n";
+  const Snapshot s = Load(cell + "job 7.1-2 owner=u tc=2 enrolled=y\njob 7.3-9 owner=u tc=2\n");
+  const JobShard& shard = s.jobs.shards()[s.jobs.ShardOf(7)];
+  ASSERT_EQ(shard.size(), 2u);
+  EXPECT_EQ(shard.task_concurrency(0), 2u);
+  EXPECT_EQ(shard.flags[0], kJobEnrolled);
+  EXPECT_EQ(shard.flags[1], kJobBeyondTaskLimit);  // two objects already: -tc 2 leaves no room
+  const Snapshot cut = Load(cell + "job 7.1 owner=u state=r start=900 granted=all.q@h1:1\njob 7.2-9 owner=u\n");
+  const JobShard& rows = cut.jobs.shards()[cut.jobs.ShardOf(7)];
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows.task_last[1], 3u);
+  EXPECT_EQ(rows.task_first[2], 4u);
+  EXPECT_EQ(cut.job_lines[cut.jobs.ShardOf(7)], (std::vector<int>{9, 10, 10}));
+  ExpectError(cell + "job 7.1-2 owner=u tc=2\njob 7.3 owner=u\n", 10, "tc differs from line 9");
+  ExpectError(cell + "job 7.1 owner=u tc=-1\n", 9, "job key 'tc'");
+  ExpectError(cell + "job 7.1 owner=u enrolled=y state=r start=900 granted=all.q@h1:1\n", 9, "enrolled=");
+}
+
 TEST(SnapshotReaderTest, BadTime) {
   ExpectError("schedk-snapshot 1\nnow yesterday\n", 2, "now: expected epoch seconds");
   // Grid Engine's times are unsigned 32-bit seconds: before 1970 or at 2^32 - 1 ("forever") is no time.
@@ -79,6 +101,9 @@ TEST(SnapshotReaderTest, ClusterConfigurationBlock) {
   ExpectError(kHeader + "begin sconf\nauto_user_fshare 5\nend sconf\nbegin conf\nauto_user_fshare 100\nend conf\n", 7,
               "is also given in the sconf block");
   ExpectError(kHeader + "begin conf\nauto_user_oticket lots\nend conf\n", 4, "attribute 'auto_user_oticket'");
+  EXPECT_EQ(s.cluster.config.max_aj_instances, 2000u);
+  EXPECT_EQ(Load(kHeader + "begin conf\nmax_aj_instances 0\nend conf\n").cluster.config.max_aj_instances, 0u);
+  ExpectError(kHeader + "begin conf\nmax_aj_instances -1\nend conf\n", 4, "attribute 'max_aj_instances'");
   const io::Snapshot unknown = Load(kHeader + "begin conf\nno_such_key 1\nend conf\n");
   ASSERT_EQ(unknown.warnings.size(), 1u);
   EXPECT_NE(unknown.warnings[0].message.find("conf: unknown attribute 'no_such_key'"), std::string::npos);
@@ -171,7 +196,7 @@ TEST(SnapshotReaderTest, ReadsManyJobsIntoShards) {
 // tasks 1, 7, 13, ... and even tasks 2, 6, 10, ...; and 3, 9, 15, ... (step 6)
 // against 5, 11, 17, ... (also step 6), which never meet.
 TEST(SnapshotReaderTest, InterleavedTaskRangesOfOneJobAreAccepted) {
-  const Snapshot s = Load(kHeader + "job 7.1-9999997:6 owner=u\njob 7.2-9999998:4 owner=u\n"
+  const Snapshot s = Load(kHeader + "begin conf\nmax_aj_instances 0\nend conf\njob 7.1-9999997:6 owner=u\njob 7.2-9999998:4 owner=u\n"
                                     "job 7.3-9999999:6 owner=u\njob 7.5-9999995:6 owner=u\n");
   EXPECT_EQ(s.jobs.rows(), 4u);
   std::uint64_t tasks = 0;
