@@ -2,7 +2,8 @@
 // split_jobs applies it, with the cases seen on the real cell: max_aj_instances
 // 3, a job -t 1-6 with task 1 running keeps tasks 2 and 3 for the run; with
 // -tc 2 it keeps task 2; with max_aj_instances 1 it keeps none. Then what the
-// priority pass and the interval make of the tasks held back.
+// priority pass makes of the tasks held back (the interval's part is in
+// ScheduleTest.ArrayTasksBeyondTheirLimitWaitWithTheirReason).
 #include "kernel/model/array_task_limit.hpp"
 
 #include <gtest/gtest.h>
@@ -10,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "io/schedule_writer.hpp"
-#include "kernel/dispatch/schedule.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk {
@@ -163,24 +162,6 @@ TEST(ArrayTaskLimitTest, RunningTasksOfAHeldJobShowNoJobColumns) {
   const PriorityResult q = ComputePriorities(t.cluster, t.jobs);
   EXPECT_TRUE(q.cleared_jobs.empty());
   EXPECT_EQ(Find(t, q, 1, 1).values.npprior, 0.5);
-}
-
-TEST(ArrayTaskLimitTest, TasksHeldBackAreNotDispatchedAndSayWhy) {
-  // Two free slots, max_aj_instances 3, task 1 running: only tasks 2 and 3 are candidates, and one slot is free.
-  const io::Snapshot s = Load(Cluster("3") + kRunningTask1 + "job 1.2-6 owner=u1 submit=1795674000\n");
-  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
-  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel);
-  std::string out;
-  io::WriteSchedule(s, instances, result, io::ScheduleFormat::kText, 0, [&](std::string_view text) {
-    out += text;
-    return true;
-  });
-  EXPECT_NE(out.find("start 1.2 "), std::string::npos) << out;
-  EXPECT_NE(out.find("pending 1.3 reason=no-slots"), std::string::npos) << out;
-  for (const char* t : {"1.4", "1.5", "1.6"}) {
-    EXPECT_NE(out.find(std::string("pending ") + t + " reason=array-task-limit"), std::string::npos) << out;
-  }
 }
 
 }  // namespace

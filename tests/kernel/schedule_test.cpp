@@ -772,5 +772,30 @@ TEST(ScheduleTest, KnownFitsIgnoringThePlanMatchTheSerialTwin) {
   EXPECT_GT(resource, 400u);
 }
 
+// max_aj_instances 3 with task 1 running: tasks 2 and 3 are the run's, and
+// one slot is free; 4 to 6 wait for the limit, as on the real cell.
+TEST(ScheduleTest, ArrayTasksBeyondTheirLimitWaitWithTheirReason) {
+  const std::string out = Records(R"(schedk-snapshot 1
+now 1795674100
+begin conf
+max_aj_instances 3
+end conf
+begin exechost h1
+complex_values slots=2
+end exechost
+begin queue all.q
+hostlist h1
+slots 2
+end queue
+job 1.1 owner=u1 submit=1795674000 state=r start=1795674050 granted=all.q@h1:1
+job 1.2-6 owner=u1 submit=1795674000
+)");
+  EXPECT_NE(out.find("start 1.2 "), std::string::npos) << out;
+  EXPECT_NE(out.find("pending 1.3 reason=no-slots"), std::string::npos) << out;
+  for (const char* t : {"1.4", "1.5", "1.6"}) {
+    EXPECT_NE(out.find(std::string("pending ") + t + " reason=array-task-limit"), std::string::npos) << out;
+  }
+}
+
 }  // namespace
 }  // namespace schedk
