@@ -521,7 +521,7 @@ TEST(SnapshotDiffTest, UpdatesMoveASessionToTheNextSnapshot) {
 
 // A rescheduled task, pending as a task object, and -tc reach a fed session:
 // the job comes again with `mod job n.t enrolled=y`. A job id refuses the key.
-TEST(SnapshotDiffTest, TaskObjectsAndTaskConcurrencyReachTheSession) {
+TEST(SnapshotDiffTest, TaskObjectsAndTcReachTheSession) {
   const std::string cluster = std::string(kSmallCluster).substr(std::string(kSmallCluster).find("begin sconf"));
   const std::string before = "schedk-snapshot 1\nnow 1000\n" + cluster + "job 3.1-4 owner=c submit=902 tc=2\n";
   const std::string after = "schedk-snapshot 1\nnow 1060\n" + cluster +

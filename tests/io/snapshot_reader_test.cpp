@@ -59,7 +59,7 @@ TEST(SnapshotReaderTest, MasterQueueList) {
 // -tc and the tasks that exist as objects: tc= is the job's and must agree
 // across its rows; enrolled= marks rows, never running ones. Rows the limit
 // cuts keep their line.
-TEST(SnapshotReaderTest, TaskConcurrencyAndEnrolledTasks) {
+TEST(SnapshotReaderTest, TcAndEnrolledTasks) {
   const std::string cell = kHeader + "begin conf\nmax_aj_instances 3\nend conf\nbegin queue all.q\nhostlist h1\nend queue\n";
   const Snapshot s = Load(cell + "job 7.1-2 owner=u tc=2 enrolled=y\njob 7.3-9 owner=u tc=2\n");
   const JobShard& shard = s.jobs.shards()[s.jobs.ShardOf(7)];

@@ -80,7 +80,7 @@ TEST(ArrayTaskLimitTest, TheLimitLessTheTaskObjectsStaysPending) {
   EXPECT_EQ(Rows(jobs, 1), (std::vector<std::string>{"1-1:1 2", "2-3:1 0", "4-6:1 0 limited"}));
 }
 
-TEST(ArrayTaskLimitTest, TaskConcurrencyBelowTheLimitWins) {
+TEST(ArrayTaskLimitTest, TcBelowTheLimitWins) {
   const std::string job1 = "job 1.1 owner=u1 submit=1795674000 tc=2 state=r start=1795674050 granted=all.q@h1:1\n"
                            "job 1.2-6 owner=u1 submit=1795674000 tc=2\n";
   EXPECT_EQ(Rows(Limited(job1, 3), 1), (std::vector<std::string>{"1-1:1 2", "2-2:1 0", "3-6:1 0 limited"}));
