@@ -487,6 +487,21 @@ std::string DigestAfter(const std::string& input) {
   return Field(LastLine(t.out), "hash");
 }
 
+// Writes `before` and `after` as <name>-before.snap and <name>-after.snap in
+// the test's temporary folder; checks that a session loaded with `before` and
+// fed `updates` has the digest of one loaded with `after`.
+void ExpectFedSessionReaches(const std::string& name, const std::string& before, const std::string& after,
+                             const std::vector<std::string>& updates) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/" + name + "-before.snap") << before;
+  std::ofstream(dir + "/" + name + "-after.snap") << after;
+  std::string fed = "h hello proto=1\nl load " + dir + "/" + name + "-before.snap\n";
+  for (std::size_t i = 0; i < updates.size(); ++i) fed += "u" + std::to_string(i) + " " + updates[i] + "\n";
+  const std::string hash = DigestAfter(fed + "d digest\n");
+  EXPECT_FALSE(hash.empty());
+  EXPECT_EQ(hash, DigestAfter("h hello proto=1\nl load " + dir + "/" + name + "-after.snap\nd digest\n"));
+}
+
 // A session fed a snapshot and then SessionUpdates(snapshot, next) holds what
 // a session loaded with `next` holds: jobs added, gone, started and re-ranged,
 // objects added, changed and removed, the clock moved.
@@ -508,14 +523,7 @@ TEST(SnapshotDiffTest, UpdatesMoveASessionToTheNextSnapshot) {
   const std::vector<std::string> updates = SessionUpdates(before, after);
   EXPECT_EQ(updates.front(), "clock 1060");
   EXPECT_EQ(updates.back(), "del pe old");
-  const std::string dir = ::testing::TempDir();
-  std::ofstream(dir + "/diff-before.snap") << before;
-  std::ofstream(dir + "/diff-after.snap") << after;
-  std::string fed = "h hello proto=1\nl load " + dir + "/diff-before.snap\n";
-  for (std::size_t i = 0; i < updates.size(); ++i) fed += "u" + std::to_string(i) + " " + updates[i] + "\n";
-  const std::string hash = DigestAfter(fed + "d digest\n");
-  EXPECT_FALSE(hash.empty());
-  EXPECT_EQ(hash, DigestAfter("h hello proto=1\nl load " + dir + "/diff-after.snap\nd digest\n"));
+  ExpectFedSessionReaches("diff", before, after, updates);
   EXPECT_TRUE(SessionUpdates(after, after).empty());
 }
 
@@ -530,15 +538,8 @@ TEST(SnapshotDiffTest, TaskObjectsAndTcReachTheSession) {
                             "job 3.3-4 owner=c submit=902 tc=2\n";
   const std::vector<std::string> updates = SessionUpdates(before, after);
   EXPECT_NE(std::find(updates.begin(), updates.end(), "mod job 3.2 enrolled=y"), updates.end());
-  const std::string dir = ::testing::TempDir();
-  std::ofstream(dir + "/objects-before.snap") << before;
-  std::ofstream(dir + "/objects-after.snap") << after;
-  std::string fed = "h hello proto=1\nl load " + dir + "/objects-before.snap\n";
-  for (std::size_t i = 0; i < updates.size(); ++i) fed += "u" + std::to_string(i) + " " + updates[i] + "\n";
-  const std::string hash = DigestAfter(fed + "d digest\n");
-  EXPECT_FALSE(hash.empty());
-  EXPECT_EQ(hash, DigestAfter("h hello proto=1\nl load " + dir + "/objects-after.snap\nd digest\n"));
-  const Transcript refused = Converse("h hello proto=1\nl load " + dir + "/objects-after.snap\n"
+  ExpectFedSessionReaches("objects", before, after, updates);
+  const Transcript refused = Converse("h hello proto=1\nl load " + ::testing::TempDir() + "/objects-after.snap\n"
                                       "m mod job 3 enrolled=y\nr mod job 3.1 enrolled=y\n", 1 << 20);
   EXPECT_NE(refused.out.find("err m 422"), std::string::npos) << refused.out;
   EXPECT_NE(refused.out.find("err r 409"), std::string::npos) << refused.out;
