@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -27,6 +28,7 @@
 #include "kernel/dispatch/flat_diagrams.hpp"
 #include "kernel/dispatch/host_load.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/queue_list_order.hpp"
 #include "kernel/dispatch/resource_ledger.hpp"
 #include "kernel/dispatch/running_book.hpp"
 #include "kernel/dispatch/schedule.hpp"
@@ -451,6 +453,12 @@ class Interval {
     friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
   };
   QueueKey KeyOf(std::uint32_t instance) const;
+  // The queue order without its instance tie-break (Grid Engine's sort keys).
+  bool QueueKeyLess(std::uint32_t a, std::uint32_t b) const {
+    const QueueKey ka = KeyOf(a), kb = KeyOf(b);
+    return std::tie(ka.first, ka.second) < std::tie(kb.first, kb.second);
+  }
+
   void SetHostLoad(HostId host);  // re-sorts the host's instances after its load changed
   std::set<QueueKey> queue_order_;  // every instance
   std::set<QueueKey> free_order_;   // instances with a free slot now and no load alarm
@@ -471,6 +479,46 @@ class Interval {
   // their order within the host in queue order.
   std::set<std::pair<double, std::uint32_t>> free_hosts_;
   std::vector<std::uint32_t> host_queues_;  // CSR over instances_.host_first
+
+  // Grid Engine's queue list through the interval (queue_list_order.hpp),
+  // which orders reservation searches, and what reads it.
+  QueueListOrder list_order_;
+  // Calls visit(instance, in_sorted_part) for the instances in the order a
+  // reservation search meets them: queue order where the list is sorted;
+  // otherwise the instances with a free slot merged with the full ones sorted
+  // back among them (free first among equal keys), then the other full ones in
+  // the order they filled.
+  template <class Visit>
+  void VisitReservationOrder(Visit visit) const;
+  // A reservation's hosts where the list is not sorted, in the order Grid
+  // Engine ranks them (by their first instance of a cluster queue the job may
+  // use): in load order those with such an instance among the ones with a free
+  // slot, then the others in the order those instances filled. Kept per what
+  // QueueStatic reads of the job until the list or a free slot changes.
+  const std::vector<std::uint32_t>& ReservationHostOrder(const JobView& job, PeId pe) const;
+  using HostOrderKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>;
+  mutable std::map<HostOrderKey, std::vector<std::uint32_t>> host_orders_;
+  mutable std::pair<std::uint64_t, std::uint32_t> host_orders_at_{UINT64_MAX, 0};  // list changes, starts
+  // The list's order of two instances of one host where it is not sorted:
+  // those with a free slot in queue order, then the full ones in the order
+  // they filled.
+  bool ListOrderLess(std::uint32_t a, std::uint32_t b) const;
+  bool seq_no_ties_on_a_host_ = false;  // some host has two instances with the same seq_no (set up in Run)
+  // Whether a parallel search of the job now gets as far as tagging queues:
+  // some PE it matches, and the global host, give its least slot count.
+  bool ParallelSearchTags(const JobView& job) const;
+  // Whether every slot of the instance is in use now.
+  bool SlotsFull(std::uint32_t instance) const;
+  // The instances with a free slot on the hosts of a start's grants, in queue
+  // order, before the start; and the split after it: those of them without a
+  // free slot leave the list, the full ones first, then those in alarm.
+  std::vector<QueueKey> FreeOnHostsOf(const std::vector<Grant>& grants) const;
+  void SplitQueueList(const std::vector<QueueKey>& had_free);
+  // Whether host h's load value changing to `value` changes the hosts' load
+  // ranks (Grid Engine's host_seq_no): it passes or meets another host's value.
+  bool LoadRanksChange(std::uint32_t h, double value) const;
+  std::multiset<double> load_values_;  // host_value_ of every host
+
   // The candidate time at which the last parallel walk failed below the
   // monotone region: where QueueEndStart looks first (it changes the order of
   // the work, never the result).
@@ -529,6 +577,22 @@ inline std::optional<Demand> Interval::DemandOn(std::uint32_t k, const JobView& 
                           : a.consumable == Consumable::kHost ? DemandKind::kPerHost
                                                               : DemandKind::kPerSlot;
   return Demand{k, amount, amount, kind};
+}
+
+template <class Visit>
+void Interval::VisitReservationOrder(Visit visit) const {
+  if (list_order_.sorted()) {
+    for (const QueueKey& key : queue_order_) visit(key.instance, true);
+    return;
+  }
+  const std::vector<std::uint32_t>& sorted_in = list_order_.sorted_in();
+  auto in = sorted_in.begin();
+  for (const QueueKey& key : free_order_) {
+    for (; in != sorted_in.end() && QueueKeyLess(*in, key.instance); ++in) visit(*in, true);
+    visit(key.instance, true);
+  }
+  for (; in != sorted_in.end(); ++in) visit(*in, true);
+  for (std::uint32_t i : list_order_.unsorted()) visit(i, false);
 }
 
 template <class Visit>

@@ -321,16 +321,16 @@ std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const 
   const LevelFit global =
       Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, &global_demands);
   if (global.static_mismatch || !GlobalStatic(job)) return std::nullopt;
+  // The earliest start; among equal ones the first instance the search meets.
   std::optional<std::pair<std::uint32_t, Time>> best;
-  for (const QueueKey& key : queue_order_) {
-    const std::uint32_t i = key.instance;
+  VisitReservationOrder([&](std::uint32_t i, bool) {
     const HostId host = instances_.host[i];
-    if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+    if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) return;
     std::uint64_t found = global_found;
     std::vector<Demand> demands = global_demands;
     const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, &demands);
     const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &demands);
-    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) continue;
+    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) return;
     Decision local;
     const std::optional<Time> t = EarliestFor(demands, job.duration, local);
     if (!t) {
@@ -338,10 +338,10 @@ std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const 
         why.never = local.never;
         why.object = local.object;
       }
-      continue;
+      return;
     }
     if (!best || *t < best->second) best = std::make_pair(i, *t);
-  }
+  });
   return best;
 }
 

@@ -82,13 +82,13 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
     for (const auto& [i, n] : h.queues) sum += n;
     h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
   };
+  const std::uint32_t per_host = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
+  std::uint64_t sum = 0, roomy = 0;  // available slots; hosts with room for per_host
   if (now) {
     // Hosts with a free instance, already in load order; stop once they can
     // give `enough` slots under the allocation rule. Where a walk plan with
     // the job's key is kept, the static matches and demands of the hosts whose
     // part of it still holds are read from there (not for the serial twin).
-    const std::uint32_t per_host = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
-    std::uint64_t sum = 0, roomy = 0;  // available slots; hosts with room for per_host
     std::shared_ptr<const WalkPlan> plan;
     if (mode_ == ExecutionMode::kParallel) {
       if (const std::optional<std::string> key = PlanKey(job, pe)) {
@@ -143,21 +143,78 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
     }
     return room;
   }
+  if (!list_order_.unsorted().empty()) {
+    std::vector<std::uint32_t> on_host;
+    for (std::uint32_t h : ReservationHostOrder(job, pe)) {
+      // The host's instances in the list's order (those out of it fail visit).
+      on_host.assign(instances_.on_host.begin() + instances_.host_first[h],
+                     instances_.on_host.begin() + instances_.host_first[h + 1]);
+      std::sort(on_host.begin(), on_host.end(), [&](std::uint32_t a, std::uint32_t b) { return ListOrderLess(a, b); });
+      HostSlots* slots = nullptr;
+      for (std::uint32_t i : on_host) visit(i, slots);
+      if (slots == nullptr) continue;
+      close_host(*slots);
+      sum += slots->available;
+      roomy += slots->available >= per_host;
+      if (RoomSuffices(p, sum, roomy, room.hosts.size(), *slots, enough)) break;
+    }
+    return room;
+  }
+  // A sorted list (the instances the job sorted in come among those with a
+  // free slot, first where their keys are equal): hosts in load order.
   std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
-  for (const QueueKey& key : queue_order_) {
-    const std::uint32_t i = key.instance;
+  VisitReservationOrder([&](std::uint32_t i, bool) {
     const std::uint32_t h = instances_.host[i].index();
     HostSlots* slots = host_pos[h] == UINT32_MAX ? nullptr : &room.hosts[host_pos[h]];
     const std::size_t before = room.hosts.size();
     visit(i, slots);
     if (room.hosts.size() > before) host_pos[h] = static_cast<std::uint32_t>(before);
-  }
-  // Hosts in host (load) order, as Grid Engine walks them.
+  });
   std::stable_sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
     return LoadOrderLess(a.host.index(), b.host.index());
   });
   for (HostSlots& h : room.hosts) close_host(h);
   return room;
+}
+
+const std::vector<std::uint32_t>& Interval::ReservationHostOrder(const JobView& job, PeId pe) const {
+  // Kept while the list and the free instances are as they were (no start
+  // since), per what QueueStatic reads of the job.
+  const auto now = std::make_pair(list_order_.changes(), result_.starts);
+  if (host_orders_at_ != now) {
+    host_orders_.clear();
+    host_orders_at_ = now;
+  }
+  const bool who = access_lists_;
+  const HostOrderKey key{job.request_id.value, pe.value, who ? job.owner.value : 0, who ? job.group.value : 0,
+                         who ? job.project.value : 0};
+  const auto [it, inserted] = host_orders_.try_emplace(key);
+  std::vector<std::uint32_t>& order = it->second;
+  if (!inserted) return order;
+  std::vector<std::uint8_t> taken(cluster_.hosts.size(), 0);
+  for (const auto& [value, h] : free_hosts_) {
+    for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+      const std::uint32_t i = instances_.on_host[k];
+      if (has_free_[i] && QueueStatic(job, i, pe)) {
+        taken[h] = 1;
+        order.push_back(h);
+        break;
+      }
+    }
+  }
+  for (std::uint32_t i : list_order_.unsorted()) {
+    const std::uint32_t h = instances_.host[i].index();
+    if (taken[h] || !QueueStatic(job, i, pe)) continue;
+    taken[h] = 1;
+    order.push_back(h);
+  }
+  return order;
+}
+
+bool Interval::ListOrderLess(std::uint32_t a, std::uint32_t b) const {
+  if (has_free_[a] != has_free_[b]) return has_free_[a] > has_free_[b];
+  if (has_free_[a]) return KeyOf(a) < KeyOf(b);
+  return list_order_.unsorted_place(a) < list_order_.unsorted_place(b);
 }
 
 bool Interval::RoomSuffices(const ParallelEnvironment& p, std::uint64_t sum, std::uint64_t roomy, std::size_t hosts,
@@ -429,9 +486,13 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     }
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
-    // Maximise the slot count at that start (§4.7), by binary search as for "now".
-    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty()) {
-      room = RoomFor(job, pe, start, false);
+    // Maximise the slot count at that start (§4.7), by binary search as for
+    // "now". The walk's room has the list's host order and each host's
+    // instances in queue order, or with sorted-in full ones, in queue order
+    // where no host has two instances whose keys tie.
+    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty() ||
+        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_)) {
+      room = RoomFor(job, pe, start, false, mode_ == ExecutionMode::kParallel ? candidates.back() : kUnlimited);
     }
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();
@@ -450,6 +511,17 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
   }
   if (!best && why.never == NeverCause::kNone) why.never = NeverCause::kNoPe;
   return best;
+}
+
+bool Interval::ParallelSearchTags(const JobView& job) const {
+  for (PeId pe : job.requests->pe.matching) {
+    const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
+    if (candidates.empty()) continue;
+    std::uint64_t global_found = 0;
+    const ParallelRoom room = RoomBase(job, pe, cluster_.now, global_found);
+    if (room.usable && room.pe_left >= candidates.front() && room.global_slots >= candidates.front()) return true;
+  }
+  return false;
 }
 
 bool Interval::FitsIgnoringPlan(const JobView& job) {

@@ -22,6 +22,7 @@ void Interval::UpdateQueueOrder() {
     host_value_[h] = load_.FormulaValue(HostId(static_cast<std::uint32_t>(h)));
   }
   ++host_value_version_;
+  load_values_ = std::multiset<double>(host_value_.begin(), host_value_.end());
   queue_order_.clear();
   free_order_.clear();
   free_hosts_.clear();
@@ -56,6 +57,9 @@ void Interval::SetHostLoad(HostId host) {
   const double value = load_.FormulaValue(host);
   if (value == host_value_[host.index()]) return;
   const std::uint32_t h = host.index();
+  list_order_.HostLoadChanged(LoadRanksChange(h, value));
+  load_values_.erase(load_values_.find(host_value_[h]));
+  load_values_.insert(value);
   // The host's instances leave the sets under their old keys and come back
   // under the new ones, in the same nodes.
   using QueueNode = std::set<QueueKey>::node_type;
@@ -95,6 +99,19 @@ void Interval::SetHostLoad(HostId host) {
       free_order_.insert(std::move(free_node));
     }
   }
+}
+
+bool Interval::LoadRanksChange(std::uint32_t h, double value) const {
+  const double low = std::min(value, host_value_[h]), high = std::max(value, host_value_[h]);
+  if (low <= 0 && 0 <= high) return true;  // the global host's value, which no load changes
+  // Host h's own value is one of those in [low, high].
+  auto it = load_values_.lower_bound(low);
+  return it != load_values_.end() && ++it != load_values_.end() && *it <= high;
+}
+
+bool Interval::SlotsFull(std::uint32_t i) const {
+  const auto k = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
+  return !k || ledger_.entry(*k).used_now >= ledger_.entry(*k).total;
 }
 
 bool Interval::InAlarm(std::uint32_t i) const {

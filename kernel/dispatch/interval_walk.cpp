@@ -672,7 +672,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
   // sweep's last feasible candidate, where it failed at the next one).
   std::optional<Time> available_at;
   // The room at the start found: hosts in the order parallel jobs take them
-  // (load, then host), instances with their slots. Hosts are weighed in
+  // (load, then host; where the queue list is not sorted, its order:
+  // ReservationHostOrder), instances with their slots. Hosts are weighed in
   // growing batches of that order and only until they suffice: the room never
   // holds a host past that point.
   auto room_at = [&](Time start) {
@@ -681,7 +682,8 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
     if (!room.usable) return room;
     std::vector<std::uint32_t> plan_of_host(cluster_.hosts.size(), UINT32_MAX);
     for (std::uint32_t h = 0; h < hosts.size(); ++h) plan_of_host[hosts[h].host.index()] = h;
-    const std::vector<std::uint32_t>& by_load = HostsByLoad();
+    const bool listed = !list_order_.unsorted().empty();
+    const std::vector<std::uint32_t>& by_load = listed ? ReservationHostOrder(job, pe) : HostsByLoad();
     std::vector<std::uint32_t> batch;  // plan indices
     std::uint64_t room_sum = 0, room_roomy = 0;  // as RoomFor counts them, to stop where the hosts suffice
     std::size_t next = 0, batch_size = 64;
@@ -720,6 +722,10 @@ std::optional<Time> Interval::QueueEndStart(const JobView& job, PeId pe, std::ui
           sum += n;
         }
         if (slots.queues.empty()) continue;
+        if (listed) {
+          std::sort(slots.queues.begin(), slots.queues.end(),
+                    [&](const auto& a, const auto& b) { return ListOrderLess(a.first, b.first); });
+        }
         slots.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_slots, sum));
         room.hosts.push_back(std::move(slots));
         const HostSlots& last = room.hosts.back();

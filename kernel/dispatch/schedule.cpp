@@ -47,8 +47,11 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
     return;
   }
   const bool parallel = job.requests->has_pe;
+  list_order_.BeginJob(is_reserve);
+  auto queue_less = [this](std::uint32_t a, std::uint32_t b) { return QueueKeyLess(a, b); };
   Decision why = decision;
   if (is_start) {
+    list_order_.Search(parallel, [&] { return ParallelSearchTags(job); }, queue_less);
     std::vector<Grant> grants;
     PeId pe;
     bool started = false;
@@ -63,6 +66,7 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
       started = true;
     }
     if (started) {
+      if (parallel) list_order_.Succeeded();
       Book(job, pe, grants, cluster_.now, job.duration, UsageState::kStarting);
       decision.kind = DecisionKind::kStart;
       decision.at = cluster_.now;
@@ -70,21 +74,26 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
       for (const Grant& g : grants) decision.slots += g.slots;
       Record(decision, grants);
       if (job.owner.valid()) ++running_per_user_[job.owner.index()];
+      const std::vector<QueueKey> had_free = FreeOnHostsOf(grants);  // under the keys before the start
       bool reorder = false;
       for (const Grant& g : grants) reorder |= load_.AddSlots(instances_.host[g.instance], g.slots);
       if (reorder) {
         for (const Grant& g : grants) SetHostLoad(instances_.host[g.instance]);
       }
       for (const Grant& g : grants) UpdateAlarms(instances_.host[g.instance]);  // re-split: full, alarm
+      SplitQueueList(had_free);
       return;
     }
   }
   const bool never = why.reason == PendingReason::kNever || why.never != NeverCause::kNone;
   if (is_reserve && !never) {
+    list_order_.Search(parallel, [] { return true; }, queue_less);
     Decision reserve_why = decision;
     if (parallel) {
       if (auto fit = ReserveParallel(job, reserve_why)) {
         auto& [pe, placement, start] = *fit;
+        list_order_.Succeeded();
+        list_order_.Split({});
         Book(job, pe, placement.grants, start, job.duration, UsageState::kReserving);
         decision.kind = DecisionKind::kReserve;
         decision.at = start;
@@ -96,6 +105,7 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
         return;
       }
     } else if (auto found = ReserveSequential(job, reserve_why)) {
+      list_order_.Split({});
       const std::vector<Grant> grants = {{found->first, 1}};
       Book(job, PeId::None(), grants, found->second, job.duration, UsageState::kReserving);
       decision.kind = DecisionKind::kReserve;
@@ -131,6 +141,32 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
   decision.never = why.never;
   decision.object = why.object;
   Record(decision, {});
+}
+
+std::vector<Interval::QueueKey> Interval::FreeOnHostsOf(const std::vector<Grant>& grants) const {
+  std::vector<QueueKey> keys;
+  for (std::size_t g = 0; g < grants.size(); ++g) {
+    const std::uint32_t h = instances_.host[grants[g].instance].index();
+    bool seen = false;
+    for (std::size_t e = 0; e < g; ++e) seen |= instances_.host[grants[e].instance].index() == h;
+    if (seen) continue;
+    for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+      if (has_free_[instances_.on_host[k]]) keys.push_back(KeyOf(instances_.on_host[k]));
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+void Interval::SplitQueueList(const std::vector<QueueKey>& had_free) {
+  std::vector<std::uint32_t> out;
+  for (const QueueKey& key : had_free) {
+    if (!has_free_[key.instance] && SlotsFull(key.instance)) out.push_back(key.instance);
+  }
+  for (const QueueKey& key : had_free) {
+    if (!has_free_[key.instance] && !SlotsFull(key.instance)) out.push_back(key.instance);  // in alarm
+  }
+  list_order_.Split(out);
 }
 
 ScheduleResult Interval::Run() {
@@ -247,6 +283,19 @@ ScheduleResult Interval::Run() {
   if (progress_ != nullptr) (*progress_)(result_);
   UpdateQueueOrder();
   UpdateAlarms(std::nullopt);
+  std::vector<std::uint32_t> full;
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    if (!alarm_[i] && SlotsFull(i)) full.push_back(i);
+  }
+  list_order_.Start(instances_.size(), std::move(full));
+  for (std::uint32_t h = 0; h + 1 < instances_.host_first.size() && !seq_no_ties_on_a_host_; ++h) {
+    std::vector<std::int64_t> seq;
+    for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+      seq.push_back(instances_.seq_no[instances_.on_host[k]]);
+    }
+    std::sort(seq.begin(), seq.end());
+    seq_no_ties_on_a_host_ = std::adjacent_find(seq.begin(), seq.end()) != seq.end();
+  }
   const bool reservation = config_.max_reservation > 0;
   std::uint32_t reservations = 0;
   std::size_t next = 0;
@@ -256,7 +305,7 @@ ScheduleResult Interval::Run() {
   const std::vector<TaskRow> rows = GatherTaskRows(dispatchable);
   for (; next < dispatchable && go_on; ++next) {
     Dispatch(ViewOf(rows[next]), reservations);
-    go_on = free_instances_ > 0;  // the loop ends once no queue instance has a free slot
+    go_on = free_instances_ > 0 || list_order_.full_in_list();  // the loop ends once Grid Engine's queue list is empty
   }
   // The loop ended: the rest were not looked at.
   for (; next < dispatchable; ++next) {

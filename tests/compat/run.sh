@@ -18,7 +18,7 @@
 #
 # Usage: tests/compat/run.sh [BUILD [SCENARIO...]]   (default build, all scenarios)
 # A SCENARIO is a name in scenarios/ or the path of a scenario file (such as
-# those of known-differences/, which make compat does not run).
+# one written to show a difference).
 set -Eeuo pipefail
 trap 'echo "compat: failed: $BASH_COMMAND (line $LINENO)" >&2' ERR
 root=$(cd "$(dirname "$0")/../.." && pwd)

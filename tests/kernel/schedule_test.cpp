@@ -215,6 +215,10 @@ TEST(ScheduleTest, AccessListsQueueRequestsAndForcedAttributes) {
 
 // maxujobs holds back the jobs of a user at the limit; an immediate job (-now y)
 // that cannot start now never reserves, even with -R y; the next -R y job does.
+// Its search does not sort the queue list (4.1's came first, and no load
+// changed since), so it meets all.q@h2, which has a free slot, before the
+// full all.q@h1: both give 4650, and the first wins. Job 3 would hold h2
+// past 4650.
 TEST(ScheduleTest, UserLimitAndImmediateJobs) {
   const std::string out = Records(
       "schedk-snapshot 1\nnow 1000\n"
@@ -230,8 +234,8 @@ TEST(ScheduleTest, UserLimitAndImmediateJobs) {
       "job 3 owner=bob submit=903\n");                       // takes the last free slot
   EXPECT_NE(out.find("pending 2.1 reason=user-limit "), std::string::npos) << out;
   EXPECT_NE(out.find("pending 4.1 reason=never:immediate "), std::string::npos);
-  EXPECT_TRUE(Has(out, "reserve 5.1 at=4650 dur=3660 slots=1 granted=all.q@h1:1"));  // 990 + 3600 + 60
-  EXPECT_TRUE(Has(out, "start 3.1 at=1000 dur=3660 slots=1 granted=all.q@h2:1"));
+  EXPECT_TRUE(Has(out, "reserve 5.1 at=4650 dur=3660 slots=1 granted=all.q@h2:1")) << out;  // 990 + 3600 + 60
+  EXPECT_NE(out.find("pending 3.1 reason=reservation-blocked "), std::string::npos);
 }
 
 // A wildcard PE request tries every matching PE in definition order; a later
@@ -469,6 +473,90 @@ TEST(ScheduleTest, ParallelAndSerialQueueEndIterationAgree) {
 namespace schedk {
 namespace {
 
+// Grid Engine's queue list in a reservation search (docs/compat.md rule 12),
+// the cell's dispatch-reservation-order scenario: b.q fills before all.q
+// (seq_no 0), so the PE job, whose search does not sort the list, reserves
+// b.q, where a sorted list gives all.q; job 7 waits for the license job 1
+// holds (until 900 + 600 + 60), which every queue gives at 1560, and takes
+// c.q, the one with a free slot, where a sorted list gives all.q.
+TEST(ScheduleTest, AReservationMeetsTheFreeInstancesBeforeTheFullOnes) {
+  const std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0 0\nlic l INT <= YES YES 0 0\n"
+      "end complex\nbegin sconf\nmax_reservation 10\nweight_priority 1\nweight_urgency 0\nend sconf\n"
+      "begin global\ncomplex_values lic=1\nend global\n"
+      "begin exechost h1\nend exechost\n"
+      "begin pe fill\nslots 8\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1\nslots 2\nseq_no 0\npe_list fill\nend queue\n"
+      "begin queue b.q\nhostlist h1\nslots 2\nseq_no 1\npe_list fill\nend queue\n"
+      "begin queue c.q\nhostlist h1\nslots 1\nseq_no 2\nend queue\n"
+      "begin queue d.q\nhostlist h1\nslots 1\nseq_no 3\nend queue\n"
+      "job 1 owner=u4 submit=800 state=r start=900 granted=d.q@h1:1 l_hard=h_rt=600,lic=1\n"
+      "job 2 owner=u1 submit=901 q_hard=b.q l_hard=h_rt=100\n"
+      "job 3 owner=u1 submit=902 q_hard=b.q l_hard=h_rt=100\n"
+      "job 4 owner=u2 submit=903 l_hard=h_rt=100\n"
+      "job 5 owner=u2 submit=904 l_hard=h_rt=100\n"
+      "job 6 owner=u3 submit=905 p=-500 R=y pe_name=fill pe_min=2 pe_max=2 l_hard=h_rt=100\n"
+      "job 7 owner=u3 submit=906 p=-600 R=y l_hard=h_rt=100,lic=1\n";
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    const std::string out = Records(snapshot, mode);
+    EXPECT_TRUE(Has(out, "start 5.1 at=1000 dur=160 slots=1 granted=all.q@h1:1")) << out;
+    EXPECT_TRUE(Has(out, "reserve 6.1 at=1160 dur=160 slots=2 pe=fill granted=b.q@h1:2")) << out;
+    EXPECT_TRUE(Has(out, "reserve 7.1 at=1560 dur=160 slots=1 granted=c.q@h1:1")) << out;
+  }
+}
+
+// The run's first search sorts the list: b.q and all.q are full from the
+// start, b.q first in the snapshot (the list's order), and the PE job, tried
+// first, reserves all.q (seq_no 0). Where a job tried before it has searched
+// already (job 2 cannot get the license now), nothing sorts, and it gets b.q.
+// (c.q, outside the PE, keeps a free slot, so the list is not empty after job
+// 2 and the loop goes on.)
+TEST(ScheduleTest, TheRunsFirstSearchSortsTheFullInstancesIn) {
+  const std::string cluster =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nh_rt h_rt TIME <= YES NO 0 0\nlic l INT <= YES YES 0 0\n"
+      "end complex\nbegin sconf\nmax_reservation 10\nweight_priority 1\nweight_urgency 0\nend sconf\n"
+      "begin global\ncomplex_values lic=1\nend global\n"
+      "begin exechost h1\nend exechost\n"
+      "begin pe fill\nslots 8\nallocation_rule $fill_up\nend pe\n"
+      "begin queue b.q\nhostlist h1\nslots 2\nseq_no 1\npe_list fill\nend queue\n"
+      "begin queue all.q\nhostlist h1\nslots 2\nseq_no 0\npe_list fill\nend queue\n"
+      "begin queue c.q\nhostlist h1\nslots 1\nseq_no 2\nend queue\n"
+      "job 1 owner=u1 submit=800 state=r start=900 granted=b.q@h1:1 l_hard=h_rt=100,lic=1\n"
+      "job 3 owner=u1 submit=800 state=r start=900 granted=b.q@h1:1 l_hard=h_rt=100\n"
+      "job 4 owner=u1 submit=800 state=r start=900 granted=all.q@h1:2 l_hard=h_rt=100 pe_name=fill pe_min=2 pe_max=2\n"
+      "job 6 owner=u3 submit=905 p=-500 R=y pe_name=fill pe_min=2 pe_max=2 l_hard=h_rt=100\n";
+  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+    std::string out = Records(cluster, mode);
+    EXPECT_TRUE(Has(out, "reserve 6.1 at=1060 dur=160 slots=2 pe=fill granted=all.q@h1:2")) << out;
+    out = Records(cluster + "job 2 owner=u2 submit=901 l_hard=h_rt=100,lic=1\n", mode);
+    EXPECT_NE(out.find("pending 2.1 reason="), std::string::npos) << out;
+    EXPECT_TRUE(Has(out, "reserve 6.1 at=1060 dur=160 slots=2 pe=fill granted=b.q@h1:2")) << out;
+  }
+}
+
+// The job loop ends once Grid Engine's queue list is empty. With every slot
+// in use, a reserving job that can never run (job 3: 4 slots of 2) leaves the
+// full instances in the list, so job 4 is tried and reserved; its split
+// empties the list, and job 5 is not looked at.
+TEST(ScheduleTest, TheLoopGoesOnWhileFullInstancesAreInTheList) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 10\nend sconf\n"
+      "begin exechost h1\nend exechost\n"
+      "begin pe fill\nslots 8\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1\nslots 2\npe_list fill\nend queue\n"
+      "job 1 owner=u1 submit=800 state=r start=900 granted=all.q@h1:1 l_hard=h_rt=100\n"
+      "job 2 owner=u1 submit=800 state=r start=900 granted=all.q@h1:1 l_hard=h_rt=100\n"
+      "job 3 owner=u2 submit=901 R=y pe_name=fill pe_min=4 pe_max=4 l_hard=h_rt=100\n"
+      "job 4 owner=u3 submit=902 R=y l_hard=h_rt=100\n"
+      "job 5 owner=u4 submit=903 R=y l_hard=h_rt=100\n");
+  EXPECT_NE(out.find("pending 3.1 reason=never:"), std::string::npos) << out;
+  EXPECT_TRUE(Has(out, "reserve 4.1 at=1060 dur=160 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_NE(out.find("pending 5.1 reason=no-slots "), std::string::npos) << out;
+}
+
 // §5.1/§5.2: a job that runs forever holds its slots to the queue end. The
 // QETI's first candidate is U32MAX, where max() is the queue-end utilization,
 // so a parallel job needing those slots gets no reservation at "forever" (it
@@ -487,9 +575,11 @@ TEST(ScheduleTest, NoParallelReservationAtTheEndOfTime) {
   for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
     const std::string out = Records(snapshot, mode);
     // The default duration is INFINITY: 2.1 takes 6 slots forever, 2.3 the 2
-    // that job 1 (100 s + DURATION_OFFSET 60) gives back at 1160.
+    // that job 1 (100 s + DURATION_OFFSET 60) gives back at 1160. No load
+    // changes, so 2.3's search does not sort the queue list: n2, with a free
+    // slot, comes before the full n1 and takes the master task.
     EXPECT_TRUE(Has(out, "start 2.1 at=1000 dur=4294967295 slots=6 pe=mpi granted=all.q@n1:3,all.q@n2:3")) << out;
-    EXPECT_TRUE(Has(out, "reserve 2.3 at=1160 dur=4294967295 slots=2 pe=mpi granted=all.q@n1:1,all.q@n2:1")) << out;
+    EXPECT_TRUE(Has(out, "reserve 2.3 at=1160 dur=4294967295 slots=2 pe=mpi granted=all.q@n2:1,all.q@n1:1")) << out;
     EXPECT_NE(out.find("pending 2.5 reason=never:"), std::string::npos) << out;
     EXPECT_EQ(out.find("at=4294967295"), std::string::npos) << out;
   }

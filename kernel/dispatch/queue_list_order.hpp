@@ -1,0 +1,128 @@
+// queue_list_order.hpp
+// Grid Engine's queue list through one scheduling interval, as far as it sets
+// the order in which a reservation search meets the queue instances (8.1.9's
+// select_assign_debit, sge_split_queue_slots_free, sequential_update_host_order).
+//
+// Grid Engine keeps two lists: the instances with a free slot, and the others
+// ("full": no free slot, or in load alarm since a start of this interval). A
+// job that may reserve appends the second list to the first for its searches;
+// a start or a reservation moves every instance without a free slot back to
+// the end of the second list, in list order. The first list is sorted (by the
+// queue order, stably) only by a search that comes first in the interval, or
+// after a start changed the hosts' load order. So a reservation search meets
+// the instances with a free slot in queue order, then the full ones in the
+// order they left the first list, except where its job sorted the whole list.
+//
+// Here the list is kept as three parts: the instances with a free slot (in
+// queue order, held by the caller), `sorted_in` (full instances that a sort
+// put back among them, in queue order) and `unsorted` (the full instances
+// after them, in the order they filled). Invariants: an instance is in at most
+// one of sorted_in and unsorted; one of the two is empty; sorted() means both
+// are, and the whole list is then in queue order.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace schedk::dispatch_detail {
+
+class QueueListOrder {
+ public:
+  // The interval begins with `instances` queue instances: `full` are those
+  // without a free slot (not in alarm), in instance order. Nothing has been
+  // searched yet.
+  void Start(std::size_t instances, std::vector<std::uint32_t> full) {
+    *this = QueueListOrder{};
+    place_.assign(instances, kNowhere);
+    Append(full);
+  }
+  // A job is tried (it may start or reserve). `reserve`: it may reserve, so
+  // the full instances join the list for its searches.
+  void BeginJob(bool reserve) {
+    order_changed_ = load_changed_;
+    load_changed_ = false;
+    if (reserve) appended_ = true;
+  }
+  // A search of the job begins. A sequential one sorts the list, and so does
+  // a parallel one that gets as far as tagging queues (tags(): its PE and the
+  // global host give its least slots; asked only where the answer matters),
+  // where no search has yet counted in the interval or where the hosts' load
+  // order changed since the last search (a parallel search renumbers the
+  // hosts, so after one any later load change counts). `queue_less`: the
+  // queue order without its instance tie-break.
+  template <class Tags, class Less>
+  void Search(bool parallel, Tags tags, Less queue_less) {
+    if (order_changed_) {
+      order_changed_ = crossed_ || renumbered_;
+      crossed_ = renumbered_ = false;
+    }
+    if (parallel && ((!first_search_ && !order_changed_ && renumbered_) || !tags())) return;
+    if (first_search_ || order_changed_) Sort(queue_less);
+    if (parallel) {
+      renumbered_ = true;
+    } else {
+      first_search_ = false;  // a sequential search always counts
+    }
+  }
+  // A parallel search found an assignment (a start or a reservation).
+  void Succeeded() { first_search_ = false; }
+  // A start changed a host's load value; `crossed`: the value passed or met
+  // another host's (the global host counts, at 0), so the hosts' ranks changed.
+  void HostLoadChanged(bool crossed) {
+    load_changed_ = true;
+    crossed_ |= crossed;
+  }
+  // After a start or a reservation: the instances that lost their last free
+  // slot, then those that went into alarm, each in queue order.
+  void Split(std::span<const std::uint32_t> newly_out) {
+    if (!sorted_in_.empty() || !newly_out.empty()) ++changes_;
+    Append(sorted_in_);
+    sorted_in_.clear();
+    Append(newly_out);
+    appended_ = false;
+  }
+
+  bool sorted() const { return sorted_in_.empty() && unsorted_.empty(); }
+  // Whether full instances are in the list: a reserving job got neither a
+  // start nor a reservation since it appended them. The job loop goes on
+  // while the list holds any instance, free or not.
+  bool full_in_list() const { return appended_ && !sorted(); }
+  const std::vector<std::uint32_t>& sorted_in() const { return sorted_in_; }
+  const std::vector<std::uint32_t>& unsorted() const { return unsorted_; }
+  // The instance's place in unsorted(), or kNowhere.
+  std::uint32_t unsorted_place(std::uint32_t instance) const { return place_[instance]; }
+  static constexpr std::uint32_t kNowhere = UINT32_MAX;
+  // Changes with every change of sorted_in() or unsorted().
+  std::uint64_t changes() const { return changes_; }
+
+ private:
+  template <class Less>
+  void Sort(Less queue_less) {
+    if (!appended_ || unsorted_.empty()) return;  // the full ones are not in the list
+    ++changes_;
+    std::stable_sort(unsorted_.begin(), unsorted_.end(), queue_less);
+    for (std::uint32_t i : unsorted_) place_[i] = kNowhere;
+    sorted_in_ = std::move(unsorted_);
+    unsorted_.clear();
+  }
+  void Append(std::span<const std::uint32_t> instances) {
+    for (std::uint32_t i : instances) {
+      place_[i] = static_cast<std::uint32_t>(unsorted_.size());
+      unsorted_.push_back(i);
+    }
+  }
+
+  std::vector<std::uint32_t> sorted_in_, unsorted_;
+  std::vector<std::uint32_t> place_;  // per instance: its index in unsorted_, or kNowhere
+  std::uint64_t changes_ = 0;
+  bool appended_ = false;      // the full instances are in the list (a reserving job, no split since)
+  bool first_search_ = true;   // no search has counted yet (DISPATCH_TYPE_NONE)
+  bool load_changed_ = false;  // a start changed a load since the last tried job (sort_hostlist)
+  bool order_changed_ = false; // host_order_changed
+  bool crossed_ = false;       // the load ranks changed since the last comparison
+  bool renumbered_ = false;    // a parallel search renumbered the hosts since then
+};
+
+}  // namespace schedk::dispatch_detail
