@@ -499,6 +499,7 @@ class Interval {
   using HostOrderKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>;
   mutable std::map<HostOrderKey, std::vector<std::uint32_t>> host_orders_;
   mutable std::pair<std::uint64_t, std::uint32_t> host_orders_at_{UINT64_MAX, 0};  // list changes, starts
+  bool all_instances_open_ = false;  // every instance_open_ (set up in Run)
   // The list's order of two instances of one host where it is not sorted:
   // those with a free slot in queue order, then the full ones in the order
   // they filled.

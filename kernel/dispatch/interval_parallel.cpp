@@ -82,8 +82,17 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
     for (const auto& [i, n] : h.queues) sum += n;
     h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
   };
+  // Closes the host just visited (if it gave slots): whether the hosts so far
+  // can give `enough` slots under the allocation rule.
   const std::uint32_t per_host = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
   std::uint64_t sum = 0, roomy = 0;  // available slots; hosts with room for per_host
+  auto suffices = [&](HostSlots* slots) {
+    if (slots == nullptr) return false;
+    close_host(*slots);
+    sum += slots->available;
+    roomy += slots->available >= per_host;
+    return RoomSuffices(p, sum, roomy, room.hosts.size(), *slots, enough);
+  };
   if (now) {
     // Hosts with a free instance, already in load order; stop once they can
     // give `enough` slots under the allocation rule. Where a walk plan with
@@ -135,11 +144,7 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
           if (has_free_[host_queues_[k]]) visit(host_queues_[k], slots);
         }
       }
-      if (slots == nullptr) continue;
-      close_host(*slots);
-      sum += slots->available;
-      roomy += slots->available >= per_host;
-      if (RoomSuffices(p, sum, roomy, room.hosts.size(), *slots, enough)) break;
+      if (suffices(slots)) break;
     }
     return room;
   }
@@ -152,16 +157,12 @@ Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start
       std::sort(on_host.begin(), on_host.end(), [&](std::uint32_t a, std::uint32_t b) { return ListOrderLess(a, b); });
       HostSlots* slots = nullptr;
       for (std::uint32_t i : on_host) visit(i, slots);
-      if (slots == nullptr) continue;
-      close_host(*slots);
-      sum += slots->available;
-      roomy += slots->available >= per_host;
-      if (RoomSuffices(p, sum, roomy, room.hosts.size(), *slots, enough)) break;
+      if (suffices(slots)) break;
     }
     return room;
   }
-  // A sorted list (the instances the job sorted in come among those with a
-  // free slot, first where their keys are equal): hosts in load order.
+  // A sorted list (full instances the job sorted in come among those with a
+  // free slot, after them where their keys are equal): hosts in load order.
   std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
   VisitReservationOrder([&](std::uint32_t i, bool) {
     const std::uint32_t h = instances_.host[i].index();
@@ -185,9 +186,11 @@ const std::vector<std::uint32_t>& Interval::ReservationHostOrder(const JobView& 
     host_orders_.clear();
     host_orders_at_ = now;
   }
-  const bool who = access_lists_;
-  const HostOrderKey key{job.request_id.value, pe.value, who ? job.owner.value : 0, who ? job.group.value : 0,
-                         who ? job.project.value : 0};
+  // Where no instance has access lists or a FORCED complex, QueueStatic reads
+  // only the PE and the job's queue lists.
+  const bool by_job = !all_instances_open_ || !job.requests->queue_hard.empty() || !job.requests->queue_master.empty();
+  const HostOrderKey key{by_job ? job.request_id.value : UINT32_MAX, pe.value, by_job ? job.owner.value : 0,
+                         by_job ? job.group.value : 0, by_job ? job.project.value : 0};
   const auto [it, inserted] = host_orders_.try_emplace(key);
   std::vector<std::uint32_t>& order = it->second;
   if (!inserted) return order;

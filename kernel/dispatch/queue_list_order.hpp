@@ -50,16 +50,16 @@ class QueueListOrder {
   // global host give its least slots; asked only where the answer matters),
   // where no search has yet counted in the interval or where the hosts' load
   // order changed since the last search (a parallel search renumbers the
-  // hosts, so after one any later load change counts). `queue_less`: the
-  // queue order without its instance tie-break.
-  template <class Tags, class Less>
-  void Search(bool parallel, Tags tags, Less queue_less) {
+  // hosts, so after one any later load change counts). key(instance): its
+  // sort key in the queue order, without the instance tie-break.
+  template <class Tags, class Key>
+  void Search(bool parallel, Tags tags, Key key) {
     if (order_changed_) {
       order_changed_ = crossed_ || renumbered_;
       crossed_ = renumbered_ = false;
     }
     if (parallel && ((!first_search_ && !order_changed_ && renumbered_) || !tags())) return;
-    if (first_search_ || order_changed_) Sort(queue_less);
+    if (first_search_ || order_changed_) Sort(key);
     if (parallel) {
       renumbered_ = true;
     } else {
@@ -98,13 +98,19 @@ class QueueListOrder {
   std::uint64_t changes() const { return changes_; }
 
  private:
-  template <class Less>
-  void Sort(Less queue_less) {
+  template <class Key>
+  void Sort(Key key) {
     if (!appended_ || unsorted_.empty()) return;  // the full ones are not in the list
     ++changes_;
-    std::stable_sort(unsorted_.begin(), unsorted_.end(), queue_less);
-    for (std::uint32_t i : unsorted_) place_[i] = kNowhere;
-    sorted_in_ = std::move(unsorted_);
+    std::vector<std::pair<decltype(key(0u)), std::uint32_t>> keyed;  // in list order
+    keyed.reserve(unsorted_.size());
+    for (std::uint32_t i : unsorted_) keyed.emplace_back(key(i), i);
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    sorted_in_.clear();
+    for (const auto& [k, i] : keyed) {
+      place_[i] = kNowhere;
+      sorted_in_.push_back(i);
+    }
     unsorted_.clear();
   }
   void Append(std::span<const std::uint32_t> instances) {

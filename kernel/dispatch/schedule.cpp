@@ -48,10 +48,13 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
   }
   const bool parallel = job.requests->has_pe;
   list_order_.BeginJob(is_reserve);
-  auto queue_less = [this](std::uint32_t a, std::uint32_t b) { return QueueKeyLess(a, b); };
+  auto queue_key = [this](std::uint32_t i) {
+    const QueueKey key = KeyOf(i);
+    return std::make_pair(key.first, key.second);
+  };
   Decision why = decision;
   if (is_start) {
-    list_order_.Search(parallel, [&] { return ParallelSearchTags(job); }, queue_less);
+    list_order_.Search(parallel, [&] { return ParallelSearchTags(job); }, queue_key);
     std::vector<Grant> grants;
     PeId pe;
     bool started = false;
@@ -87,7 +90,7 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
   }
   const bool never = why.reason == PendingReason::kNever || why.never != NeverCause::kNone;
   if (is_reserve && !never) {
-    list_order_.Search(parallel, [] { return true; }, queue_less);
+    list_order_.Search(parallel, [] { return true; }, queue_key);
     Decision reserve_why = decision;
     if (parallel) {
       if (auto fit = ReserveParallel(job, reserve_why)) {
@@ -144,12 +147,12 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
 }
 
 std::vector<Interval::QueueKey> Interval::FreeOnHostsOf(const std::vector<Grant>& grants) const {
+  std::vector<std::uint32_t> hosts;
+  for (const Grant& g : grants) hosts.push_back(instances_.host[g.instance].index());
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
   std::vector<QueueKey> keys;
-  for (std::size_t g = 0; g < grants.size(); ++g) {
-    const std::uint32_t h = instances_.host[grants[g].instance].index();
-    bool seen = false;
-    for (std::size_t e = 0; e < g; ++e) seen |= instances_.host[grants[e].instance].index() == h;
-    if (seen) continue;
+  for (std::uint32_t h : hosts) {
     for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
       if (has_free_[instances_.on_host[k]]) keys.push_back(KeyOf(instances_.on_host[k]));
     }
@@ -278,6 +281,7 @@ ScheduleResult Interval::Run() {
                         instances_.projects[i]->empty() && instances_.xprojects[i]->empty() &&
                         !forced(*instances_.complex_values[i]);
   }
+  all_instances_open_ = std::all_of(instance_open_.begin(), instance_open_.end(), [](std::uint8_t o) { return o != 0; });
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
   if (progress_ != nullptr) (*progress_)(result_);
