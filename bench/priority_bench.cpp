@@ -28,9 +28,9 @@
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
-#include "kernel/bucket_sort.hpp"
+#include "kernel/util/bucket_sort.hpp"
 #include "kernel/priority/priority.hpp"
-#include "kernel/sort_key.hpp"
+#include "kernel/util/sort_key.hpp"
 #include "kernel/synth/population.hpp"
 #include "tools/allocator.hpp"
 

@@ -4,7 +4,7 @@
 #include "io/json_text.hpp"
 #include "io/maui_priority_writer.hpp"
 #include "io/row_text.hpp"
-#include "kernel/flat_id_map.hpp"
+#include "kernel/util/flat_id_map.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel/column.hpp"
+#include "kernel/util/column.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/job_table.hpp"
-#include "kernel/row_index.hpp"
+#include "kernel/util/row_index.hpp"
 
 namespace schedk {
 

@@ -37,7 +37,7 @@
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/priority.hpp"
-#include "kernel/row_index.hpp"
+#include "kernel/util/row_index.hpp"
 
 namespace schedk::dispatch_detail {
 

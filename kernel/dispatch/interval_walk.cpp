@@ -9,7 +9,7 @@
 #include <tbb/parallel_reduce.h>
 
 #include "kernel/complex/complex_compare.hpp"
-#include "kernel/radix_sort.hpp"
+#include "kernel/util/radix_sort.hpp"
 
 namespace schedk::dispatch_detail {
 

@@ -7,11 +7,11 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_group.h>
 
-#include "kernel/bucket_sort.hpp"
-#include "kernel/column.hpp"
-#include "kernel/priority/lazy_max_heap.hpp"
+#include "kernel/util/bucket_sort.hpp"
+#include "kernel/util/column.hpp"
+#include "kernel/util/lazy_max_heap.hpp"
 #include "kernel/priority/ticket_categories.hpp"
-#include "kernel/sort_key.hpp"
+#include "kernel/util/sort_key.hpp"
 
 namespace schedk {
 namespace {

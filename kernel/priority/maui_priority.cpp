@@ -9,7 +9,7 @@
 #include <tbb/parallel_sort.h>
 
 #include "kernel/dispatch/job_duration.hpp"
-#include "kernel/sort_key.hpp"
+#include "kernel/util/sort_key.hpp"
 
 namespace schedk {
 namespace {

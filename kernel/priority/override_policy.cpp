@@ -5,7 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "kernel/priority/lazy_max_heap.hpp"
+#include "kernel/util/lazy_max_heap.hpp"
 #include "kernel/priority/ticket_categories.hpp"
 
 namespace schedk {

@@ -12,10 +12,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
-#include "kernel/bucket_sort.hpp"
+#include "kernel/util/bucket_sort.hpp"
 #include "kernel/priority/maui_priority.hpp"
 #include "kernel/priority/normalize.hpp"
-#include "kernel/sort_key.hpp"
+#include "kernel/util/sort_key.hpp"
 
 namespace schedk {
 namespace {

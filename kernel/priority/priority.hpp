@@ -31,12 +31,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel/column.hpp"
+#include "kernel/util/column.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/tickets.hpp"
 #include "kernel/priority/urgency.hpp"
-#include "kernel/row_index.hpp"
+#include "kernel/util/row_index.hpp"
 
 namespace schedk {
 

@@ -9,10 +9,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_group.h>
 
-#include "kernel/bucket_sort.hpp"
-#include "kernel/chunk_starts.hpp"
+#include "kernel/util/bucket_sort.hpp"
+#include "kernel/util/chunk_starts.hpp"
 #include "kernel/priority/usage_decay.hpp"
-#include "kernel/sort_key.hpp"
+#include "kernel/util/sort_key.hpp"
 
 namespace schedk {
 namespace {

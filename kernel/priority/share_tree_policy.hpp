@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "kernel/execution_mode.hpp"
-#include "kernel/flat_id_map.hpp"
+#include "kernel/util/flat_id_map.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/priority/ticket_refs.hpp"
 

@@ -8,8 +8,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "kernel/chunk_starts.hpp"
-#include "kernel/flat_id_map.hpp"
+#include "kernel/util/chunk_starts.hpp"
+#include "kernel/util/flat_id_map.hpp"
 #include "kernel/priority/entity_values.hpp"
 
 namespace schedk {

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel/column.hpp"
+#include "kernel/util/column.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/entities.hpp"
 #include "kernel/priority/ticket_refs.hpp"

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel/column.hpp"
+#include "kernel/util/column.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk {

@@ -22,7 +22,7 @@
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/ticket_refs.hpp"
 #include "kernel/priority/urgency.hpp"
-#include "kernel/row_index.hpp"
+#include "kernel/util/row_index.hpp"
 
 namespace schedk {
 

@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "kernel/column.hpp"
+#include "kernel/util/column.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/normalize.hpp"

@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-#include "kernel/radix_sort.hpp"
+#include "kernel/util/radix_sort.hpp"
 
 namespace schedk {
 

@@ -1,6 +1,6 @@
 // The lazy heap against a plain scan: a greedy loop whose keys only fall must
 // pick the same category, round after round, whatever the heap's layout.
-#include "kernel/priority/lazy_max_heap.hpp"
+#include "kernel/util/lazy_max_heap.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // insertion-sort and parallel thresholds. With a total order the result is
 // std::sort's exactly; with a weak one, the parallel sort's does not depend on
 // the thread count. Also: doubles' descending images map back to the values.
-#include "kernel/bucket_sort.hpp"
+#include "kernel/util/bucket_sort.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 
 #include <tbb/task_arena.h>
 
-#include "kernel/sort_key.hpp"
+#include "kernel/util/sort_key.hpp"
 
 namespace schedk {
 namespace {

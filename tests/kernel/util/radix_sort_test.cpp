@@ -1,5 +1,5 @@
 // The radix sort against std::sort.
-#include "kernel/radix_sort.hpp"
+#include "kernel/util/radix_sort.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // was counted from, whether a walk visits the rows in order, shard by shard,
 // or jumping between shards (empty shards included), and a job's task count
 // as its array range gives it.
-#include "kernel/row_index.hpp"
+#include "kernel/util/row_index.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // FlatIdMap against std::unordered_map as the oracle, with a hash that makes
 // many keys collide so that probing and growth are exercised.
-#include "kernel/flat_id_map.hpp"
+#include "kernel/util/flat_id_map.hpp"
 
 #include <cstdint>
 #include <unordered_map>

@@ -28,8 +28,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "kernel/chunk_starts.hpp"
-#include "kernel/column.hpp"
+#include "kernel/util/chunk_starts.hpp"
+#include "kernel/util/column.hpp"
 
 namespace schedk {
 namespace bucket_sort {
