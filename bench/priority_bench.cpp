@@ -31,7 +31,7 @@
 #include "kernel/util/bucket_sort.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/util/sort_key.hpp"
-#include "kernel/synth/population.hpp"
+#include "tests/support/population.hpp"
 #include "tools/allocator.hpp"
 
 namespace {

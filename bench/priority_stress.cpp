@@ -16,7 +16,7 @@
 
 #include "bench/proc_status.hpp"
 #include "kernel/priority/priority.hpp"
-#include "kernel/synth/population.hpp"
+#include "tests/support/population.hpp"
 #include "tools/allocator.hpp"
 
 using schedk::bench::ResetPeak;

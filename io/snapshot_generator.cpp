@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "io/ge_value.hpp"
-#include "kernel/synth/split_mix.hpp"
+#include "kernel/util/split_mix.hpp"
 
 namespace schedk::io {
 namespace {

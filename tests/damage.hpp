@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel/synth/split_mix.hpp"
+#include "kernel/util/split_mix.hpp"
 
 namespace schedk::testing {
 

@@ -3,10 +3,11 @@
 // (ScheduleInterval in schedule.hpp is the public entry point). The
 // implementation is split by concern: interval_setup.cpp (queue order, load
 // alarms, free slots, booking), interval_matching.cpp (access, static matches,
-// demands, container fits, sequential jobs), interval_parallel.cpp (parallel
-// jobs: rooms, assignment, start and reservation), interval_walk.cpp (the
-// queue-end-time iteration and its parallel twin) and schedule.cpp (the
-// dispatch loop).
+// demands, container fits, sequential starts), interval_parallel.cpp (parallel
+// jobs: rooms, assignment, starts), walk_plan.cpp (parallel jobs' static
+// plans, walk_plan.hpp), schedule.cpp (the dispatch loop), and in
+// kernel/reservation/ reservation.cpp (the reservation step and searches) and
+// queue_end_search.cpp (the queue-end-time iteration and its plain walk).
 // Invariants: an Interval lives for one call of ScheduleInterval; the Cluster,
 // JobTable, PriorityResult and QueueInstanceTable it refers to outlive it.
 #pragma once
@@ -25,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernel/dispatch/demand.hpp"
 #include "kernel/dispatch/flat_diagrams.hpp"
 #include "kernel/dispatch/host_load.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
@@ -33,6 +35,7 @@
 #include "kernel/dispatch/running_book.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
+#include "kernel/dispatch/walk_plan.hpp"
 #include "kernel/execution_mode.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
@@ -41,7 +44,6 @@
 
 namespace schedk::dispatch_detail {
 
-inline constexpr std::uint32_t kUnlimited = UINT32_MAX;
 inline constexpr std::uint32_t kNoInstance = UINT32_MAX;
 
 // --- access lists --------------------------------------------------------------------------------
@@ -86,24 +88,6 @@ struct JobView {
   bool reserve = false, immediate = false;
 };
 
-// What a job needs from one ledger entry: room for `amount` (per slot, once per
-// job, once per host or once per container) and `debit` booked when it runs
-// (the same, except for the EXCL entries, where some demands only check and
-// others only book). A container is booked once however many of the job's
-// queue instances it holds: a host with two of them counts once.
-enum class DemandKind : std::uint8_t {
-  kPerSlot,       // consumable YES
-  kPerJob,        // consumable JOB: on the master's containers only (and globally)
-  kPerHost,       // consumable HOST: once on every host the job uses, on each of its queue instances, once globally
-  kPerContainer,  // EXCL: on every container the job uses
-};
-struct Demand {
-  std::uint32_t entry = 0;
-  double amount = 0;
-  double debit = 0;
-  DemandKind kind = DemandKind::kPerSlot;
-};
-
 // What one container can give a job.
 struct LevelFit {
   std::uint32_t slots = kUnlimited;  // 0: nothing
@@ -111,6 +95,15 @@ struct LevelFit {
   bool static_mismatch = false;      // a fixed or load value does not match
   NeverCause never = NeverCause::kNone;
 };
+
+// A pending decision for the job's task, before any search.
+inline Decision PendingDecision(const JobView& job) {
+  Decision decision;
+  decision.job = job.job;
+  decision.task = job.task;
+  decision.duration = job.duration;
+  return decision;
+}
 
 struct CategoryKey {
   std::uint32_t requests;
@@ -168,8 +161,17 @@ class Interval {
   ScheduleResult Run();
 
  private:
-  // Setup.
+  // The reservation searches (kernel/reservation/queue_end_search.hpp).
+  friend class QueueEndSearch;
+  friend std::optional<Time> PlainQueueEndWalk(const Interval&, const JobView&, PeId, std::uint32_t);
+  friend std::optional<Time> EarliestGapStart(const Interval&, const JobView&, PeId, std::uint32_t);
+
+  // Setup, in Run's order: the per-request and per-container tables the
+  // matching reads, the running tasks' bookings, the queue list.
+  void SetUpRequestTables();
+  void SetUpMatchTables();
   void BookRunningJobs();
+  void StartQueueList();
   void UpdateQueueOrder();
   void UpdateAlarms(std::optional<HostId> only_host);
   bool InAlarm(std::uint32_t instance) const;
@@ -213,17 +215,11 @@ class Interval {
 
   // Sequential jobs.
   std::optional<std::uint32_t> StartSequential(const JobView& job, Decision& why);
-  std::optional<std::pair<std::uint32_t, Time>> ReserveSequential(const JobView& job, Decision& why);
-  std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why);
 
   // Parallel jobs.
   std::vector<std::uint32_t> SlotCandidates(const JobView& job, PeId pe) const;
-  // What a parallel job can get from `pe` at `start`: the PE's room, the global
-  // host's, and per host in load order its instances and their slots. `now`:
-  // the start is now, so only instances with a free slot can contribute, and
-  // the walk over hosts stops once they can give `enough` slots under the
-  // allocation rule (Distribute then assigns any count up to `enough` exactly
-  // as over every host).
+  // What a parallel job can get from `pe` at a start: the PE's room, the
+  // global host's, and per host in load order its instances and their slots.
   struct HostSlots {
     HostId host;
     std::uint32_t available = 0;
@@ -238,7 +234,22 @@ class Interval {
     std::vector<HostSlots> hosts;
     const RequestSet* masterq = nullptr;  // the job's requests where it asks for -masterq
   };
-  ParallelRoom RoomFor(const JobView& job, PeId pe, Time start, bool now, std::uint32_t enough = kUnlimited) const;
+  class RoomBuilder;
+  // The room now: only instances with a free slot can contribute, and the
+  // walk over hosts stops once they can give `enough` slots under the
+  // allocation rule (Distribute then assigns any count up to `enough` exactly
+  // as over every host). RoomNow reads the hosts whose part of a kept walk
+  // plan with the job's key still holds from the plan; RoomNowReference, its
+  // twin, matches every instance. RoomNowFor picks one by the execution mode.
+  ParallelRoom RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const;
+  ParallelRoom RoomNowReference(const JobView& job, PeId pe, std::uint32_t enough) const;
+  ParallelRoom RoomNowFor(const JobView& job, PeId pe, std::uint32_t enough) const {
+    return mode_ == ExecutionMode::kParallel ? RoomNow(job, pe, enough) : RoomNowReference(job, pe, enough);
+  }
+  ParallelRoom RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan) const;
+  // The room at `start`, hosts in the queue list's order where it is not
+  // sorted, in load order otherwise; cut where they give `enough` slots.
+  ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
   // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
   ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
@@ -250,32 +261,20 @@ class Interval {
   ParallelFit HarvestWithMasterQueue(const ParallelRoom& room, const ParallelEnvironment& p,
                                      std::uint32_t total) const;
   ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
-    return Distribute(RoomFor(job, pe, start, false), pe, total, why);
+    return Distribute(RoomAt(job, pe, start), pe, total, why);
   }
   std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
+
+  // Reservation (kernel/reservation/reservation.cpp). Reserve: the dispatch
+  // loop's reservation step for a task that may reserve and did not start;
+  // true where it got a reservation (booked and recorded). Otherwise `why`
+  // says why the task stays pending, and its category cannot reserve again.
+  bool Reserve(const JobView& job, CategoryState& category, Decision& why, std::uint32_t& reservations);
+  std::optional<std::pair<std::uint32_t, Time>> ReserveSequential(const JobView& job, Decision& why);
+  // The earliest time every demand fits for d seconds (§5.4: each diagram's
+  // tail; with RESERVE_IN_GAPS, the earliest common fit, gaps included).
+  std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why);
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
-  // The queue-end-time iterator (§5.5) for one PE: the diagrams whose
-  // breakpoints are its candidate start times, and those times, latest first.
-  std::vector<std::uint32_t> TimeEntries(const JobView& job, PeId pe) const;
-  // Appends the entries of container c whose breakpoints are candidate times
-  // (but `leave_out`, whose breakpoints another entry lists).
-  void AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries,
-                         std::optional<std::uint32_t> leave_out = std::nullopt) const;
-  // The `slots` entry of host h that a parallel walk may leave out, if any: the
-  // host has a single queue instance, whose `slots` entry has the same diagram
-  // (every booking debits both alike) and at most the host's capacity, so the
-  // host's count never limits the instance's and their breakpoints coincide.
-  // The diagrams' comparison is kept per host until either of them changes.
-  std::optional<std::uint32_t> MirroredHostSlots(std::uint32_t h) const;
-  struct MirrorCheck {
-    // The host's and its instance's `slots` entries where the layout allows
-    // (UINT32_MAX where not): one instance, the host's capacity at least the instance's.
-    std::uint32_t host_entry = UINT32_MAX, instance_entry = UINT32_MAX;
-    std::uint64_t host_version = UINT64_MAX, instance_version = UINT64_MAX;
-    bool same = false;
-  };
-  mutable FlatDiagrams flat_diagrams_;  // CoverHosts reads the walk's diagrams from here (main thread refreshes)
-  mutable std::vector<MirrorCheck> mirror_checks_;  // per host; each written by the task planning its host
   // Per host and per queue instance: no access lists and no FORCED complex,
   // so that HostStatic and QueueStatic need not look (set up in Run).
   std::vector<std::uint8_t> host_open_, instance_open_;
@@ -284,44 +283,15 @@ class Interval {
   // value, a queue's built-in h_rt and s_rt); MatchStatic passes over requests
   // no container of the level defines (set up in Run).
   std::array<std::vector<std::uint8_t>, 4> defined_at_level_;
-  // A parallel job's static match against every eligible host and instance,
-  // worked out once for the walk: their demands on ledger entries in one flat
-  // table (each host's own, then each instance's in queue order; the amounts
-  // are the walk's job's, DemandAmounts), and the walk's candidate-time entries.
-  struct DemandSlot {
-    std::uint32_t entry;
-    DemandKind kind;
-  };
-  struct InstancePlan {
-    std::uint32_t instance, first, last;  // its demands: [first, last)
-  };
-  struct HostPlan {
-    HostId host;
-    std::uint32_t first, last;                      // the host's own demands
-    std::uint32_t instances_begin, instances_end;  // its usable instances in WalkPlan::instances
-  };
-  struct WalkPlan {
-    std::vector<DemandSlot> demands;
-    std::vector<std::uint32_t> demand_host;  // per demand: its host's index in `hosts`
-    std::vector<HostPlan> hosts;             // hosts with a usable instance, in host order
-    std::vector<InstancePlan> instances;     // per host in `hosts`, in queue order
-    std::vector<std::uint32_t> time_entries;  // TimeEntries, collected in the same pass
-    std::span<const InstancePlan> InstancesOf(const HostPlan& plan) const {
-      return {instances.data() + plan.instances_begin, plan.instances_end - plan.instances_begin};
-    }
-    // The end of the host's demands: its own, then its instances'.
-    std::uint32_t DemandsEnd(const HostPlan& plan) const { return instances[plan.instances_end - 1].last; }
-    // Per cluster host: its part of the plan (HostPart), or UINT32_MAX where
-    // it has no statically eligible queue instance.
-    std::vector<std::uint32_t> part_of;
-    struct HostPart {
-      std::uint32_t times_begin, times_end;  // its candidate-time entries
-      std::uint32_t plan;                    // its index in `hosts`, or UINT32_MAX: no usable instance
-      std::uint32_t leave_out;               // MirroredHostSlots when planned (UINT32_MAX: none)
-      std::uint64_t alarm_version;           // host_alarm_version_ when planned
-    };
-    std::vector<HostPart> parts;
-  };
+  // The walk plans (walk_plan.hpp): built here, kept in plan_cache_.
+  // The entries of container c whose breakpoints are candidate times of the
+  // queue-end-time walk (but `leave_out`, whose breakpoints another entry
+  // lists): for the consumables the job requests, and slots always.
+  void AppendTimeEntries(const JobView& job, ContainerRef c, std::vector<std::uint32_t>& entries,
+                         std::optional<std::uint32_t> leave_out = std::nullopt) const;
+  // Every candidate-time entry of the job's walk on `pe`: the PE's and the
+  // global host's, and those of every statically eligible queue instance and its host.
+  std::vector<std::uint32_t> TimeEntries(const JobView& job, PeId pe) const;
   // The walk's plan. Plans are kept between walks by PlanKey: a later walk
   // with the same key takes the kept plan as it is while every host's
   // mirrored slots entry and alarms are as they were; otherwise it copies the
@@ -344,8 +314,12 @@ class Interval {
   // nullopt, and no plan kept, when the job requests a complex some host or
   // the global host reports as a load value (those change as jobs start).
   std::optional<std::string> PlanKey(const JobView& job, PeId pe) const;
-  mutable std::unordered_map<std::string, std::shared_ptr<const WalkPlan>> kept_plans_;
-  static constexpr std::size_t kKeptPlans = 64;  // at most; past that, all are dropped at once
+  // Plans a block of cluster hosts [first, end) into `block` (a kept plan's
+  // part where it holds).
+  void PlanHosts(const JobView& job, PeId pe, std::uint64_t global_found, const WalkPlan* kept, std::uint32_t first,
+                 std::uint32_t end, WalkPlanBlock& block) const;
+  mutable WalkPlanCache plan_cache_;
+  mutable FlatDiagrams flat_diagrams_;  // the coverage reads the walk's diagrams from here
   // Per host: changes whenever one of its queue instances goes into or out of alarm.
   std::vector<std::uint64_t> host_alarm_version_;
   // Per complex: some host or the global host reports it as a load value;
@@ -355,30 +329,6 @@ class Interval {
   std::vector<std::vector<double>> builtin_limits_;
   // The job's demand on ledger entry k, as ForEachDemand visits it (nullopt: none).
   std::optional<Demand> DemandOn(std::uint32_t k, const JobView& job) const;
-  // For $pe_slots and a fixed allocation rule on hosts with one queue
-  // instance each: the start times t at which a host cannot give per_host
-  // slots over [t, t + d), and those at which too few hosts can for the rule
-  // (`allow(hosts with room)`: its verdict), as sorted, disjoint ranges
-  // [from, to] (bounds included). count(g, used): demand g's slot count with
-  // `used` in use.
-  struct HostCoverage {
-    std::vector<std::pair<Time, Time>> denied;  // per host of the walk's plan, in plan order
-    std::vector<std::uint32_t> host_first;      // per host: where its ranges begin in `denied`, plus the end
-    std::vector<std::pair<Time, Time>> failures;
-    bool Denies(std::uint32_t h, Time t) const;  // host h (plan index) at t
-    bool FailsAt(Time t) const;                  // the hosts at t
-    bool FailsIn(Time low, Time high) const;     // the hosts at some time of [low, high]
-  };
-  template <class Count, class Allow>
-  HostCoverage CoverHosts(const WalkPlan& walk, Duration d, std::uint32_t per_host, Count count, Allow allow) const;
-  std::vector<Time> QueueEndTimes(const JobView& job, PeId pe) const;
-  // Where the descending walk over QueueEndTimes stops for `least` slots: the
-  // last candidate of its feasible run from the latest one, nullopt when the
-  // latest already fails; `room_at_start` is then RoomFor at that start (not
-  // before 0), its hosts cut where they can give `most` slots (RoomSuffices).
-  // The parallel sweep twin of that walk.
-  std::optional<Time> QueueEndStart(const JobView& job, PeId pe, std::uint32_t least, std::uint32_t most,
-                                    ParallelRoom& room_at_start) const;
   // Whether a room's first hosts in load order, `sum` slots on `hosts` hosts of
   // which `roomy` have room for the rule's per-host count, `last` the latest,
   // can give `enough` slots under the allocation rule: Distribute then assigns
@@ -387,8 +337,14 @@ class Interval {
                            const HostSlots& last, std::uint32_t enough);
 
   void RejectForNow(CategoryState& category, const Decision& why);
-  // One task of the dispatch loop (§5.6).
+  // The dispatch loop (§5.6) over the dispatchable tasks' rows: the number
+  // it reached before Grid Engine's queue list ran empty.
+  std::size_t DispatchLoop(const std::vector<TaskRow>& rows);
+  // One task of the dispatch loop.
   void Dispatch(const JobView& job, std::uint32_t& reservations);
+  // The pending records of the tasks the loop did not reach (from `reached`)
+  // and of the held, waiting, error-state and limited ones.
+  void RecordNotDispatched(const std::vector<TaskRow>& rows, std::size_t reached);
   // Whether the job would start now if the diagrams held nothing but what is in use now.
   bool FitsIgnoringPlan(const JobView& job);
   bool ParallelFitsIgnoringPlan(const JobView& job);
@@ -399,17 +355,6 @@ class Interval {
   // Whether `pe` can give the job `least` slots now (StartParallel's test for
   // its smallest count: the bound from the free slots, then the room).
   bool FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const;
-  // Ignoring the plan, whether a parallel job fits depends on its PE, its
-  // PlanKey and its consumable amounts, and on what is in use now, which
-  // only starts change; the least slot counts known to fit and to fail, per
-  // PE, key and amounts since the last start (fits: every count up to the
-  // one that fits; fails: every count from the one that fails).
-  struct KnownNowFit {
-    std::uint32_t starts = 0;  // result_.starts when learnt
-    std::uint32_t fits_up_to = 0;
-    std::uint32_t fails_from = UINT32_MAX;
-  };
-  std::unordered_map<std::string, KnownNowFit> known_now_fits_;
 
   // Booking. With `capture_` set, Book lists its debits there (and writes the
   // monitor lines) without touching the ledger: what a running task books,
@@ -453,6 +398,11 @@ class Interval {
     friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
   };
   QueueKey KeyOf(std::uint32_t instance) const;
+  // The instance's key in the queue list's sort (Grid Engine's sort keys).
+  std::pair<double, double> ListKey(std::uint32_t instance) const {
+    const QueueKey key = KeyOf(instance);
+    return {key.first, key.second};
+  }
   // The queue order without its instance tie-break (Grid Engine's sort keys).
   bool QueueKeyLess(std::uint32_t a, std::uint32_t b) const {
     const QueueKey ka = KeyOf(a), kb = KeyOf(b);
@@ -521,12 +471,10 @@ class Interval {
   std::multiset<double> load_values_;  // host_value_ of every host
 
   // The candidate time at which the last parallel walk failed below the
-  // monotone region: where QueueEndStart looks first (it changes the order of
+  // monotone region: where QueueEndSearch looks first (it changes the order of
   // the work, never the result).
   mutable std::optional<Time> walk_failure_hint_;
-  // Parallel walks since the ledger last had no breakpoint index: building
-  // one costs about as much as the searches of a few walks save.
-  static constexpr std::uint32_t kWalksBeforeIndex = 4;
+  // Parallel walks since the ledger last had no breakpoint index (tuning::kWalksBeforeIndex).
   std::uint32_t walks_without_index_ = 0;
   std::vector<std::uint32_t> running_per_user_;
   std::unordered_map<CategoryKey, CategoryState, CategoryKeyHash> categories_;  // with access lists

@@ -1,6 +1,7 @@
 #include "kernel/dispatch/interval.hpp"
 
 #include "kernel/complex/complex_compare.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk::dispatch_detail {
 
@@ -25,10 +26,9 @@ JobView Interval::ViewOf(const TaskRow& row) const {
 
 std::vector<Interval::TaskRow> Interval::GatherTaskRows(std::size_t count) const {
   std::vector<TaskRow> rows(count);
-  constexpr std::size_t kChunk = 4096;
-  ForEachIndex(mode_, (count + kChunk - 1) / kChunk, [&](std::size_t c) {
-    const std::size_t end = std::min(count, (c + 1) * kChunk);
-    for (std::size_t k = c * kChunk; k < end; ++k) {
+  ForEachIndex(mode_, (count + tuning::kTaskRowChunk - 1) / tuning::kTaskRowChunk, [&](std::size_t c) {
+    const std::size_t end = std::min(count, (c + 1) * tuning::kTaskRowChunk);
+    for (std::size_t k = c * tuning::kTaskRowChunk; k < end; ++k) {
       const DispatchEntry& entry = priorities_.order[k];
       const JobShard& shard = jobs_.shards()[index_.shard(entry.row)];
       const std::uint32_t r = index_.row(entry.row);
@@ -272,77 +272,6 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
     why.object = first_never.object;
   }
   return std::nullopt;
-}
-
-// The earliest time every demand fits for d seconds (§5.4: each diagram's
-// tail; with RESERVE_IN_GAPS, the earliest common fit, gaps included).
-std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) {
-  const Time now = cluster_.now;
-  for (const Demand& demand : demands) {
-    const ConsumableEntry& e = ledger_.entry(demand.entry);
-    const double threshold = e.total - demand.amount;
-    if (threshold < 0) {
-      why.never = NeverCause::kExceedsCapacity;
-      why.object = e.complex.value;
-      return std::nullopt;
-    }
-    if (demand.amount > e.total - ledger_.diagram(demand.entry).QueueEnd()) {
-      why.never = NeverCause::kBookedOut;
-      why.object = e.complex.value;
-      return std::nullopt;
-    }
-  }
-  Time t = now;
-  if (!config_.reserve_in_gaps) {
-    for (const Demand& demand : demands) {
-      const Time below = ledger_.diagram(demand.entry).Below(ledger_.entry(demand.entry).total - demand.amount);
-      t = std::max(t, below == 0 ? now : below);
-    }
-    return t;
-  }
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (const Demand& demand : demands) {
-      const double limit = ledger_.entry(demand.entry).total - demand.amount;
-      const std::optional<Time> fit = ledger_.EarliestFit(demand.entry, t, d, limit);
-      if (!fit) return std::nullopt;
-      if (*fit > t) {
-        t = *fit;
-        moved = true;
-      }
-    }
-  }
-  return t;
-}
-
-std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const JobView& job, Decision& why) {
-  std::uint64_t global_found = 0;
-  std::vector<Demand> global_demands;
-  const LevelFit global =
-      Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, &global_demands);
-  if (global.static_mismatch || !GlobalStatic(job)) return std::nullopt;
-  // The earliest start; among equal ones the first instance the search meets.
-  std::optional<std::pair<std::uint32_t, Time>> best;
-  VisitReservationOrder([&](std::uint32_t i, bool) {
-    const HostId host = instances_.host[i];
-    if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) return;
-    std::uint64_t found = global_found;
-    std::vector<Demand> demands = global_demands;
-    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, &demands);
-    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &demands);
-    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) return;
-    Decision local;
-    const std::optional<Time> t = EarliestFor(demands, job.duration, local);
-    if (!t) {
-      if (why.never == NeverCause::kNone) {
-        why.never = local.never;
-        why.object = local.object;
-      }
-      return;
-    }
-    if (!best || *t < best->second) best = std::make_pair(i, *t);
-  });
-  return best;
 }
 
 }  // namespace schedk::dispatch_detail

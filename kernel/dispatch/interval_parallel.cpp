@@ -42,140 +42,176 @@ Interval::ParallelRoom Interval::RoomBase(const JobView& job, PeId pe, Time star
   return room;
 }
 
-Interval::ParallelRoom Interval::RoomFor(const JobView& job, PeId pe, Time start, bool now,
-                                         std::uint32_t enough) const {
-  const Duration d = job.duration;
-  const ParallelEnvironment& p = cluster_.pes[pe.index()];
-  std::uint64_t global_found = 0;
-  ParallelRoom room = RoomBase(job, pe, start, global_found);
-  if (!room.usable) return room;
-  if (!job.requests->queue_master.empty()) {
-    room.masterq = job.requests;
-    enough = kUnlimited;  // the slots that suffice may lack a master queue
+// A room built host by host: instances visited (from the ledger, or from a
+// walk plan's part of the host), each host closed after its instances, and
+// the hosts so far weighed against `enough` slots under the allocation rule.
+class Interval::RoomBuilder {
+ public:
+  RoomBuilder(const Interval& interval, const JobView& job, PeId pe, Time start, std::uint32_t enough)
+      : interval_(interval),
+        job_(job),
+        pe_(pe),
+        p_(interval.cluster_.pes[pe.index()]),
+        start_(start),
+        per_host_(p_.allocation_rule == AllocationRule::kFixed ? p_.slots_per_host : 1),
+        enough_(enough) {
+    room_ = interval.RoomBase(job, pe, start, global_found_);
+    if (room_.usable && !job.requests->queue_master.empty()) {
+      room_.masterq = job.requests;
+      enough_ = kUnlimited;  // the slots that suffice may lack a master queue
+    }
   }
-  // One instance: its slots join its host's, or the first resource that kept
-  // it out (first in queue order) is noted.
-  std::optional<QueueKey> limiting_key;
-  auto visit = [&](std::uint32_t i, HostSlots*& slots) {
-    const HostId host = instances_.host[i];
-    if (alarm_[i] || !QueueStatic(job, i, pe) || !HostStatic(job, host)) return;
-    std::uint64_t found = global_found;
-    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, start, d, found, nullptr);
+  bool usable() const { return room_.usable; }
+  ParallelRoom& room() { return room_; }
+
+  // One instance: its slots join its host's (`slots`: the host's entry, made
+  // at its first instance that gives any), or the first resource that kept it
+  // out (first in queue order) is noted.
+  void Visit(std::uint32_t i, HostSlots*& slots) {
+    const HostId host = interval_.instances_.host[i];
+    if (interval_.alarm_[i] || !interval_.QueueStatic(job_, i, pe_) || !interval_.HostStatic(job_, host)) return;
+    std::uint64_t found = global_found_;
+    const Duration d = job_.duration;
+    const LevelFit q = interval_.Fit({ContainerLevel::kQueue, i}, job_, start_, d, found, nullptr);
     std::uint64_t host_found = found;
-    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, start, d, host_found, nullptr);
-    if (!AllFound(job, host_found) || q.static_mismatch || h.static_mismatch || q.slots == 0 || h.slots == 0) {
-      if (!q.static_mismatch && !h.static_mismatch && AllFound(job, host_found) &&
-          (!limiting_key || KeyOf(i) < *limiting_key)) {
-        limiting_key = KeyOf(i);
-        room.instance_limiting = q.slots == 0 ? q.limiting : h.limiting;
-      }
+    const LevelFit h = interval_.Fit({ContainerLevel::kHost, host.index()}, job_, start_, d, host_found, nullptr);
+    const bool matches = !q.static_mismatch && !h.static_mismatch && interval_.AllFound(job_, host_found);
+    if (!matches || q.slots == 0 || h.slots == 0) {
+      if (matches) NoteLimiting(i, q.slots == 0 ? q.limiting : h.limiting);
       return;
     }
-    if (slots == nullptr) {
-      room.hosts.push_back({host, h.slots, {}});
-      slots = &room.hosts.back();
+    Add(host, h.slots, i, q.slots, slots);
+  }
+  // Visit for the host's instances with a free slot, from a walk plan's part
+  // of the host (its static matches and demands, worked out for the plan's key).
+  void VisitPlanned(const WalkPlan& plan, const HostPlan& host_plan, HostSlots*& slots) {
+    auto limit = [&](LevelFit& fit, std::uint32_t g) {
+      const DemandSlot& demand = plan.demands[g];
+      interval_.Limit(fit, demand.entry, interval_.DemandAmount(demand.entry, job_, by_complex_), demand.kind, start_,
+                      job_.duration);
+    };
+    LevelFit h;
+    for (std::uint32_t g = host_plan.first; g < host_plan.last; ++g) limit(h, g);
+    for (const InstancePlan& instance : plan.InstancesOf(host_plan)) {
+      const std::uint32_t i = instance.instance;
+      if (!interval_.has_free_[i]) continue;
+      LevelFit q;
+      for (std::uint32_t g = instance.first; g < instance.last; ++g) limit(q, g);
+      if (q.slots == 0 || h.slots == 0) {
+        NoteLimiting(i, q.slots == 0 ? q.limiting : h.limiting);
+        continue;
+      }
+      Add(host_plan.host, h.slots, i, q.slots, slots);
     }
-    slots->queues.emplace_back(i, q.slots);
-  };
-  auto close_host = [](HostSlots& h) {
+  }
+  // Closes the host just visited (if it gave slots): whether the hosts so far
+  // can give `enough` slots under the allocation rule.
+  bool Suffices(HostSlots* slots) {
+    if (slots == nullptr) return false;
+    Close(*slots);
+    sum_ += slots->available;
+    roomy_ += slots->available >= per_host_;
+    return RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_);
+  }
+  // A host's availability: its own slots, at most the sum of its instances'.
+  static void Close(HostSlots& h) {
     std::uint64_t sum = 0;
     for (const auto& [i, n] : h.queues) sum += n;
     h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
-  };
-  // Closes the host just visited (if it gave slots): whether the hosts so far
-  // can give `enough` slots under the allocation rule.
-  const std::uint32_t per_host = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
-  std::uint64_t sum = 0, roomy = 0;  // available slots; hosts with room for per_host
-  auto suffices = [&](HostSlots* slots) {
-    if (slots == nullptr) return false;
-    close_host(*slots);
-    sum += slots->available;
-    roomy += slots->available >= per_host;
-    return RoomSuffices(p, sum, roomy, room.hosts.size(), *slots, enough);
-  };
-  if (now) {
-    // Hosts with a free instance, already in load order; stop once they can
-    // give `enough` slots under the allocation rule. Where a walk plan with
-    // the job's key is kept, the static matches and demands of the hosts whose
-    // part of it still holds are read from there (not for the serial twin).
-    std::shared_ptr<const WalkPlan> plan;
-    if (mode_ == ExecutionMode::kParallel) {
-      if (const std::optional<std::string> key = PlanKey(job, pe)) {
-        if (const auto it = kept_plans_.find(*key); it != kept_plans_.end()) plan = it->second;
-      }
-    }
-    std::vector<double> by_complex;  // the job's amounts (DemandAmount)
-    auto limit = [&](LevelFit& fit, std::uint32_t g) {
-      const DemandSlot& demand = plan->demands[g];
-      Limit(fit, demand.entry, DemandAmount(demand.entry, job, by_complex), demand.kind, start, d);
-    };
-    // visit() for the host's instances with a free slot, from the plan.
-    auto visit_planned = [&](const HostPlan& host_plan, HostSlots*& slots) {
-      LevelFit h;
-      for (std::uint32_t g = host_plan.first; g < host_plan.last; ++g) limit(h, g);
-      for (const InstancePlan& instance : plan->InstancesOf(host_plan)) {
-        const std::uint32_t i = instance.instance;
-        if (!has_free_[i]) continue;
-        LevelFit q;
-        for (std::uint32_t g = instance.first; g < instance.last; ++g) limit(q, g);
-        if (q.slots == 0 || h.slots == 0) {
-          if (!limiting_key || KeyOf(i) < *limiting_key) {
-            limiting_key = KeyOf(i);
-            room.instance_limiting = q.slots == 0 ? q.limiting : h.limiting;
-          }
-          continue;
-        }
-        if (slots == nullptr) {
-          room.hosts.push_back({host_plan.host, h.slots, {}});
-          slots = &room.hosts.back();
-        }
-        slots->queues.emplace_back(i, q.slots);
-      }
-    };
-    for (const auto& [value, h] : free_hosts_) {
-      HostSlots* slots = nullptr;
-      if (plan && PartHolds(*plan, h)) {
-        const std::uint32_t part = plan->part_of[h];
-        if (part != UINT32_MAX && plan->parts[part].plan != UINT32_MAX) {
-          visit_planned(plan->hosts[plan->parts[part].plan], slots);
-        }
-      } else {
-        for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
-          if (has_free_[host_queues_[k]]) visit(host_queues_[k], slots);
-        }
-      }
-      if (suffices(slots)) break;
-    }
-    return room;
   }
+
+ private:
+  void NoteLimiting(std::uint32_t i, ComplexId limiting) {
+    const QueueKey key = interval_.KeyOf(i);
+    if (limiting_key_ && !(key < *limiting_key_)) return;
+    limiting_key_ = key;
+    room_.instance_limiting = limiting;
+  }
+  void Add(HostId host, std::uint32_t host_slots, std::uint32_t i, std::uint32_t slots_here, HostSlots*& slots) {
+    if (slots == nullptr) {
+      room_.hosts.push_back({host, host_slots, {}});
+      slots = &room_.hosts.back();
+    }
+    slots->queues.emplace_back(i, slots_here);
+  }
+
+  const Interval& interval_;
+  const JobView& job_;
+  const PeId pe_;
+  const ParallelEnvironment& p_;
+  const Time start_;
+  const std::uint32_t per_host_;
+  std::uint32_t enough_;
+  std::uint64_t global_found_ = 0;
+  ParallelRoom room_;
+  std::optional<QueueKey> limiting_key_;
+  std::uint64_t sum_ = 0, roomy_ = 0;  // available slots; hosts with room for per_host
+  std::vector<double> by_complex_;     // the job's amounts (DemandAmount)
+};
+
+Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const {
+  std::shared_ptr<const WalkPlan> plan;
+  if (const std::optional<std::string> key = PlanKey(job, pe)) plan = plan_cache_.Find(*key);
+  return RoomNowFrom(job, pe, enough, plan.get());
+}
+
+Interval::ParallelRoom Interval::RoomNowReference(const JobView& job, PeId pe, std::uint32_t enough) const {
+  return RoomNowFrom(job, pe, enough, nullptr);
+}
+
+Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough,
+                                             const WalkPlan* plan) const {
+  RoomBuilder builder(*this, job, pe, cluster_.now, enough);
+  if (!builder.usable()) return std::move(builder.room());
+  for (const auto& [value, h] : free_hosts_) {
+    HostSlots* slots = nullptr;
+    if (plan != nullptr && PartHolds(*plan, h)) {
+      const std::uint32_t part = plan->part_of[h];
+      if (part != UINT32_MAX && plan->parts[part].plan != UINT32_MAX) {
+        builder.VisitPlanned(*plan, plan->hosts[plan->parts[part].plan], slots);
+      }
+    } else {
+      for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+        if (has_free_[host_queues_[k]]) builder.Visit(host_queues_[k], slots);
+      }
+    }
+    if (builder.Suffices(slots)) break;
+  }
+  return std::move(builder.room());
+}
+
+Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough) const {
+  RoomBuilder builder(*this, job, pe, start, enough);
+  if (!builder.usable()) return std::move(builder.room());
   if (!list_order_.unsorted().empty()) {
     std::vector<std::uint32_t> on_host;
     for (std::uint32_t h : ReservationHostOrder(job, pe)) {
-      // The host's instances in the list's order (those out of it fail visit).
+      // The host's instances in the list's order (those out of it fail Visit).
       on_host.assign(instances_.on_host.begin() + instances_.host_first[h],
                      instances_.on_host.begin() + instances_.host_first[h + 1]);
       std::sort(on_host.begin(), on_host.end(), [&](std::uint32_t a, std::uint32_t b) { return ListOrderLess(a, b); });
       HostSlots* slots = nullptr;
-      for (std::uint32_t i : on_host) visit(i, slots);
-      if (suffices(slots)) break;
+      for (std::uint32_t i : on_host) builder.Visit(i, slots);
+      if (builder.Suffices(slots)) break;
     }
-    return room;
+    return std::move(builder.room());
   }
   // A sorted list (full instances the job sorted in come among those with a
   // free slot, after them where their keys are equal): hosts in load order.
+  ParallelRoom& room = builder.room();
   std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
   VisitReservationOrder([&](std::uint32_t i, bool) {
     const std::uint32_t h = instances_.host[i].index();
     HostSlots* slots = host_pos[h] == UINT32_MAX ? nullptr : &room.hosts[host_pos[h]];
     const std::size_t before = room.hosts.size();
-    visit(i, slots);
+    builder.Visit(i, slots);
     if (room.hosts.size() > before) host_pos[h] = static_cast<std::uint32_t>(before);
   });
   std::stable_sort(room.hosts.begin(), room.hosts.end(), [&](const HostSlots& a, const HostSlots& b) {
     return LoadOrderLess(a.host.index(), b.host.index());
   });
-  for (HostSlots& h : room.hosts) close_host(h);
-  return room;
+  for (HostSlots& h : room.hosts) RoomBuilder::Close(h);
+  return std::move(room);
 }
 
 const std::vector<std::uint32_t>& Interval::ReservationHostOrder(const JobView& job, PeId pe) const {
@@ -423,7 +459,7 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
     }
     const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(*bound)));
     // The largest feasible count, by binary search over the candidates.
-    const ParallelRoom room = RoomFor(job, pe, cluster_.now, true, enough);
+    const ParallelRoom room = RoomNowFor(job, pe, enough);
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
     ParallelFit fit;
     while (lo < hi) {
@@ -447,72 +483,6 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
     why.reason = PendingReason::kNever;
     why.never = NeverCause::kNoPe;
   }
-  return best;
-}
-
-std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(const JobView& job, Decision& why) {
-  std::optional<std::tuple<PeId, ParallelFit, Time>> best;
-  for (PeId pe : job.requests->pe.matching) {
-    const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
-    if (candidates.empty()) continue;
-    const std::uint32_t least = candidates.front();
-    std::optional<Time> walk_start;
-    ParallelRoom room;
-    if (config_.reserve_in_gaps) {
-      // schedk extension: the earliest feasible breakpoint (or now), gaps included.
-      std::vector<Time> ascending = QueueEndTimes(job, pe);
-      std::reverse(ascending.begin(), ascending.end());
-      ascending.insert(ascending.begin(), cluster_.now);
-      for (Time t : ascending) {
-        if (t >= cluster_.now && AssignParallel(job, pe, least, t, nullptr).ok) {
-          walk_start = t;
-          break;
-        }
-      }
-    } else if (mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty()) {
-      // The earliest breakpoint from which every later one is feasible: walk down
-      // from the latest and stop at the first failure (also for -masterq jobs,
-      // whose master queue the queue-end iteration does not look for).
-      std::vector<Time> times = QueueEndTimes(job, pe);
-      if (times.empty()) times.push_back(cluster_.now);
-      for (Time t : times) {
-        if (!AssignParallel(job, pe, least, t, nullptr).ok) break;
-        walk_start = t;
-      }
-    } else {
-      // Past a few walks, the breakpoint index pays for its building.
-      if (ledger_.breakpoint_index() == nullptr && ++walks_without_index_ >= kWalksBeforeIndex) {
-        walks_without_index_ = 0;
-        ledger_.IndexBreakpoints();
-      }
-      walk_start = QueueEndStart(job, pe, least, candidates.back(), room);
-    }
-    if (!walk_start) continue;
-    const Time start = std::max(*walk_start, Time{0});
-    // Maximise the slot count at that start (§4.7), by binary search as for
-    // "now". The walk's room has the list's host order and each host's
-    // instances in queue order, or with sorted-in full ones, in queue order
-    // where no host has two instances whose keys tie.
-    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty() ||
-        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_)) {
-      room = RoomFor(job, pe, start, false, mode_ == ExecutionMode::kParallel ? candidates.back() : kUnlimited);
-    }
-    ParallelFit fit;
-    std::size_t lo = 0, hi = candidates.size();
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      ParallelFit f = Distribute(room, pe, candidates[mid], nullptr);
-      if (f.ok) {
-        fit = std::move(f);
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    if (!fit.ok) continue;
-    if (!best || start < std::get<2>(*best)) best = std::make_tuple(pe, std::move(fit), start);
-  }
-  if (!best && why.never == NeverCause::kNone) why.never = NeverCause::kNoPe;
   return best;
 }
 
@@ -552,8 +522,7 @@ bool Interval::ParallelFitsIgnoringPlan(const JobView& job) {
         if (complexes_[v.complex].consumable == Consumable::kNo) continue;
         key->append(reinterpret_cast<const char*>(&v.number), sizeof v.number);
       }
-      known = &known_now_fits_[*key];
-      if (known->starts != result_.starts) *known = KnownNowFit{result_.starts};
+      known = &plan_cache_.KnownNow(*key, result_.starts);
       if (least <= known->fits_up_to) return true;
       if (least >= known->fails_from) continue;
     }
@@ -581,7 +550,7 @@ std::optional<double> Interval::FreeSlotBound(PeId pe) const {
 bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const {
   const std::optional<double> bound = FreeSlotBound(pe);
   if (!bound || least > *bound) return false;
-  return Distribute(RoomFor(job, pe, cluster_.now, true, least), pe, least, nullptr).ok;
+  return Distribute(RoomNowFor(job, pe, least), pe, least, nullptr).ok;
 }
 
 }  // namespace schedk::dispatch_detail

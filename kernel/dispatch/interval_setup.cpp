@@ -4,6 +4,7 @@
 
 #include "kernel/complex/complex_compare.hpp"
 #include "kernel/dispatch/job_duration.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk::dispatch_detail {
 
@@ -332,8 +333,7 @@ void Interval::Record(Decision d, const std::vector<Grant>& grants) {
       break;
   }
   result_.decisions.push_back(d);
-  constexpr std::size_t kProgressEvery = 4096;  // decisions between two reports
-  if (progress_ != nullptr && result_.decisions.size() - reported_ >= kProgressEvery) {
+  if (progress_ != nullptr && result_.decisions.size() - reported_ >= tuning::kProgressEvery) {
     reported_ = result_.decisions.size();
     (*progress_)(result_);
   }

@@ -7,6 +7,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "kernel/tuning.hpp"
+
 namespace schedk {
 
 ResourceLedger::ResourceLedger(const Cluster& cluster, const QueueInstanceTable& instances, bool with_diagrams)
@@ -103,8 +105,7 @@ void ResourceLedger::KeepIndex(std::uint32_t k, Time start, Time end, const Util
 
 void ResourceLedger::DebitAll(std::span<const BookedDebit> debits, ExecutionMode mode) {
   // Too few to share out, or the serial twin: one after another.
-  constexpr std::size_t kParallelFrom = 32;
-  if (mode == ExecutionMode::kSerial || !with_diagrams_ || debits.size() < kParallelFrom) {
+  if (mode == ExecutionMode::kSerial || !with_diagrams_ || debits.size() < tuning::kDebitAllParallelFrom) {
     for (const BookedDebit& d : debits) Debit(d.entry, d.amount, d.start, d.duration, d.now);
     return;
   }

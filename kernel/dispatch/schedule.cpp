@@ -2,6 +2,8 @@
 
 #include "kernel/dispatch/interval.hpp"
 #include "kernel/dispatch/job_duration.hpp"
+#include "kernel/reservation/reserve_rule.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 namespace dispatch_detail {
@@ -20,11 +22,7 @@ void Interval::RejectForNow(CategoryState& category, const Decision& why) {
 
 // select_assign_debit for one task in dispatch order.
 void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
-  const bool reservation = config_.max_reservation > 0;
-  Decision decision;
-  decision.job = job.job;
-  decision.task = job.task;
-  decision.duration = job.duration;
+  Decision decision = PendingDecision(job);
   if (config_.maxujobs > 0 && job.owner.valid() && running_per_user_[job.owner.index()] >= config_.maxujobs) {
     decision.reason = PendingReason::kUserLimit;
     Record(decision, {});
@@ -36,8 +34,7 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
       access_lists_ ? categories_[CategoryKey{job.request_id.value, job.owner.value, job.group.value, job.project.value,
                                               job.immediate}]
                     : request_categories_[job.request_id.index() * 2 + (job.immediate ? 1 : 0)];
-  const bool is_reserve = reservation && reservations < config_.max_reservation && job.reserve &&
-                          !job.immediate && !category.rejected_reserve;
+  const bool is_reserve = MayReserve(config_, reservations, job.reserve, job.immediate, category.rejected_reserve);
   const bool is_start = !category.rejected_now;
   if (!is_start && !is_reserve) {
     decision.reason = category.reason;
@@ -48,13 +45,10 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
   }
   const bool parallel = job.requests->has_pe;
   list_order_.BeginJob(is_reserve);
-  auto queue_key = [this](std::uint32_t i) {
-    const QueueKey key = KeyOf(i);
-    return std::make_pair(key.first, key.second);
-  };
   Decision why = decision;
   if (is_start) {
-    list_order_.Search(parallel, [&] { return ParallelSearchTags(job); }, queue_key);
+    list_order_.Search(
+        parallel, [&] { return ParallelSearchTags(job); }, [this](std::uint32_t i) { return ListKey(i); });
     std::vector<Grant> grants;
     PeId pe;
     bool started = false;
@@ -89,44 +83,7 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
     }
   }
   const bool never = why.reason == PendingReason::kNever || why.never != NeverCause::kNone;
-  if (is_reserve && !never) {
-    list_order_.Search(parallel, [] { return true; }, queue_key);
-    Decision reserve_why = decision;
-    if (parallel) {
-      if (auto fit = ReserveParallel(job, reserve_why)) {
-        auto& [pe, placement, start] = *fit;
-        list_order_.Succeeded();
-        list_order_.Split({});
-        Book(job, pe, placement.grants, start, job.duration, UsageState::kReserving);
-        decision.kind = DecisionKind::kReserve;
-        decision.at = start;
-        decision.pe = pe;
-        for (const Grant& g : placement.grants) decision.slots += g.slots;
-        Record(decision, placement.grants);
-        ++reservations;
-        RejectForNow(category, why);
-        return;
-      }
-    } else if (auto found = ReserveSequential(job, reserve_why)) {
-      list_order_.Split({});
-      const std::vector<Grant> grants = {{found->first, 1}};
-      Book(job, PeId::None(), grants, found->second, job.duration, UsageState::kReserving);
-      decision.kind = DecisionKind::kReserve;
-      decision.at = found->second;
-      decision.slots = 1;
-      Record(decision, grants);
-      ++reservations;
-      RejectForNow(category, why);
-      return;
-    }
-    // No reservation possible either.
-    why.reason = PendingReason::kNever;
-    if (why.never == NeverCause::kNone) {
-      why.never = reserve_why.never != NeverCause::kNone ? reserve_why.never : NeverCause::kBookedOut;
-      why.object = reserve_why.object;
-    }
-    category.rejected_reserve = true;
-  }
+  if (is_reserve && !never && Reserve(job, category, why, reservations)) return;
   if (why.never != NeverCause::kNone) why.reason = PendingReason::kNever;
   if (job.immediate && why.reason != PendingReason::kNever) {
     why.reason = PendingReason::kNever;
@@ -173,6 +130,19 @@ void Interval::SplitQueueList(const std::vector<QueueKey>& had_free) {
 }
 
 ScheduleResult Interval::Run() {
+  SetUpRequestTables();
+  SetUpMatchTables();
+  BookRunningJobs();
+  result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
+  if (progress_ != nullptr) (*progress_)(result_);
+  StartQueueList();
+  const std::vector<TaskRow> rows = GatherTaskRows(priorities_.dispatchable_tasks);
+  RecordNotDispatched(rows, DispatchLoop(rows));
+  if (progress_ != nullptr) (*progress_)(result_);
+  return std::move(result_);
+}
+
+void Interval::SetUpRequestTables() {
   auto restricts = [](const auto& users, const auto& xusers, const auto& projects, const auto& xprojects) {
     return !users.empty() || !xusers.empty() || !projects.empty() || !xprojects.empty();
   };
@@ -202,18 +172,10 @@ ScheduleResult Interval::Run() {
   request_categories_.assign(access_lists_ ? 0 : sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
-  if (ledger_.with_diagrams()) {
-    mirror_checks_.assign(cluster_.hosts.size(), MirrorCheck{});
-    for (std::uint32_t h = 0; h < cluster_.hosts.size(); ++h) {
-      if (instances_.host_first[h + 1] - instances_.host_first[h] != 1) continue;
-      const std::uint32_t i = instances_.on_host[instances_.host_first[h]];
-      const std::optional<std::uint32_t> host = ledger_.Find({ContainerLevel::kHost, h}, complexes_.slots);
-      const std::optional<std::uint32_t> instance = ledger_.Find({ContainerLevel::kQueue, i}, complexes_.slots);
-      if (!host || !instance || ledger_.entry(*host).total < ledger_.entry(*instance).total) continue;
-      mirror_checks_[h].host_entry = *host;
-      mirror_checks_[h].instance_entry = *instance;
-    }
-  }
+}
+
+void Interval::SetUpMatchTables() {
+  if (ledger_.with_diagrams()) plan_cache_.SetUpMirrors(instances_, ledger_, complexes_.slots);
   auto forced = [&](const ComplexValueList& values) {
     return std::any_of(values.begin(), values.end(), [&](const ComplexValue& v) {
       return complexes_[v.complex].requestable == Requestable::kForced;
@@ -266,14 +228,13 @@ ScheduleResult Interval::Run() {
         defined_at_level_[static_cast<std::size_t>(ContainerLevel::kHost)][builtin.index()]) {
       continue;
     }
-    constexpr std::size_t kFewLimits = 16;
     std::vector<double> limits;
     for (Duration limit : builtin == complexes_.h_rt ? instances_.h_rt : instances_.s_rt) {
       limits.push_back(static_cast<double>(limit));
     }
     std::sort(limits.begin(), limits.end());
     limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
-    if (limits.size() <= kFewLimits) builtin_limits_[builtin.index()] = std::move(limits);
+    if (limits.size() <= tuning::kFewBuiltinLimits) builtin_limits_[builtin.index()] = std::move(limits);
   }
   instance_open_.assign(instances_.size(), 0);
   for (std::uint32_t i = 0; i < instances_.size(); ++i) {
@@ -282,9 +243,9 @@ ScheduleResult Interval::Run() {
                         !forced(*instances_.complex_values[i]);
   }
   all_instances_open_ = std::all_of(instance_open_.begin(), instance_open_.end(), [](std::uint8_t o) { return o != 0; });
-  BookRunningJobs();
-  result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
-  if (progress_ != nullptr) (*progress_)(result_);
+}
+
+void Interval::StartQueueList() {
   UpdateQueueOrder();
   UpdateAlarms(std::nullopt);
   std::vector<std::uint32_t> full;
@@ -300,24 +261,26 @@ ScheduleResult Interval::Run() {
     std::sort(seq.begin(), seq.end());
     seq_no_ties_on_a_host_ = std::adjacent_find(seq.begin(), seq.end()) != seq.end();
   }
-  const bool reservation = config_.max_reservation > 0;
+}
+
+std::size_t Interval::DispatchLoop(const std::vector<TaskRow>& rows) {
   std::uint32_t reservations = 0;
-  std::size_t next = 0;
   const std::size_t dispatchable = priorities_.dispatchable_tasks;
   // Nothing can be placed without a free slot, unless full queues can take reservations.
-  bool go_on = free_instances_ > 0 || (reservation && instances_.size() > 0);
-  const std::vector<TaskRow> rows = GatherTaskRows(dispatchable);
+  bool go_on = free_instances_ > 0 || (config_.max_reservation > 0 && instances_.size() > 0);
+  std::size_t next = 0;
   for (; next < dispatchable && go_on; ++next) {
     Dispatch(ViewOf(rows[next]), reservations);
     go_on = free_instances_ > 0 || list_order_.full_in_list();  // the loop ends once Grid Engine's queue list is empty
   }
+  return next;
+}
+
+void Interval::RecordNotDispatched(const std::vector<TaskRow>& rows, std::size_t reached) {
   // The loop ended: the rest were not looked at.
-  for (; next < dispatchable; ++next) {
-    const JobView job = ViewOf(rows[next]);
-    Decision decision;
-    decision.job = job.job;
-    decision.task = job.task;
-    decision.duration = job.duration;
+  const std::size_t dispatchable = priorities_.dispatchable_tasks;
+  for (std::size_t next = reached; next < dispatchable; ++next) {
+    Decision decision = PendingDecision(ViewOf(rows[next]));
     decision.reason = PendingReason::kNoSlots;
     Record(decision, {});
   }
@@ -345,8 +308,6 @@ ScheduleResult Interval::Run() {
     }
     Record(decision, {});
   }
-  if (progress_ != nullptr) (*progress_)(result_);
-  return std::move(result_);
 }
 
 }  // namespace dispatch_detail

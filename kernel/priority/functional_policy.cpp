@@ -85,18 +85,17 @@ struct CandidateBetter {
 class PendingLoop {
  public:
   PendingLoop(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs, ExecutionMode mode)
+              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs, ExecutionMode mode,
+              MemberOrder member_order)
       : config_(config),
         entities_(entities),
         counts_(counts),
         sums_(running_sums),
         dependent_(dependent),
         refs_(refs),
-        mode_(mode),
-        // The parallel loop orders a category past its head only once it wins.
-        member_order_(mode == ExecutionMode::kParallel ? MemberOrder::kHeadFirst : MemberOrder::kFull),
-        categories_(BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode,
-                                          member_order_)),
+        member_order_(member_order),
+        categories_(
+            BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode, member_order_)),
         weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
         heads_(categories_.categories.size()),
         loop_categories_(heads_.size()) {
@@ -184,26 +183,26 @@ class PendingLoop {
   }
 
   // After the last round: every remaining task takes its head's value
-  // (destribute_ftickets). The serial twin walks each category's members; the
-  // parallel loop walks the refs in order, reading each one's category.
+  // (destribute_ftickets). FinishReference walks each category's members;
+  // Finish walks the refs in order, in parallel, reading each one's category.
+  void FinishReference() {
+    for (std::uint32_t i : selected_) counts_.Add(refs_, i, -1);
+    for (std::uint32_t i : selected_) {
+      if (dependent_) refs_.tickets[i] += refs_.ftix[i];
+    }
+    for (std::size_t c = 0; c < heads_.size(); ++c) {
+      const TicketCategory& cat = categories_.categories[c];
+      if (heads_[c] == cat.end) continue;
+      const double value = refs_.ftix[categories_.members[heads_[c]]];
+      for (std::uint32_t m = heads_[c] + 1; m < cat.end; ++m) {
+        const std::uint32_t i = categories_.members[m];
+        refs_.ftix[i] = value;
+        if (dependent_) refs_.tickets[i] += value;
+      }
+    }
+  }
   void Finish() {
     for (std::uint32_t i : selected_) counts_.Add(refs_, i, -1);
-    if (mode_ == ExecutionMode::kSerial) {
-      for (std::uint32_t i : selected_) {
-        if (dependent_) refs_.tickets[i] += refs_.ftix[i];
-      }
-      for (std::size_t c = 0; c < heads_.size(); ++c) {
-        const TicketCategory& cat = categories_.categories[c];
-        if (heads_[c] == cat.end) continue;
-        const double value = refs_.ftix[categories_.members[heads_[c]]];
-        for (std::uint32_t m = heads_[c] + 1; m < cat.end; ++m) {
-          const std::uint32_t i = categories_.members[m];
-          refs_.ftix[i] = value;
-          if (dependent_) refs_.tickets[i] += value;
-        }
-      }
-      return;
-    }
     // A selected task keeps its own value and, if dependent, adds it to its
     // tickets. Any other member takes its category's head value; it adds it
     // unless it is the head (destribute_ftickets' quirk, sge-algorithms.md §3).
@@ -243,7 +242,6 @@ class PendingLoop {
   FunctionalSums sums_;
   bool dependent_;
   TicketRefs& refs_;
-  ExecutionMode mode_;
   MemberOrder member_order_;
   TicketCategories categories_;
   FunctionalWeights weights_;
@@ -309,7 +307,9 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
                               const FunctionalSums& running_sums, bool dependent, TicketRefs& refs,
                               const std::function<void()>& beside_rounds) {
   if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
-  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kParallel);
+  // The loop orders a category past its head only once it wins.
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kParallel,
+                   MemberOrder::kHeadFirst);
   const std::size_t rounds = loop.rounds();
   if (rounds == 0) return;
   auto candidate = [&](std::uint32_t c, double estimate) { return loop.HeadCandidate(c, estimate); };
@@ -364,10 +364,11 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
   loop.Finish();
 }
 
-void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-                                   const FunctionalSums& running_sums, bool dependent, TicketRefs& refs) {
+void FunctionalTicketsPendingReference(const SchedulerConfig& config, const EntityTables& entities,
+                                       EntityCounts& counts, const FunctionalSums& running_sums, bool dependent,
+                                       TicketRefs& refs) {
   if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
-  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kSerial);
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kSerial, MemberOrder::kFull);
   const std::size_t rounds = loop.rounds();
   if (rounds == 0) return;
   for (std::size_t round = 0; round < rounds; ++round) {
@@ -391,7 +392,7 @@ void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTa
     if (!found) break;
     loop.Select(best, best_estimate);
   }
-  loop.Finish();
+  loop.FinishReference();
 }
 
 void FunctionalTicketsPendingLinear(const SchedulerConfig& config, const EntityTables& entities, bool dependent,

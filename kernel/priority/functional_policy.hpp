@@ -58,8 +58,9 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
 void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                               const FunctionalSums& running_sums, bool dependent, TicketRefs& refs,
                               const std::function<void()>& beside_rounds = nullptr);
-void FunctionalTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-                                   const FunctionalSums& running_sums, bool dependent, TicketRefs& refs);
+void FunctionalTicketsPendingReference(const SchedulerConfig& config, const EntityTables& entities,
+                                       EntityCounts& counts, const FunctionalSums& running_sums, bool dependent,
+                                       TicketRefs& refs);
 
 // schedk's FUNCTIONAL_SPLIT=linear (after seed 000's critique of the greedy
 // loop): each category's tickets go to the entities with pending tasks in

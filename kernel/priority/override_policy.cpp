@@ -79,19 +79,36 @@ struct CandidateBetter {
   }
 };
 
-class SharedLoop {
+// The shared loop's categories of pending tasks (those with equal override
+// values), each consumed from its head in the order Grid Engine takes its tasks.
+class CategoryHeads {
  public:
-  SharedLoop(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs,
-             ExecutionMode mode)
-      : entities_(entities),
-        counts_(counts),
-        refs_(refs),
-        mode_(mode),
-        categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent, mode)),
+  CategoryHeads(const EntityTables& entities, bool dependent, const TicketRefs& refs, ExecutionMode mode)
+      : categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent, mode)),
         heads_(categories_.categories.size()) {
     for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
     Column<std::uint32_t>().swap(categories_.category_of);  // the loop walks the members
-    if (mode_ == ExecutionMode::kSerial) return;
+  }
+  std::size_t rounds() const { return categories_.members.size(); }
+  std::size_t category_count() const { return heads_.size(); }
+  bool exhausted(std::uint32_t c) const { return heads_[c] == categories_.categories[c].end; }
+  std::uint32_t head(std::uint32_t c) const { return categories_.members[heads_[c]]; }
+
+ protected:
+  TicketCategories categories_;
+  std::vector<std::uint32_t> heads_;
+};
+
+// The loop over category heads. Evaluate reads the category and its copy of
+// the head's job and task only: an entity without override tickets adds
+// nothing, and one with them is the same for every member (it is part of the
+// key). Only the counts of entities with override tickets are read in the
+// loop, so Select raises only those (and Finish lowers them again); the loop
+// reads no task's tickets, so Finish writes them, in parallel.
+class SharedLoop : public CategoryHeads {
+ public:
+  SharedLoop(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs)
+      : CategoryHeads(entities, dependent, refs, ExecutionMode::kParallel), counts_(counts), refs_(refs) {
     // Every member's job and task, in member order: the loop then reads each
     // category's members in sequence instead of the refs all over their columns.
     member_job_task_.resize(categories_.members.size());
@@ -103,20 +120,8 @@ class SharedLoop {
       }
     });
   }
-  std::size_t rounds() const { return categories_.members.size(); }
-  std::size_t category_count() const { return heads_.size(); }
-  bool exhausted(std::uint32_t c) const { return heads_[c] == categories_.categories[c].end; }
-  std::uint32_t head(std::uint32_t c) const { return categories_.members[heads_[c]]; }
-  // calc_pjob_override_tickets_shared for the category's head. The default
-  // mode reads the category and its copy of the head's job and task only: an
-  // entity without override tickets adds nothing, and one with them is the
-  // same for every member (it is part of the key). The serial twin evaluates
-  // the head task itself.
+  // calc_pjob_override_tickets_shared for the category's head.
   Candidate Evaluate(std::uint32_t c) const {
-    if (mode_ == ExecutionMode::kSerial) {
-      const std::uint32_t i = head(c);
-      return Candidate{PendingSharedEstimate(entities_, counts_, refs_, i), refs_.job[i], refs_.task[i]};
-    }
     const TicketCategory& cat = categories_.categories[c];
     double tickets = 0;
     if (cat.user.valid()) tickets += cat.user_value / (counts_.user[cat.user.index()] + 1);
@@ -126,23 +131,15 @@ class SharedLoop {
     const auto [job, task] = member_job_task_[heads_[c]];
     return Candidate{tickets, job, task};
   }
-  // The selected task counts as running for its entities. Only the counts of
-  // entities with override tickets are read in the loop, so the default mode
-  // raises only those (and Finish lowers them again). The loop reads no task's
-  // tickets, so the default mode writes them in Finish, in parallel.
+  // The head becomes active with `tickets`.
   void Select(std::uint32_t c, double tickets) {
     const std::uint32_t i = head(c);
     ++heads_[c];
-    if (mode_ == ExecutionMode::kSerial) {
-      refs_.otix[i] = tickets;
-      refs_.tickets[i] += tickets;
-    }
-    Count(c, i, +1);
+    Count(c, +1);
     selected_.push_back({c, i, tickets});
   }
   void Finish() {
-    for (const Selection& s : selected_) Count(s.category, s.ref, -1);
-    if (mode_ == ExecutionMode::kSerial) return;
+    for (const Selection& s : selected_) Count(s.category, -1);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, selected_.size(), 16384), [&](const auto& r) {
       for (std::size_t k = r.begin(); k != r.end(); ++k) {  // each ref is selected once
         const Selection& s = selected_[k];
@@ -153,27 +150,54 @@ class SharedLoop {
   }
 
  private:
-  void Count(std::uint32_t c, std::uint32_t i, int delta) {
-    if (mode_ == ExecutionMode::kSerial) return counts_.Add(refs_, i, delta);
+  void Count(std::uint32_t c, int delta) {
     const TicketCategory& cat = categories_.categories[c];
     if (cat.user.valid()) counts_.user[cat.user.index()] += delta;
     if (cat.project.valid()) counts_.project[cat.project.index()] += delta;
     if (cat.department.valid()) counts_.department[cat.department.index()] += delta;
   }
 
-  const EntityTables& entities_;
   EntityCounts& counts_;
   TicketRefs& refs_;
-  ExecutionMode mode_;
-  TicketCategories categories_;
-  std::vector<std::uint32_t> heads_;
-  std::vector<std::pair<JobNumber, TaskNumber>> member_job_task_;  // by member position; default mode only
+  std::vector<std::pair<JobNumber, TaskNumber>> member_job_task_;  // by member position
   struct Selection {
     std::uint32_t category;
     std::uint32_t ref;
     double tickets;
   };
   std::vector<Selection> selected_;  // in the order of selection
+};
+
+// SharedLoop's reference twin: each head task evaluated and counted as Grid
+// Engine does, its tickets written when it is selected.
+class SharedLoopReference : public CategoryHeads {
+ public:
+  SharedLoopReference(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs)
+      : CategoryHeads(entities, dependent, refs, ExecutionMode::kSerial),
+        entities_(entities),
+        counts_(counts),
+        refs_(refs) {}
+  Candidate Evaluate(std::uint32_t c) const {
+    const std::uint32_t i = head(c);
+    return Candidate{PendingSharedEstimate(entities_, counts_, refs_, i), refs_.job[i], refs_.task[i]};
+  }
+  void Select(std::uint32_t c, double tickets) {
+    const std::uint32_t i = head(c);
+    ++heads_[c];
+    refs_.otix[i] = tickets;
+    refs_.tickets[i] += tickets;
+    counts_.Add(refs_, i, +1);
+    selected_.push_back(i);
+  }
+  void Finish() {
+    for (std::uint32_t i : selected_) counts_.Add(refs_, i, -1);
+  }
+
+ private:
+  const EntityTables& entities_;
+  EntityCounts& counts_;
+  TicketRefs& refs_;
+  std::vector<std::uint32_t> selected_;  // in the order of selection
 };
 
 bool PendingNotShared(const SchedulerConfig& config, const EntityTables& entities, const EntityCounts& counts,
@@ -198,7 +222,7 @@ void OverrideTicketsRunning(const SchedulerConfig& config, const EntityTables& e
 void OverrideTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                             bool dependent, TicketRefs& refs) {
   if (PendingNotShared(config, entities, counts, dependent, refs)) return;
-  SharedLoop loop(entities, counts, dependent, refs, ExecutionMode::kParallel);
+  SharedLoop loop(entities, counts, dependent, refs);
   LazyMaxHeap<Candidate, CandidateBetter> heap;
   heap.Reserve(loop.category_count());
   for (std::uint32_t c = 0; c < loop.category_count(); ++c) heap.PushUnordered(loop.Evaluate(c), c);
@@ -230,10 +254,10 @@ bool AnyPendingOverrideTickets(const EntityTables& entities, const TicketRefs& r
   return false;
 }
 
-void OverrideTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-                                 bool dependent, TicketRefs& refs) {
+void OverrideTicketsPendingReference(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                                     bool dependent, TicketRefs& refs) {
   if (PendingNotShared(config, entities, counts, dependent, refs)) return;
-  SharedLoop loop(entities, counts, dependent, refs, ExecutionMode::kSerial);
+  SharedLoopReference loop(entities, counts, dependent, refs);
   for (std::size_t round = 0; round < loop.rounds(); ++round) {
     bool found = false;
     std::uint32_t best = 0;

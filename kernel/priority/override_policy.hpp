@@ -6,7 +6,7 @@
 // Pending tasks under shared override tickets are ranked by a greedy loop over
 // all of them (Grid Engine applies no cap): each round the task with the most
 // tickets if it ran next becomes active. OverrideTicketsPending uses a lazy heap
-// over category heads; OverrideTicketsPendingNaive is the straightforward oracle.
+// over category heads; OverrideTicketsPendingReference is the straightforward oracle.
 #pragma once
 
 #include "kernel/model/entities.hpp"
@@ -24,8 +24,8 @@ void OverrideTicketsRunning(const SchedulerConfig& config, const EntityTables& e
 // shared loop Grid Engine adds it even when not dependent; that is kept).
 void OverrideTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
                             bool dependent, TicketRefs& refs);
-void OverrideTicketsPendingNaive(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-                                 bool dependent, TicketRefs& refs);
+void OverrideTicketsPendingReference(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
+                                     bool dependent, TicketRefs& refs);
 
 // Whether any user, project, department or pending task holds override
 // tickets. Without any, every pending task's otix is 0 in either mode, as the

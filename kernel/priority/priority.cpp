@@ -16,6 +16,7 @@
 #include "kernel/priority/maui_priority.hpp"
 #include "kernel/priority/normalize.hpp"
 #include "kernel/util/sort_key.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 namespace {
@@ -188,11 +189,10 @@ class PendingJobs {
     auto starts_job = [&](std::size_t p, RowIndex::Cursor& cursor) {
       return p == 0 || number(p - 1, cursor) != number(p, cursor);
     };
-    constexpr std::size_t kChunkRows = 16384;
     std::vector<std::size_t> cut = {0};
     if (mode == ExecutionMode::kParallel) {
       RowIndex::Cursor cursor(jobs, index);
-      for (std::size_t b = kChunkRows; b < n; b += kChunkRows) {
+      for (std::size_t b = tuning::kPendingJobChunkRows; b < n; b += tuning::kPendingJobChunkRows) {
         while (b < n && !starts_job(b, cursor)) ++b;
         if (b < n) cut.push_back(b);
       }
@@ -292,10 +292,10 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
   // count their tasks, then number them from the chunk's start.
   Column<std::uint32_t> first_task;  // empty, or every job's, then the total
   if (total != pending_jobs.size()) {
-    constexpr std::size_t kChunkJobs = 65536;
-    const std::size_t chunks = (pending_jobs.size() + kChunkJobs - 1) / kChunkJobs;
+    const std::size_t chunks = (pending_jobs.size() + tuning::kTaskNumberChunkJobs - 1) / tuning::kTaskNumberChunkJobs;
     auto chunk_jobs = [&](std::size_t c) {
-      return std::pair<std::size_t, std::size_t>{c * kChunkJobs, std::min(pending_jobs.size(), (c + 1) * kChunkJobs)};
+      return std::pair<std::size_t, std::size_t>{c * tuning::kTaskNumberChunkJobs,
+                                                 std::min(pending_jobs.size(), (c + 1) * tuning::kTaskNumberChunkJobs)};
     };
     first_task.resize(pending_jobs.size() + 1);  // written below
     std::vector<std::uint64_t> chunk_start(chunks + 1, 0);
@@ -355,11 +355,11 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
                     });
   Column<SortKey128>().swap(keys);
   // The entries go to places all over the order: the targets are fetched a few jobs ahead.
-  constexpr std::size_t kAhead = 16;
   result.order.reserve(place.size() + extra);
   result.order.resize(place.size());
   for_each_job([&](std::size_t j, RowIndex::Cursor& cursor) {
-    if (j + kAhead < pending_jobs.size()) __builtin_prefetch(&result.order[place[base(j + kAhead)]], 1);
+    if (j + tuning::kOrderPrefetchJobs < pending_jobs.size())
+      __builtin_prefetch(&result.order[place[base(j + tuning::kOrderPrefetchJobs)]], 1);
     walk(pending_jobs.At(j, cursor), cursor,
          [&](std::uint64_t k, const DispatchEntry& e) { result.order[place[base(j) + k]] = e; });
   });
@@ -409,7 +409,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   // Tickets first: their working columns are released before urgency's column exists.
   result.tickets = ComputeTickets(cluster, jobs, index, JobListOrder(jobs, index, mode), result.roles, mode);
   result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
-                                                    : ComputeUrgencySerial(cluster, jobs, result.roles);
+                                                    : ComputeUrgencyReference(cluster, jobs, result.roles);
   const TicketResult& tickets = result.tickets;
   const Column<std::uint32_t>& pending_rows = result.tickets.pending_rows;
   auto shard_of = [&](std::uint32_t flat) -> const JobShard& { return jobs.shards()[index.shard(flat)]; };

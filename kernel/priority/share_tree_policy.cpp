@@ -13,6 +13,7 @@
 #include "kernel/util/chunk_starts.hpp"
 #include "kernel/priority/usage_decay.hpp"
 #include "kernel/util/sort_key.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 namespace {
@@ -160,12 +161,15 @@ std::uint32_t ShareTreeWorkspace::Search(UserId user, ProjectId project) {
   return found;
 }
 
-std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs, ExecutionMode mode) {
+std::vector<ShareNodeId> ShareTreeWorkspace::NodesOfReference(const TicketRefs& refs) {
   std::vector<ShareNodeId> nodes(refs.size());
-  if (mode == ExecutionMode::kSerial || nodes_.empty()) {
-    for (std::size_t i = 0; i < refs.size(); ++i) nodes[i] = NodeFor(refs.user[i], refs.project[i]);
-    return nodes;
-  }
+  for (std::size_t i = 0; i < refs.size(); ++i) nodes[i] = NodeFor(refs.user[i], refs.project[i]);
+  return nodes;
+}
+
+std::vector<ShareNodeId> ShareTreeWorkspace::NodesOf(const TicketRefs& refs) {
+  if (nodes_.empty()) return NodesOfReference(refs);
+  std::vector<ShareNodeId> nodes(refs.size());
   // Each user's first few (project, node) answers, in a table small enough to
   // stay in cache. A pair new to the table is searched for directly; pairs
   // beyond it go through NodeFor's cache.
@@ -388,8 +392,8 @@ void ShareTreeWorkspace::ComputeTargets(const TicketRefs& refs, const std::vecto
       }
     }
   };
-  constexpr std::size_t kChunkRefs = std::size_t{1} << 18;
-  const std::size_t chunks = mode == ExecutionMode::kSerial ? 1 : (end + kChunkRefs - 1) / kChunkRefs;
+  const std::size_t chunks =
+      mode == ExecutionMode::kSerial ? 1 : (end + tuning::kShareCountChunkRefs - 1) / tuning::kShareCountChunkRefs;
   std::vector<std::vector<Count>> partial(std::max<std::size_t>(chunks, 1));
   tbb::parallel_for(std::size_t{0}, partial.size(), [&](std::size_t k) {
     partial[k].resize(nodes_.size());
@@ -465,9 +469,10 @@ ShareTreeWorkspace::PendingLayout ShareTreeWorkspace::LayOutPending(const Ticket
   // chunk counts its refs per bucket, and writes them after the earlier chunks'
   // refs of the same bucket, so every bucket keeps ref order.
   const std::size_t pending = refs.size() - refs.running;
-  constexpr std::size_t kChunkRefs = std::size_t{1} << 17;
   layout.chunks =
-      mode == ExecutionMode::kParallel ? std::max<std::size_t>(1, (pending + kChunkRefs - 1) / kChunkRefs) : 1;
+      mode == ExecutionMode::kParallel
+          ? std::max<std::size_t>(1, (pending + tuning::kShareLayoutChunkRefs - 1) / tuning::kShareLayoutChunkRefs)
+          : 1;
   layout.chunk_fill.assign(layout.chunks, std::vector<std::uint32_t>(n_nodes, 0));
   ForEachIndex(mode, layout.chunks, [&](std::size_t k) {
     const std::size_t begin = refs.running + pending * k / layout.chunks;
@@ -603,10 +608,9 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
         // Most leaves come in ref order but for a few tasks (the functional
         // category's head, which keeps its earlier tickets, and tasks with
         // override tickets): an insertion sort moves those few into place.
-        constexpr std::size_t kFewDescents = 16, kMovesPerTask = 8;
-        const bool nearly_sorted =
-            descents <= kFewDescents && bucket_sort::InsertionSortWithin(slots.data() + begin, slots.data() + end,
-                                                                         better, kMovesPerTask * (end - begin));
+        const bool nearly_sorted = descents <= tuning::kLeafFewDescents &&
+                                   bucket_sort::InsertionSortWithin(slots.data() + begin, slots.data() + end, better,
+                                                                    tuning::kLeafMovesPerTask * (end - begin));
         if (!nearly_sorted) {
           // Otherwise the keys are doubles' images, most of them distinct:
           // placing them by value (bucket_sort.hpp) takes about two passes,
@@ -632,10 +636,10 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
     const double stt = nodes_[n].stt;
     // The refs are scattered over the table: their columns are fetched a few
     // entries ahead.
-    constexpr std::ptrdiff_t kAhead = 8;
     if (final_level(n)) {
       for (auto it = first; it != last; ++it) {
-        if (last - it > kAhead) __builtin_prefetch(&refs.stix[it[kAhead].ref()], 1);
+        if (last - it > tuning::kLeafPrefetchRefs)
+          __builtin_prefetch(&refs.stix[it[tuning::kLeafPrefetchRefs].ref()], 1);
         before();
         refs.stix[it->ref()] = (stt / job_count) * total_tickets;  // shr * T_S
         after(it->ref());
@@ -652,8 +656,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
       return first_keys && !((layout.job_shares[k >> 6] >> (k & 63)) & 1);
     };
     for (auto it = first; it != last; ++it) {
-      if (dependent && last - it > kAhead && !key_is_tickets(it[kAhead])) {
-        __builtin_prefetch(&refs.tickets[it[kAhead].ref()]);
+      if (dependent && last - it > tuning::kLeafPrefetchRefs && !key_is_tickets(it[tuning::kLeafPrefetchRefs])) {
+        __builtin_prefetch(&refs.tickets[it[tuning::kLeafPrefetchRefs].ref()]);
       }
       before();
       double earlier = 0;
@@ -671,11 +675,10 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
     }
     if constexpr (kParallel) {
       // Subtrees are independent; spawn a task only where there is enough work.
-      constexpr std::uint32_t kMinParallelTasks = 2048;
       tbb::task_group group;
       for (std::uint32_t c : children) {
         const auto [b, e] = range_of(c);
-        if (e - b >= kMinParallelTasks) {
+        if (e - b >= tuning::kShareSubtreeMinTasks) {
           group.run([&self, c] { self(self, c); });
         } else {
           self(self, c);
@@ -709,10 +712,10 @@ void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node
   Pending<true>(ref_node, layout, total_tickets, dependent, add_to_tickets, slot_dilution, refs);
 }
 
-void ShareTreeWorkspace::PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
-                                              double total_tickets, bool dependent, bool add_to_tickets,
-                                              const std::vector<std::uint32_t>& slot_dilution,
-                                              TicketRefs& refs) const {
+void ShareTreeWorkspace::PendingTicketsReference(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
+                                                 double total_tickets, bool dependent, bool add_to_tickets,
+                                                 const std::vector<std::uint32_t>& slot_dilution,
+                                                 TicketRefs& refs) const {
   Pending<false>(ref_node, layout, total_tickets, dependent, add_to_tickets, slot_dilution, refs);
 }
 

@@ -17,7 +17,7 @@
 //      (sge_sort_job_nodes): running tasks rank first and each task dilutes
 //      the entitlement of those after it by its job's minimum slot count.
 // Thread-safety: a workspace belongs to one ticket computation. PendingTickets
-// processes sibling subtrees in parallel; PendingTicketsSerial is its twin.
+// processes sibling subtrees in parallel; PendingTicketsReference is its twin.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +49,9 @@ class ShareTreeWorkspace {
 
   // The node of every ref: NodeFor in ref order, so that temporary nodes are
   // created in Grid Engine's order. A small per-user table answers the repeated
-  // pairs; `mode` kSerial always asks NodeFor.
-  std::vector<ShareNodeId> NodesOf(const TicketRefs& refs, ExecutionMode mode);
+  // pairs; NodesOfReference, its twin, asks NodeFor for every ref.
+  std::vector<ShareNodeId> NodesOf(const TicketRefs& refs);
+  std::vector<ShareNodeId> NodesOfReference(const TicketRefs& refs);
 
   // Computes every node's combined usage. Call once, after all NodeFor calls.
   // Nodes' own records are weighed in parallel unless `mode` is kSerial.
@@ -93,9 +94,9 @@ class ShareTreeWorkspace {
   void PendingTickets(const std::vector<ShareNodeId>& ref_node, PendingLayout layout, double total_tickets,
                       bool dependent, bool add_to_tickets, const std::vector<std::uint32_t>& slot_dilution,
                       TicketRefs& refs) const;
-  void PendingTicketsSerial(const std::vector<ShareNodeId>& ref_node, PendingLayout layout, double total_tickets,
-                            bool dependent, bool add_to_tickets, const std::vector<std::uint32_t>& slot_dilution,
-                            TicketRefs& refs) const;
+  void PendingTicketsReference(const std::vector<ShareNodeId>& ref_node, PendingLayout layout, double total_tickets,
+                               bool dependent, bool add_to_tickets, const std::vector<std::uint32_t>& slot_dilution,
+                               TicketRefs& refs) const;
 
   // Node values, for tests and explanations.
   struct NodeState {

@@ -11,6 +11,7 @@
 #include "kernel/util/chunk_starts.hpp"
 #include "kernel/util/flat_id_map.hpp"
 #include "kernel/priority/entity_values.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 namespace {
@@ -117,33 +118,65 @@ struct SubmitRun {
   }
 };
 
-}  // namespace
+// One grouping, in stages: each chunk of the pending refs numbers its
+// categories in order of first appearance (NumberInChunks); the chunks' ids
+// become global ids in that order (NumberGlobally); members are counted per
+// category (CountMembers) and placed by a stable counting sort, so ref order
+// holds inside each category (PlaceMembers); each category takes its values
+// from its first member (Describe); a dependent policy's categories are then
+// ordered (OrderMembers). The pending refs are cut into chunks, one per worker
+// thread; the result is the same for every chunk count.
+class CategoryGrouping {
+ public:
+  CategoryGrouping(const TicketRefs& refs, const EntityTables& entities, CategoryValues values, bool dependent,
+                   ExecutionMode mode, MemberOrder order)
+      : refs_(refs),
+        functional_(values == CategoryValues::kFunctionalShares),
+        columns_(functional_ ? EntityValues::FunctionalShares(entities) : EntityValues::OverrideTickets(entities)),
+        key_of_(refs, columns_, functional_),
+        dependent_(dependent),
+        mode_(mode),
+        order_(order),
+        // The serial twin keeps the plain search of every category's order.
+        track_ref_order_(dependent && mode == ExecutionMode::kParallel),
+        first_pending_(refs.running),
+        pending_(refs.size() - refs.running),
+        chunks_(mode == ExecutionMode::kSerial || pending_ < 65536
+                    ? 1
+                    : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()))),
+        parts_(chunks_),
+        tables_(chunks_, FlatIdMap<CategoryKey, CategoryHash>(kEmpty)),
+        global_of_(chunks_) {
+    result_.category_of.resize(pending_);
+    category_of_ = result_.category_of.data() - first_pending_;
+  }
 
-TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
-                                       bool dependent, ExecutionMode mode, MemberOrder order) {
-  TicketCategories result;
-  const bool functional = values == CategoryValues::kFunctionalShares;
-  const EntityValues columns =
-      functional ? EntityValues::FunctionalShares(entities) : EntityValues::OverrideTickets(entities);
+  TicketCategories Build() {
+    NumberInChunks();
+    NumberGlobally();
+    CountMembers();
+    MarkInRefOrder();
+    PlaceMembers();
+    Describe();
+    if (dependent_) OrderMembers();
+    return std::move(result_);
+  }
+
+ private:
   // No member has this key: it has no job value and no entity with a value.
-  constexpr std::uint32_t kNone = UserId::kNoneValue;
-  const CategoryKey kEmpty{0, kNone, kNone, kNone};
-  const CategoryKeys key_of(refs, columns, functional);
-  // The pending refs are cut into chunks, one per worker thread. Each chunk
-  // numbers its categories in order of first appearance and lists its members;
-  // the result is the same for every chunk count.
-  const std::size_t first_pending = refs.running, pending = refs.size() - refs.running;
-  const std::size_t chunks =
-      mode == ExecutionMode::kSerial || pending < 65536
-          ? 1
-          : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  static constexpr std::uint32_t kNone = UserId::kNoneValue;
+  static constexpr CategoryKey kEmpty{0, kNone, kNone, kNone};
+  // Keys are computed a block ahead and their slots prefetched: the table does
+  // not fit in the nearest caches once categories number in the tens of thousands.
+  static constexpr std::size_t kBlock = 32;
+
   struct Chunk {
     std::vector<CategoryKey> keys;     // by chunk id
     std::vector<std::uint32_t> count;  // members per global category, later where they go
     // The chunk's members in ref order while they are few (most tasks have no
     // override tickets), so that the later walks skip the others; empty and
-    // `listed` false once more than 1/kListedShare of the refs walked so far
-    // (and a block) are members.
+    // `listed` false once more than 1/tuning::kCategoryListedShare of the refs
+    // walked so far (and a block) are members.
     std::vector<std::uint32_t> members;
     bool listed = true;
     // Dependent groupings (parallel): the submission times of the chunk's
@@ -151,203 +184,213 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
     SubmitRun submits;
     std::vector<std::uint8_t> with_tickets;
   };
-  constexpr std::size_t kListedShare = 8;
-  std::vector<Chunk> parts(chunks);
-  // Each chunk's keys and their chunk ids, kept until the global numbering.
-  std::vector<FlatIdMap<CategoryKey, CategoryHash>> tables(chunks, FlatIdMap<CategoryKey, CategoryHash>(kEmpty));
-  // Each member's chunk id, then its global id; written for every pending ref.
-  // Chunk k's members are the refs of its range with a category.
-  result.category_of.resize(pending);
-  std::uint32_t* const category_of = result.category_of.data() - first_pending;  // indexed by ref
-  auto chunk_begin = [&](std::size_t k) { return first_pending + pending * k / chunks; };
-  auto for_each_member = [&](std::size_t k, auto&& f) {
-    if (parts[k].listed) {
-      for (std::uint32_t m : parts[k].members) f(m);
+
+  std::size_t ChunkBegin(std::size_t k) const { return first_pending_ + pending_ * k / chunks_; }
+  // Calls f(ref) for chunk k's members (the refs of its range with a category), in ref order.
+  template <class F>
+  void ForEachMember(std::size_t k, F&& f) const {
+    if (parts_[k].listed) {
+      for (std::uint32_t m : parts_[k].members) f(m);
       return;
     }
-    for (std::size_t i = chunk_begin(k); i < chunk_begin(k + 1); ++i) {
-      if (category_of[i] != kNoCategory) f(static_cast<std::uint32_t>(i));
+    for (std::size_t i = ChunkBegin(k); i < ChunkBegin(k + 1); ++i) {
+      if (category_of_[i] != kNoCategory) f(static_cast<std::uint32_t>(i));
     }
-  };
-  ForEachIndex(mode, chunks, [&](std::size_t k) {
-    Chunk& part = parts[k];
-    FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);  // a local: its fields stay in registers
-    // Keys are computed a block ahead and their slots prefetched: the table does
-    // not fit in the nearest caches once categories number in the tens of thousands.
-    constexpr std::size_t kBlock = 32;
-    CategoryKey block_keys[kBlock];
-    std::uint64_t block_hashes[kBlock];
-    std::uint32_t block_refs[kBlock];
-    const std::size_t stop = chunk_begin(k + 1);
-    for (std::size_t begin = chunk_begin(k); begin < stop; begin += kBlock) {
-      const std::size_t end = std::min(stop, begin + kBlock);
-      std::size_t n = 0;
-      for (std::size_t i = begin; i < end; ++i) {
-        block_keys[n] = key_of(i);
-        if (block_keys[n] == kEmpty) {
-          category_of[i] = kNoCategory;
-          continue;
-        }
-        block_hashes[n] = CategoryHash{}(block_keys[n]);
-        block_refs[n] = static_cast<std::uint32_t>(i);
-        ids.Prefetch(block_hashes[n]);
-        ++n;
-      }
-      for (std::size_t b = 0; b < n; ++b) {
-        const auto [id, fresh] = ids.TryEmplace(block_keys[b], block_hashes[b], static_cast<std::uint32_t>(part.keys.size()));
-        if (fresh) part.keys.push_back(block_keys[b]);
-        category_of[block_refs[b]] = id;
-      }
-      if (part.listed) {
-        part.members.insert(part.members.end(), block_refs, block_refs + n);
-        if (part.members.size() > (end - chunk_begin(k)) / kListedShare + kBlock) {
-          part.listed = false;
-          std::vector<std::uint32_t>().swap(part.members);
-        }
-      }
+  }
+  // Calls f(begin, end) over [0, n): in parallel blocks of `grain`, or at once for the serial twin.
+  template <class F>
+  void ForRanges(std::size_t n, std::size_t grain, F&& f) const {
+    if (mode_ == ExecutionMode::kParallel) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const auto& r) { f(r.begin(), r.end()); });
+    } else {
+      f(0, n);
     }
-    tables[k] = std::move(ids);
-  });
+  }
+
+  // Each member's chunk id in category_of_, each chunk's keys in parts_ and tables_.
+  void NumberInChunks() {
+    ForEachIndex(mode_, chunks_, [&](std::size_t k) {
+      Chunk& part = parts_[k];
+      FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);  // a local: its fields stay in registers
+      CategoryKey block_keys[kBlock];
+      std::uint64_t block_hashes[kBlock];
+      std::uint32_t block_refs[kBlock];
+      const std::size_t stop = ChunkBegin(k + 1);
+      for (std::size_t begin = ChunkBegin(k); begin < stop; begin += kBlock) {
+        const std::size_t end = std::min(stop, begin + kBlock);
+        std::size_t n = 0;
+        for (std::size_t i = begin; i < end; ++i) {
+          block_keys[n] = key_of_(i);
+          if (block_keys[n] == kEmpty) {
+            category_of_[i] = kNoCategory;
+            continue;
+          }
+          block_hashes[n] = CategoryHash{}(block_keys[n]);
+          block_refs[n] = static_cast<std::uint32_t>(i);
+          ids.Prefetch(block_hashes[n]);
+          ++n;
+        }
+        for (std::size_t b = 0; b < n; ++b) {
+          const auto [id, fresh] =
+              ids.TryEmplace(block_keys[b], block_hashes[b], static_cast<std::uint32_t>(part.keys.size()));
+          if (fresh) part.keys.push_back(block_keys[b]);
+          category_of_[block_refs[b]] = id;
+        }
+        if (part.listed) {
+          part.members.insert(part.members.end(), block_refs, block_refs + n);
+          if (part.members.size() > (end - ChunkBegin(k)) / tuning::kCategoryListedShare + kBlock) {
+            part.listed = false;
+            std::vector<std::uint32_t>().swap(part.members);
+          }
+        }
+      }
+      tables_[k] = std::move(ids);
+    });
+  }
+
   // Global ids in order of first appearance: chunk 0's own ids, then chunk by
   // chunk the keys no earlier chunk has, in the chunk's order of first
   // appearance. A chunk's keys are looked up in the earlier chunks' tables in
   // parallel; only the new ones are numbered in order.
-  std::vector<std::vector<std::uint32_t>> global_of(chunks);
-  {
+  void NumberGlobally() {
     constexpr std::uint32_t kNew = kNoCategory;
-    std::uint32_t n_categories = static_cast<std::uint32_t>(parts[0].keys.size());
-    global_of[0].resize(n_categories);
-    std::iota(global_of[0].begin(), global_of[0].end(), 0u);
-    for (std::size_t k = 1; k < chunks; ++k) {
-      std::vector<std::uint32_t>& global = global_of[k];
-      global.resize(parts[k].keys.size());
-      auto look_up = [&](std::size_t begin, std::size_t end) {
+    auto n_categories = static_cast<std::uint32_t>(parts_[0].keys.size());
+    global_of_[0].resize(n_categories);
+    std::iota(global_of_[0].begin(), global_of_[0].end(), 0u);
+    for (std::size_t k = 1; k < chunks_; ++k) {
+      std::vector<std::uint32_t>& global = global_of_[k];
+      global.resize(parts_[k].keys.size());
+      ForRanges(global.size(), 4096, [&](std::size_t begin, std::size_t end) {
         for (std::size_t j = begin; j < end; ++j) {
-          const CategoryKey& key = parts[k].keys[j];
+          const CategoryKey& key = parts_[k].keys[j];
           const std::uint64_t hash = CategoryHash{}(key);
           global[j] = kNew;
           for (std::size_t earlier = 0; earlier < k; ++earlier) {
-            if (const std::uint32_t* id = tables[earlier].Find(key, hash)) {
-              global[j] = global_of[earlier][*id];
+            if (const std::uint32_t* id = tables_[earlier].Find(key, hash)) {
+              global[j] = global_of_[earlier][*id];
               break;
             }
           }
         }
-      };
-      if (mode == ExecutionMode::kParallel) {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, global.size(), 4096),
-                          [&](const auto& r) { look_up(r.begin(), r.end()); });
-      } else {
-        look_up(0, global.size());
-      }
+      });
       for (std::uint32_t& id : global) {
         if (id == kNew) id = n_categories++;
       }
     }
-    result.categories.resize(n_categories);
-    std::vector<FlatIdMap<CategoryKey, CategoryHash>>().swap(tables);
+    result_.categories.resize(n_categories);
+    std::vector<FlatIdMap<CategoryKey, CategoryHash>>().swap(tables_);
   }
-  const std::size_t n_categories = result.categories.size();
-  const bool track_order = dependent && mode == ExecutionMode::kParallel;
-  ForEachIndex(mode, chunks, [&](std::size_t k) {
-    Chunk& part = parts[k];
-    part.count.assign(n_categories, 0);
-    if (track_order) part.with_tickets.assign(n_categories, 0);
-    // Locals, so that the byte stores below need not be assumed to change them.
-    std::uint32_t* const count = part.count.data();
-    std::uint8_t* const with_tickets = part.with_tickets.data();
-    const std::uint32_t* const global = global_of[k].data();
-    SubmitRun submits;
-    auto number = [&](std::uint32_t m, auto track) {
-      const std::uint32_t c = category_of[m] = global[category_of[m]];
-      ++count[c];
-      if constexpr (decltype(track)::value) {
-        submits.Add(refs.submit[m]);
-        with_tickets[c] |= static_cast<std::uint8_t>(refs.tickets[m] != 0);
+
+  // Each member's global id in category_of_, and each chunk's members per
+  // category (with the submission times and earlier tickets where tracked).
+  void CountMembers() {
+    const std::size_t n_categories = result_.categories.size();
+    ForEachIndex(mode_, chunks_, [&](std::size_t k) {
+      Chunk& part = parts_[k];
+      part.count.assign(n_categories, 0);
+      if (track_ref_order_) part.with_tickets.assign(n_categories, 0);
+      // Locals, so that the byte stores below need not be assumed to change them.
+      std::uint32_t* const count = part.count.data();
+      std::uint8_t* const with_tickets = part.with_tickets.data();
+      const std::uint32_t* const global = global_of_[k].data();
+      std::uint32_t* const category_of = category_of_;
+      SubmitRun submits;
+      auto number = [&](std::uint32_t m, auto track) {
+        const std::uint32_t c = category_of[m] = global[category_of[m]];
+        ++count[c];
+        if constexpr (decltype(track)::value) {
+          submits.Add(refs_.submit[m]);
+          with_tickets[c] |= static_cast<std::uint8_t>(refs_.tickets[m] != 0);
+        }
+      };
+      if (track_ref_order_) {
+        ForEachMember(k, [&](std::uint32_t m) { number(m, std::true_type{}); });
+        part.submits = submits;
+      } else {
+        ForEachMember(k, [&](std::uint32_t m) { number(m, std::false_type{}); });
       }
-    };
-    if (track_order) {
-      for_each_member(k, [&](std::uint32_t m) { number(m, std::true_type{}); });
-      part.submits = submits;
-    } else {
-      for_each_member(k, [&](std::uint32_t m) { number(m, std::false_type{}); });
-    }
-  });
+    });
+  }
+
   // Where the members' submission times rise with their refs (Grid Engine
   // numbers jobs as they are submitted) and no member of a category has
   // earlier tickets, the dependent order of that category is its ref order:
   // its members tie on tickets, and submission time, job number and task
   // number rise with the ref (job-list order). Such categories are marked
-  // here and left as they are below.
-  std::vector<std::uint8_t> in_ref_order;  // by category; empty: none marked
-  if (track_order) {
+  // here and left as they are by OrderMembers.
+  void MarkInRefOrder() {
+    if (!track_ref_order_) return;
+    const std::size_t n_categories = result_.categories.size();
     SubmitRun submits;
-    for (const Chunk& part : parts) submits.Append(part.submits);
+    for (const Chunk& part : parts_) submits.Append(part.submits);
     if (submits.rising) {
-      in_ref_order.assign(n_categories, 1);
-      for (const Chunk& part : parts) {
-        for (std::size_t c = 0; c < n_categories; ++c) in_ref_order[c] &= !part.with_tickets[c];
+      in_ref_order_.assign(n_categories, 1);
+      for (const Chunk& part : parts_) {
+        for (std::size_t c = 0; c < n_categories; ++c) in_ref_order_[c] &= !part.with_tickets[c];
       }
     }
-    for (Chunk& part : parts) std::vector<std::uint8_t>().swap(part.with_tickets);
+    for (Chunk& part : parts_) std::vector<std::uint8_t>().swap(part.with_tickets);
   }
+
   // A stable counting sort by category keeps ref order inside each category:
   // each chunk's members go after the earlier chunks' members of their category.
-  const std::vector<std::uint32_t> start = StableChunkStarts(
-      chunks, n_categories, [&](std::size_t k) -> std::vector<std::uint32_t>& { return parts[k].count; });
-  result.members.resize(start.back());
-  ForEachIndex(mode, chunks, [&](std::size_t k) {
-    Chunk& part = parts[k];
-    for_each_member(k, [&](std::uint32_t m) { result.members[part.count[category_of[m]]++] = m; });
-  });
-  // Each category's values, read from its first member (they are the same for all).
-  auto describe = [&](std::size_t c) {
-    TicketCategory& cat = result.categories[c];
-    cat.begin = start[c];
-    cat.end = start[c + 1];
-    const std::uint32_t head = result.members[cat.begin];
-    const TaskValues v = ValuesOf(refs, columns, functional, head);
-    cat.job_value = v.job;
-    cat.user_value = v.user;
-    cat.project_value = v.project;
-    cat.department_value = v.department;
-    if (v.user > 0) cat.user = refs.user[head];
-    if (v.project > 0) cat.project = refs.project[head];
-    if (v.department > 0) cat.department = refs.department[head];
-  };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 1024), [&](const auto& range) {
-      for (std::size_t c = range.begin(); c != range.end(); ++c) describe(c);
+  void PlaceMembers() {
+    start_ = StableChunkStarts(chunks_, result_.categories.size(),
+                               [&](std::size_t k) -> std::vector<std::uint32_t>& { return parts_[k].count; });
+    result_.members.resize(start_.back());
+    ForEachIndex(mode_, chunks_, [&](std::size_t k) {
+      Chunk& part = parts_[k];
+      ForEachMember(k, [&](std::uint32_t m) { result_.members[part.count[category_of_[m]]++] = m; });
     });
-  } else {
-    for (std::size_t c = 0; c < n_categories; ++c) describe(c);
   }
-  if (dependent) {
-    const DependentBefore before{refs};
-    // Orders categories [begin, end). Their members are refs all over the
-    // table; finding the heads fetches what it reads of them a few members
-    // ahead, across the categories' bounds.
-    auto order_categories = [&](std::size_t begin, std::size_t end) {
-      constexpr std::size_t kAhead = 16;
-      std::uint32_t* const members = result.members.data();
-      const std::uint32_t fetch_end = start[end];
+
+  // Each category's bounds and values, read from its first member (they are the same for all).
+  void Describe() {
+    ForRanges(result_.categories.size(), 1024, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t c = begin; c < end; ++c) {
+        TicketCategory& cat = result_.categories[c];
+        cat.begin = start_[c];
+        cat.end = start_[c + 1];
+        const std::uint32_t head = result_.members[cat.begin];
+        const TaskValues v = ValuesOf(refs_, columns_, functional_, head);
+        cat.job_value = v.job;
+        cat.user_value = v.user;
+        cat.project_value = v.project;
+        cat.department_value = v.department;
+        if (v.user > 0) cat.user = refs_.user[head];
+        if (v.project > 0) cat.project = refs_.project[head];
+        if (v.department > 0) cat.department = refs_.department[head];
+      }
+    });
+  }
+
+  // A dependent policy's order inside each category (MemberOrder: in full, or
+  // the head alone). Members are refs all over the table; finding the heads
+  // fetches what it reads of them a few members ahead, across the categories' bounds.
+  void OrderMembers() {
+    const DependentBefore before{refs_};
+    ForRanges(result_.categories.size(), 64, [&](std::size_t begin, std::size_t end) {
+      std::uint32_t* const members = result_.members.data();
+      const std::uint32_t fetch_end = start_[end];
       auto fetch = [&](std::uint32_t m) {
         if (m < fetch_end) {
-          __builtin_prefetch(&refs.tickets[members[m]]);
-          __builtin_prefetch(&refs.submit[members[m]]);
+          __builtin_prefetch(&refs_.tickets[members[m]]);
+          __builtin_prefetch(&refs_.submit[members[m]]);
         }
       };
-      if (order == MemberOrder::kHeadFirst) {
-        for (std::uint32_t m = start[begin]; m < std::min<std::uint32_t>(fetch_end, start[begin] + kAhead); ++m) fetch(m);
+      const bool head_first = order_ == MemberOrder::kHeadFirst;
+      if (head_first) {
+        const std::uint32_t ahead = std::min<std::uint32_t>(fetch_end, start_[begin] + tuning::kCategoryHeadPrefetch);
+        for (std::uint32_t m = start_[begin]; m < ahead; ++m) fetch(m);
       }
       for (std::size_t c = begin; c < end; ++c) {
-        if (!in_ref_order.empty() && in_ref_order[c]) continue;
-        std::uint32_t* const first = members + start[c];
-        std::uint32_t* const last = members + start[c + 1];
-        if (order == MemberOrder::kHeadFirst) {
+        if (!in_ref_order_.empty() && in_ref_order_[c]) continue;
+        std::uint32_t* const first = members + start_[c];
+        std::uint32_t* const last = members + start_[c + 1];
+        if (head_first) {
           std::uint32_t* best = first;
           for (std::uint32_t* it = first; it != last; ++it) {
-            fetch(static_cast<std::uint32_t>(it - members) + kAhead);
+            fetch(static_cast<std::uint32_t>(it - members) + tuning::kCategoryHeadPrefetch);
             if (before(*it, *best)) best = it;
           }
           std::iter_swap(first, best);
@@ -355,15 +398,36 @@ TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTable
           std::sort(first, last, before);
         }
       }
-    };
-    if (mode == ExecutionMode::kParallel) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_categories, 64),
-                        [&](const auto& range) { order_categories(range.begin(), range.end()); });
-    } else {
-      order_categories(0, n_categories);
-    }
+    });
   }
-  return result;
+
+  const TicketRefs& refs_;
+  const bool functional_;
+  const EntityValues columns_;
+  const CategoryKeys key_of_;
+  const bool dependent_;
+  const ExecutionMode mode_;
+  const MemberOrder order_;
+  const bool track_ref_order_;
+  const std::size_t first_pending_, pending_, chunks_;
+  std::vector<Chunk> parts_;
+  // Each chunk's keys and their chunk ids, kept until the global numbering.
+  std::vector<FlatIdMap<CategoryKey, CategoryHash>> tables_;
+  // Per chunk: its chunk ids' global ids.
+  std::vector<std::vector<std::uint32_t>> global_of_;
+  TicketCategories result_;
+  // Each member's chunk id, then its global id; written for every pending ref
+  // (indexed by ref: result_.category_of shifted by the running refs).
+  std::uint32_t* category_of_ = nullptr;
+  std::vector<std::uint8_t> in_ref_order_;  // by category; empty: none marked
+  std::vector<std::uint32_t> start_;        // per category: where its members begin, plus the end
+};
+
+}  // namespace
+
+TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
+                                       bool dependent, ExecutionMode mode, MemberOrder order) {
+  return CategoryGrouping(refs, entities, values, dependent, mode, order).Build();
 }
 
 void OrderAfterHead(TicketCategories& categories, const TicketRefs& refs, bool dependent, std::uint32_t c) {

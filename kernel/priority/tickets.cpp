@@ -205,7 +205,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
   // "default" copies in Grid Engine's order), usage and targets; passes 1 and
   // 2 for the share tree: its running tasks' tickets.
   auto prepare_tree = [&] {
-    ref_node = tree.NodesOf(refs, mode);
+    ref_node = mode == ExecutionMode::kParallel ? tree.NodesOf(refs) : tree.NodesOfReference(refs);
     tree.ComputeUsage(mode);
     tree.ComputeTargets(refs, ref_node, /*with_pending=*/true, mode);
     if (share_tree_on) tree.RunningTickets(ref_node, share_total, refs);
@@ -246,8 +246,8 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
           tree.PendingTickets(ref_node, std::move(*layout), share_total, dependent, add_to_tickets,
                               result.slot_dilution, refs);
         } else {
-          tree.PendingTicketsSerial(ref_node, std::move(*layout), share_total, dependent, add_to_tickets,
-                                    result.slot_dilution, refs);
+          tree.PendingTicketsReference(ref_node, std::move(*layout), share_total, dependent, add_to_tickets,
+                                       result.slot_dilution, refs);
         }
         return;
       }
@@ -260,7 +260,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
           FunctionalTicketsPending(config, cluster.entities, counts, running_sums, dependent, refs,
                                    share_tree_later ? lay_out_beside : nullptr);
         } else {
-          FunctionalTicketsPendingNaive(config, cluster.entities, counts, running_sums, dependent, refs);
+          FunctionalTicketsPendingReference(config, cluster.entities, counts, running_sums, dependent, refs);
         }
         return;
       case TicketPolicy::kOverride:
@@ -269,7 +269,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
           if (mode == ExecutionMode::kParallel) {
             OverrideTicketsPending(config, cluster.entities, counts, dependent, refs);
           } else {
-            OverrideTicketsPendingNaive(config, cluster.entities, counts, dependent, refs);
+            OverrideTicketsPendingReference(config, cluster.entities, counts, dependent, refs);
           }
         }
         refs.ReleaseOverrideColumn();  // before the functional pass, where the pass's memory peaks

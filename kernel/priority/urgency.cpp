@@ -175,7 +175,7 @@ UrgencyResult ComputeUrgency(const Cluster& cluster, const JobTable& jobs, const
   return result;
 }
 
-UrgencyResult ComputeUrgencySerial(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles) {
+UrgencyResult ComputeUrgencyReference(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles) {
   UrgencyResult result = Prepare(cluster, jobs);
   if (!result.computed) return result;
   const auto offsets = jobs.Offsets();

@@ -8,7 +8,7 @@
 // running jobs plus the dispatchable pending jobs of the interval (schedk's
 // options: over the dispatchable jobs alone, or linearly by a fixed scale).
 // Thread-safety: pure functions; ComputeUrgency runs in parallel with oneTBB
-// and ComputeUrgencySerial is its serial twin (the test oracle).
+// and ComputeUrgencyReference is its serial twin (the test oracle).
 #pragma once
 
 #include <cstdint>
@@ -69,6 +69,6 @@ struct UrgencyResult {
 
 // Computes urgency for every row (flat index = JobTable::Offsets()[shard] + row).
 UrgencyResult ComputeUrgency(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles);
-UrgencyResult ComputeUrgencySerial(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles);
+UrgencyResult ComputeUrgencyReference(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles);
 
 }  // namespace schedk

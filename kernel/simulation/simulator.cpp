@@ -13,6 +13,7 @@
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/simulation/pool_backfill.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 namespace {
@@ -143,7 +144,6 @@ class Replay {
 
  private:
   static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
-  static constexpr std::size_t kParallelFromRows = 4096;  // smaller passes are ranked on one thread
 
   void Push(Time time, EventKind kind, std::uint32_t job) {
     const bool submissions_first = options_.semantics == SimSemantics::kReference;
@@ -246,7 +246,8 @@ class Replay {
 
     // A few thousand rows or fewer are ranked quicker on one thread than split
     // into tasks (KTH-SP2: 0.66 -> 0.61 s); the serial twin gives the same bits.
-    const ExecutionMode ranking = table.rows() < kParallelFromRows ? ExecutionMode::kSerial : options_.mode;
+    const ExecutionMode ranking =
+        table.rows() < tuning::kReplayParallelFromRows ? ExecutionMode::kSerial : options_.mode;
     const PriorityResult priorities = ComputePriorities(cluster_, table, ranking);
     // The running tasks' bookings carry over from the previous pass (the serial
     // twin books them all again, as the oracle of that).

@@ -19,7 +19,7 @@
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/simulation/simulator.hpp"
-#include "kernel/synth/split_mix.hpp"
+#include "kernel/util/split_mix.hpp"
 #include "tests/damage.hpp"
 
 namespace schedk {

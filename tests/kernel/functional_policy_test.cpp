@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernel/synth/population.hpp"
+#include "tests/support/population.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk {

@@ -8,7 +8,7 @@
 #include <tbb/global_control.h>
 
 #include "kernel/priority/maui_priority.hpp"
-#include "kernel/synth/population.hpp"
+#include "tests/support/population.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk {

@@ -15,7 +15,7 @@
 #include <tbb/task_arena.h>
 
 #include "kernel/priority/priority.hpp"
-#include "kernel/synth/population.hpp"
+#include "tests/support/population.hpp"
 #include "tests/test_support.hpp"
 
 namespace schedk {

@@ -12,7 +12,7 @@
 #include "io/swf_reader.hpp"
 #include "io/swf_workload.hpp"
 #include "kernel/simulation/simulator.hpp"
-#include "kernel/synth/split_mix.hpp"
+#include "kernel/util/split_mix.hpp"
 
 namespace schedk {
 namespace {

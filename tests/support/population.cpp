@@ -1,8 +1,8 @@
-#include "kernel/synth/population.hpp"
+#include "tests/support/population.hpp"
 
 #include <algorithm>
 
-#include "kernel/synth/split_mix.hpp"
+#include "kernel/util/split_mix.hpp"
 
 namespace schedk {
 namespace {

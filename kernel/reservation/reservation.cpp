@@ -1,0 +1,169 @@
+// The reservation step of the dispatch loop and its searches: sequential jobs
+// take the earliest start over the queue instances in the queue list's order
+// (§5.4), parallel jobs the queue-end-time walk's start on the PE that gives it
+// earliest (§5.5, queue_end_search.hpp).
+#include "kernel/dispatch/interval.hpp"
+#include "kernel/reservation/queue_end_search.hpp"
+#include "kernel/tuning.hpp"
+
+namespace schedk::dispatch_detail {
+
+bool Interval::Reserve(const JobView& job, CategoryState& category, Decision& why, std::uint32_t& reservations) {
+  const bool parallel = job.requests->has_pe;
+  list_order_.Search(
+      parallel, [] { return true; }, [this](std::uint32_t i) { return ListKey(i); });
+  Decision decision = PendingDecision(job);
+  Decision reserve_why = decision;
+  PeId pe;
+  std::vector<Grant> grants;
+  Time start = 0;
+  if (parallel) {
+    if (auto fit = ReserveParallel(job, reserve_why)) {
+      std::tie(pe, std::ignore, start) = *fit;
+      grants = std::move(std::get<1>(*fit).grants);
+      list_order_.Succeeded();
+    }
+  } else if (auto found = ReserveSequential(job, reserve_why)) {
+    grants = {{found->first, 1}};
+    start = found->second;
+  }
+  if (grants.empty()) {  // no reservation possible either
+    why.reason = PendingReason::kNever;
+    if (why.never == NeverCause::kNone) {
+      why.never = reserve_why.never != NeverCause::kNone ? reserve_why.never : NeverCause::kBookedOut;
+      why.object = reserve_why.object;
+    }
+    category.rejected_reserve = true;
+    return false;
+  }
+  list_order_.Split({});
+  Book(job, pe, grants, start, job.duration, UsageState::kReserving);
+  decision.kind = DecisionKind::kReserve;
+  decision.at = start;
+  decision.pe = pe;
+  for (const Grant& g : grants) decision.slots += g.slots;
+  Record(decision, grants);
+  ++reservations;
+  RejectForNow(category, why);
+  return true;
+}
+
+std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why) {
+  const Time now = cluster_.now;
+  for (const Demand& demand : demands) {
+    const ConsumableEntry& e = ledger_.entry(demand.entry);
+    const double threshold = e.total - demand.amount;
+    if (threshold < 0) {
+      why.never = NeverCause::kExceedsCapacity;
+      why.object = e.complex.value;
+      return std::nullopt;
+    }
+    if (demand.amount > e.total - ledger_.diagram(demand.entry).QueueEnd()) {
+      why.never = NeverCause::kBookedOut;
+      why.object = e.complex.value;
+      return std::nullopt;
+    }
+  }
+  Time t = now;
+  if (!config_.reserve_in_gaps) {
+    for (const Demand& demand : demands) {
+      const Time below = ledger_.diagram(demand.entry).Below(ledger_.entry(demand.entry).total - demand.amount);
+      t = std::max(t, below == 0 ? now : below);
+    }
+    return t;
+  }
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const Demand& demand : demands) {
+      const double limit = ledger_.entry(demand.entry).total - demand.amount;
+      const std::optional<Time> fit = ledger_.EarliestFit(demand.entry, t, d, limit);
+      if (!fit) return std::nullopt;
+      if (*fit > t) {
+        t = *fit;
+        moved = true;
+      }
+    }
+  }
+  return t;
+}
+
+std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const JobView& job, Decision& why) {
+  std::uint64_t global_found = 0;
+  std::vector<Demand> global_demands;
+  const LevelFit global =
+      Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, &global_demands);
+  if (global.static_mismatch || !GlobalStatic(job)) return std::nullopt;
+  // The earliest start; among equal ones the first instance the search meets.
+  std::optional<std::pair<std::uint32_t, Time>> best;
+  VisitReservationOrder([&](std::uint32_t i, bool) {
+    const HostId host = instances_.host[i];
+    if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) return;
+    std::uint64_t found = global_found;
+    std::vector<Demand> demands = global_demands;
+    const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, &demands);
+    const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &demands);
+    if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) return;
+    Decision local;
+    const std::optional<Time> t = EarliestFor(demands, job.duration, local);
+    if (!t) {
+      if (why.never == NeverCause::kNone) {
+        why.never = local.never;
+        why.object = local.object;
+      }
+      return;
+    }
+    if (!best || *t < best->second) best = std::make_pair(i, *t);
+  });
+  return best;
+}
+
+std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(const JobView& job, Decision& why) {
+  std::optional<std::tuple<PeId, ParallelFit, Time>> best;
+  for (PeId pe : job.requests->pe.matching) {
+    const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
+    if (candidates.empty()) continue;
+    const std::uint32_t least = candidates.front();
+    std::optional<Time> walk_start;
+    ParallelRoom room;
+    if (config_.reserve_in_gaps) {
+      walk_start = EarliestGapStart(*this, job, pe, least);
+    } else if (mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty()) {
+      walk_start = PlainQueueEndWalk(*this, job, pe, least);
+    } else {
+      // Past a few walks, the breakpoint index pays for its building.
+      if (ledger_.breakpoint_index() == nullptr && ++walks_without_index_ >= tuning::kWalksBeforeIndex) {
+        walks_without_index_ = 0;
+        ledger_.IndexBreakpoints();
+      }
+      walk_start = QueueEndSearch(*this, job, pe, least, candidates.back()).Run(room);
+    }
+    if (!walk_start) continue;
+    const Time start = std::max(*walk_start, Time{0});
+    // Maximise the slot count at that start (§4.7), by binary search as for
+    // "now". The walk's room has the list's host order and each host's
+    // instances in queue order, or with sorted-in full ones, in queue order
+    // where no host has two instances whose keys tie.
+    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty() ||
+        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_)) {
+      room = RoomAt(job, pe, start, mode_ == ExecutionMode::kParallel ? candidates.back() : kUnlimited);
+    }
+    ParallelFit fit;
+    std::size_t lo = 0, hi = candidates.size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      ParallelFit f = Distribute(room, pe, candidates[mid], nullptr);
+      if (f.ok) {
+        fit = std::move(f);
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (!fit.ok) continue;
+    if (!best || start < std::get<2>(*best)) best = std::make_tuple(pe, std::move(fit), start);
+  }
+  if (!best && why.never == NeverCause::kNone) why.never = NeverCause::kNoPe;
+  return best;
+}
+
+}  // namespace schedk::dispatch_detail
