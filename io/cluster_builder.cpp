@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "io/block_kinds.hpp"
 #include "io/default_complex.hpp"
 #include "io/ge_value.hpp"
 #include "io/untrusted_text.hpp"
@@ -1014,12 +1015,8 @@ Status ClusterBuilder::Build() {
   if (Status st = BuildComplex(complex_block); !st.ok()) return st;
   // Names of every object first, so references resolve whatever the block order.
   for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "department") s_.names.usersets.Intern(b.name);
-    if (b.kind == "project") s_.names.projects.Intern(b.name);
-    if (b.kind == "hostgroup") s_.names.hostgroups.Intern(b.name);
-    if (b.kind == "exechost") s_.names.hosts.Intern(b.name);
-    if (b.kind == "pe") s_.names.pes.Intern(b.name);
-    if (b.kind == "queue") s_.names.queues.Intern(b.name);
+    const BlockKind* kind = FindBlockKind(b.kind);
+    if (kind != nullptr && kind->names != nullptr) (s_.names.*kind->names).Intern(b.name);
   }
   EntityTables& entities = s_.cluster.entities;
   if (!s_.names.usersets.Find("defaultdepartment")) s_.names.usersets.Intern("defaultdepartment");

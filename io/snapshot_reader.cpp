@@ -6,6 +6,7 @@
 #include <deque>
 #include <set>
 
+#include "io/block_kinds.hpp"
 #include "io/cluster_builder.hpp"
 #include "io/ge_value.hpp"
 #include "io/job_reader.hpp"
@@ -16,23 +17,6 @@
 
 namespace schedk::io {
 namespace {
-
-// Block kinds, whether they take a name, and whether their lines are key/value attributes.
-struct BlockKind {
-  const char* kind;
-  bool named;
-};
-constexpr BlockKind kBlockKinds[] = {{"complex", false},  {"sconf", false},   {"conf", false},  {"global", false},
-                                     {"exechost", true},  {"hostgroup", true}, {"queue", true},
-                                     {"pe", true},        {"sharetree", false}, {"user", true},
-                                     {"project", true},   {"department", true}, {"maui", false}};
-
-const BlockKind* FindBlockKind(std::string_view kind) {
-  for (const BlockKind& k : kBlockKinds) {
-    if (kind == k.kind) return &k;
-  }
-  return nullptr;
-}
 
 // Job runs are cut into chunks of about this many lines for parallel parsing.
 constexpr int kLinesPerChunk = 8192;
@@ -132,8 +116,7 @@ Status StructureReader::Record(std::string_view line, int line_no) {
   } else if (word == "end") {
     return Error(line_no, "'end' without a matching 'begin'");
   } else {
-    return Error(line_no, "unknown record " + Quote(word) +
-                              " (expected begin, now, load, usage, hoststate or job)");
+    return Error(line_no, "unknown record " + Quote(word) + " (expected " + LineStarts() + ")");
   }
   return Status::Ok();
 }

@@ -7,11 +7,14 @@
 #include <cstring>
 #include <optional>
 
+#include <CLI/CLI.hpp>
+
 #include "io/ge_accounting.hpp"
 #include "io/ge_import/ge_import.hpp"
 #include "io/snapshot_reader.hpp"
 #include "io/ge_value.hpp"
 #include "tools/report.hpp"
+#include "tools/shared_options.hpp"
 #include "tools/write_file.hpp"
 
 namespace schedk::tools {
@@ -50,6 +53,24 @@ int ImportAccounting(const ImportOptions& options) {
     return kExitFailure;
   }
   return kExitOk;
+}
+
+void SetupImport(CLI::App& command, ImportOptions& options) {
+  command.add_option("kind", options.source, "What to import")
+      ->check(CLI::IsMember({"ge", "accounting"}))
+      ->required();
+  command.add_option("file", options.file, "accounting: the accounting file");
+  command.add_option("--snapshot", options.snapshot, "accounting: decay to this snapshot's now with its halftime");
+  command.add_option("--halftime", options.halftime,
+                     "accounting: the halftime in hours (default: the snapshot's, else 168)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--output,-o", options.output, "Write the snapshot here (default: standard output)");
+  command.add_option("--from", options.from, "Read the command outputs captured in this directory, not the live cell");
+  command.add_option("--save", options.save, "Also keep every command's output in this directory (for --from)");
+  command.add_option("--now", options.now,
+                     "The scheduler's clock (default: the cell's last scheduler run with "
+                     "params PROFILE=1, else the time of the capture)");
+  AddTimeout(command, options.timeout, "Seconds a cell command may take");
 }
 
 int Import(const ImportOptions& options) {

@@ -11,6 +11,10 @@
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace schedk::tools {
 
 struct ImportOptions {
@@ -25,6 +29,8 @@ struct ImportOptions {
   int timeout = 120;          // seconds a live command may take
 };
 
+// Declares the subcommand's own options, bound to its options struct (command.hpp).
+void SetupImport(CLI::App& command, ImportOptions& options);
 int Import(const ImportOptions& options);
 
 }  // namespace schedk::tools

@@ -2,10 +2,12 @@
 // How the CLI reports a refused input or a warning on stderr, and which exit
 // code a Status gives: 2 for bad input (file:line: message), 1 for any other
 // failure. Every message leaves through PrintableMessage, so no byte of the
-// input that is not printable text reaches the terminal.
+// input that is not printable text reaches the terminal. Results go to
+// standard output through WriteStandardOutput; a failed write is exit code 1.
 #pragma once
 
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "io/status.hpp"
@@ -24,6 +26,20 @@ inline int Fail(const io::Status& status) {
 
 inline void PrintWarning(const io::Warning& warning) {
   std::fprintf(stderr, "schedk: %s\n", io::PrintableMessage(warning.ToString()).c_str());
+}
+
+inline void PrintWarnings(const std::vector<io::Warning>& warnings) {
+  for (const io::Warning& w : warnings) PrintWarning(w);
+}
+
+// A writer's sink for standard output: false once a write fails.
+inline bool WriteStandardOutput(std::string_view text) {
+  return std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+}
+
+inline int FailStandardOutput() {
+  std::fprintf(stderr, "schedk: cannot write to standard output\n");
+  return kExitFailure;
 }
 
 }  // namespace schedk::tools

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 #include "io/session/session.hpp"
 #include "tools/allocator.hpp"
 
@@ -62,6 +64,13 @@ void WatchSignals() {
 }
 
 }  // namespace
+
+void SetupServe(CLI::App& command, ServeOptions& options) {
+  command.add_option("--log-file", options.log_file, "Append one line per request to this file");
+  command.add_option("--max-line-bytes", options.max_line_bytes, "Longer request lines get 413 line-too-long")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
 
 int Serve(const ServeOptions& options) {
   RetainFreedPages();  // passes repeat: keep their pages between them

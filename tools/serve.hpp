@@ -9,6 +9,10 @@
 #include <cstddef>
 #include <string>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace schedk::tools {
 
 struct ServeOptions {
@@ -16,6 +20,8 @@ struct ServeOptions {
   std::size_t max_line_bytes = 1 << 20;
 };
 
+// Declares the subcommand's own options, bound to its options struct (command.hpp).
+void SetupServe(CLI::App& command, ServeOptions& options);
 // Runs the session until `quit` or the end of input; returns the exit status.
 int Serve(const ServeOptions& options);
 

@@ -17,9 +17,12 @@
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "io/ge_import/ge_import.hpp"
 #include "io/ge_import/snapshot_diff.hpp"
 #include "tools/report.hpp"
+#include "tools/shared_options.hpp"
 #include "tools/write_file.hpp"
 
 extern char** environ;
@@ -173,6 +176,18 @@ std::optional<std::string> SectionFromEnd(const std::string& text, std::size_t k
 }
 
 }  // namespace
+
+void SetupShadow(CLI::App& command, ShadowOptions& options) {
+  command.add_option("--rounds", options.rounds, "Scheduler runs to compare")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command.add_option("--digest-every", options.digest_every,
+                     "Rounds between digest checks of the fed session (0: never)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  AddTimeout(command, options.timeout, "Seconds a cell command, or the wait for a run, may take");
+  command.add_option("--keep", options.log, "Keep each round's imported snapshot in this directory");
+}
 
 int Shadow(const ShadowOptions& options) {
   const char* root = std::getenv("SGE_ROOT");

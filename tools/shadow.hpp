@@ -19,6 +19,10 @@
 
 #include <string>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace schedk::tools {
 
 struct ShadowOptions {
@@ -28,6 +32,8 @@ struct ShadowOptions {
   std::string log;        // keep each round's imported snapshot here (default: a directory in /tmp)
 };
 
+// Declares the subcommand's own options, bound to its options struct (command.hpp).
+void SetupShadow(CLI::App& command, ShadowOptions& options);
 int Shadow(const ShadowOptions& options);
 
 }  // namespace schedk::tools

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include <CLI/CLI.hpp>
+
 #include "io/ge_accounting.hpp"
 #include "io/maui_config_reader.hpp"
 #include "io/simulation_plot.hpp"
@@ -16,9 +18,37 @@
 #include "kernel/simulation/simulation_metrics.hpp"
 #include "kernel/simulation/simulator.hpp"
 #include "tools/report.hpp"
+#include "tools/shared_options.hpp"
 #include "tools/write_file.hpp"
 
 namespace schedk::tools {
+
+void SetupSimulate(CLI::App& command, SimulateOptions& options) {
+  command.add_option("trace", options.trace, "Trace file, or - for standard input")->required();
+  AddFormat(command, options.format, {"auto", "swf", "snapshot", "accounting"},
+            "Trace format (auto: SWF or snapshot, from the content; accounting: Grid Engine's accounting file)");
+  AddChoice(command, "--policy", options.policy, "Backfilling policy", {"fcfs", "easy", "conservative"});
+  AddChoice(command, "--estimate", options.estimate, "Job duration estimate: requested time or actual runtime (SWF)",
+            {"requested", "runtime"});
+  AddChoice(command, "--semantics", options.semantics, "reference: workloads.md section 5; native: schedk's own",
+            {"reference", "native"});
+  command.add_option("--interval", options.interval, "native: seconds between scheduling passes (0: one per event)")
+      ->check(CLI::Range(0LL, 86400LL))
+      ->capture_default_str();
+  AddChoice(command, "--filter", options.filter, "pwa: the archive filter of workloads.md section 4.1",
+            {"none", "pwa"});
+  command.add_option("--jobs-out", options.jobs_out,
+                     "Per-job results: SWF with the simulated wait in field 3, or CSV (.csv)");
+  command.add_option("--plot", options.plot, "Draw queue length, utilisation and the running mean of the wait (SVG)");
+  AddChoice(command, "--summary-format", options.summary_format, "Summary format", {"text", "json"});
+  AddChoice(command, "--passes", options.passes,
+            "auto: an SWF trace's fcfs and easy passes run on the one-pool engine; "
+            "kernel: every pass is the kernel's priority and dispatch pass",
+            {"auto", "kernel"});
+  command.add_flag("--lenient", options.lenient, "Skip and count malformed SWF lines instead of failing");
+  command.add_option("--maui", options.maui,
+                     "Replay an SWF trace under the Maui policy configured by this file of maui.cfg lines");
+}
 
 int Simulate(const SimulateOptions& options) {
   auto bytes = io::ReadWholeFile(options.trace);

@@ -13,6 +13,10 @@
 
 #include <string>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace schedk::tools {
 
 struct SimulateOptions {
@@ -31,6 +35,8 @@ struct SimulateOptions {
   std::string maui;  // an SWF trace under PRIORITY_POLICY=maui, configured by this file of maui.cfg lines
 };
 
+// Declares the subcommand's own options, bound to its options struct (command.hpp).
+void SetupSimulate(CLI::App& command, SimulateOptions& options);
 // Returns the exit status: 0 success, 2 bad input, 1 any other failure.
 int Simulate(const SimulateOptions& options);
 

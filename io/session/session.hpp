@@ -9,7 +9,9 @@
 // equivalent snapshot. The running tasks' bookings in the utilisation
 // diagrams are kept from one pass to the next (kernel/dispatch/running_book.hpp):
 // a pass books only what started, ended or changed since the last one, and a
-// `schedule` reply's records go out while its interval runs. Nothing here
+// `schedule` reply's records go out while its interval runs. The verbs are
+// one table (session_verbs.cpp) of {verb, capabilities, arguments, keys,
+// handler}; the `hello` reply's caps= is derived from it. Nothing here
 // touches a file descriptor: lines come in
 // through HandleLine and replies go out through the sink, so tests and
 // benchmarks drive it exactly as the serve command does.
@@ -65,16 +67,45 @@ class Session {
     std::optional<SessionError> refusal;  // a malformed request line, reported at the end
   };
 
+  struct Request;  // one request as its verb's handler sees it (session_verbs.cpp)
+  struct Verb;     // a row of the verb table (session_verbs.cpp)
+
+  // Finds the request's verb in the table, checks its arguments against the
+  // row, and calls the row's handler (session_verbs.cpp).
   void Handle(const std::string& id, std::string_view verb, std::string_view args);
+  static bool TakesBody(std::string_view verb);  // its lines follow the request line
   void FinishBody();
   void Reply(std::string_view line);
   void Ok(const std::string& id, const std::string& extra = {});
   void Error(const std::string& id, const SessionError& error);
-  void Schedule(const std::string& id, std::string_view args);
-  void Priorities(const std::string& id);
-  void Explain(const std::string& id, std::string_view args);
-  void Dump(const std::string& id, std::string_view args);
   void Log(const std::string& id, std::string_view verb, std::string_view outcome);
+
+  // The verbs' handlers, one per row of the table in session_verbs.cpp. Each
+  // returns its refusal, or nullopt; then the session replies `ok` unless the
+  // handler has answered the request itself.
+  SessionStatus Hello(Request& request);
+  SessionStatus Ping(Request& request);
+  SessionStatus Quit(Request& request);
+  SessionStatus LoadFileOrHost(Request& request);
+  SessionStatus BeginSnapshot(Request& request);
+  SessionStatus BeginObject(Request& request);
+  SessionStatus Delete(Request& request);
+  SessionStatus AddJob(Request& request);
+  SessionStatus ModJob(Request& request);
+  // hold, release, suspend, resume: one task selector and the state's change.
+  template <SessionStatus (SessionState::*change)(const TaskSelector&)>
+  SessionStatus ChangeJob(Request& request);
+  SessionStatus RunJob(Request& request);
+  SessionStatus FailJob(Request& request);
+  SessionStatus FinishJob(Request& request);
+  SessionStatus HostState(Request& request);
+  SessionStatus Clock(Request& request);
+  SessionStatus Advance(Request& request);
+  SessionStatus Schedule(Request& request);
+  SessionStatus Priorities(Request& request);
+  SessionStatus Explain(Request& request);
+  SessionStatus Dump(Request& request);
+  SessionStatus Digest(Request& request);
 
   SessionOptions options_;
   Sink out_, log_;

@@ -6,6 +6,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "io/block_kinds.hpp"
 #include "io/ge_value.hpp"
 #include "io/json_text.hpp"
 #include "io/untrusted_text.hpp"
@@ -952,7 +953,7 @@ SessionStatus SessionState::Dump(const std::string& kind, const std::string& nam
     if (lines.empty()) return Refuse(ErrorCode::kNoSuchObject, "no job " + name, "job:" + name);
     return std::nullopt;
   }
-  if (kind == "now" || kind == "load" || kind == "hoststate" || kind == "usage") {
+  if (IsConfigRecord(kind)) {
     for (const std::string& line : config) {
       if (line.rfind(kind + " ", 0) == 0 && (name.empty() || line.rfind(kind + " " + name + " ", 0) == 0)) {
         lines.push_back(line);

@@ -1,0 +1,53 @@
+#include "tools/generate.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/report.hpp"
+
+namespace schedk::tools {
+namespace {
+
+// A share of jobs or slots: 0..1, the default shown.
+void AddFraction(CLI::App& command, const std::string& name, double& value, const std::string& description) {
+  command.add_option(name, value, description)->capture_default_str()->check(CLI::Range(0.0, 1.0));
+}
+
+// A positive count, the default shown.
+void AddCount(CLI::App& command, const std::string& name, std::uint32_t& value, const std::string& description) {
+  command.add_option(name, value, description)->capture_default_str()->check(CLI::PositiveNumber);
+}
+
+}  // namespace
+
+void SetupGenerate(CLI::App& command, io::GeneratorSpec& spec) {
+  command.add_option("--jobs", spec.jobs, "Pending jobs")->required();
+  command.add_option("--hosts", spec.hosts, "Execution hosts")->required()->check(CLI::PositiveNumber);
+  command.add_option("--seed", spec.seed, "Random seed")->capture_default_str();
+  AddCount(command, "--slots-per-host", spec.slots_per_host, "Slots per host");
+  AddCount(command, "--users", spec.users, "Users");
+  AddCount(command, "--projects", spec.projects, "Projects");
+  AddFraction(command, "--parallel-fraction", spec.parallel_fraction, "Share of parallel jobs");
+  AddFraction(command, "--array-fraction", spec.array_fraction, "Share of array jobs");
+  AddFraction(command, "--reserve-fraction", spec.reserve_fraction, "Share of -R y jobs");
+  AddFraction(command, "--running-fraction", spec.running_fraction, "Share of slots busy with running tasks");
+  command.add_option("--max-reservation", spec.max_reservation, "sconf max_reservation")->capture_default_str();
+  AddFraction(command, "--exclusive-fraction", spec.exclusive_fraction,
+              "Share of jobs asking for an exclusive host (every other host offers one)");
+  AddFraction(command, "--scratch-fraction", spec.scratch_fraction,
+              "Share of jobs asking for the per-job consumable scratch");
+}
+
+int Generate(const io::GeneratorSpec& spec) {
+  if (auto e = io::CheckGeneratorSpec(spec)) {
+    std::fprintf(stderr, "schedk: generate: %s\n", e->c_str());
+    return kExitBadInput;
+  }
+  if (!io::GenerateSnapshot(spec, WriteStandardOutput) || std::fflush(stdout) != 0) return FailStandardOutput();
+  return kExitOk;
+}
+
+}  // namespace schedk::tools
