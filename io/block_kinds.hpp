@@ -1,5 +1,5 @@
 // block_kinds.hpp
-// The kinds of element a snapshot holds (protocol.md §4), declared once.
+// The kinds of element a snapshot holds (docs/protocol.md §4), declared once.
 // Object blocks (`begin <kind> [<name>]`, attribute lines, `end <kind>`)
 // describe the cluster; records are one line each. The snapshot reader
 // accepts exactly these kinds (and names them in its messages from here), the

@@ -1,5 +1,5 @@
 // ge_value.hpp
-// Grid Engine's value syntax (sge_parse_num_val, sge_types(1), protocol.md §1.1):
+// Grid Engine's value syntax (sge_parse_num_val, sge_types(1), docs/protocol.md §1.1):
 // numbers with the one-letter multipliers k=10^3 K=2^10 m=10^6 M=2^20 g=10^9
 // G=2^30; octal and hex when a number starts with 0; h:m:s times with exactly
 // two colons and empty fields allowed; TRUE/FALSE; INFINITY; NONE. Also the

@@ -8,7 +8,7 @@
 namespace schedk::io {
 namespace {
 
-// The keys of a job record (protocol.md §1.2), in the order of kJobKeys; the
+// The keys of a job record (docs/protocol.md §1.2), in the order of kJobKeys; the
 // canonical record writes them in this order. `assumed` is schedk's own: a
 // session's start not yet confirmed by the master; so are the Maui policy's
 // `qos` (quality of service), `eligible` (since when the job accrues queue

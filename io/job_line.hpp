@@ -1,5 +1,5 @@
 // job_line.hpp
-// One `job` record (protocol.md §1.2) parsed without looking at the cluster:
+// One `job` record (docs/protocol.md §1.2) parsed without looking at the cluster:
 // a ParsedJob holds the record's numbers and flags, and ids for its names and
 // texts in a JobNameSpace. The snapshot reader parses chunks of lines in
 // parallel, each with its own name space; the session's live job store keeps

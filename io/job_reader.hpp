@@ -1,5 +1,5 @@
 // job_reader.hpp
-// Reads the `job` records of a snapshot (protocol.md §1.2) into the kernel's
+// Reads the `job` records of a snapshot (docs/protocol.md §1.2) into the kernel's
 // sharded JobTable. Job lines are independent, so chunks of them are parsed in
 // parallel (job_line.hpp), each with its own name space; AddJobs then merges
 // the distinct names and request combinations (sequentially, they are few),

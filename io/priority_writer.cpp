@@ -76,7 +76,7 @@ void AppendJsonRow(std::string& out, const RowText& r, const TaskPriority& v) {
   out += "}\n";
 }
 
-// protocol.md §3's `prio` rows: the same keys as JSON Lines, as key=value.
+// docs/protocol.md §3's `prio` rows: the same keys as JSON Lines, as key=value.
 void AppendKeyValueRow(std::string& out, const RowText& r, const TaskPriority& v) {
   auto number = [&](const char* name, double value) {
     out += ' ';

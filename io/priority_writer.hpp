@@ -1,5 +1,5 @@
 // priority_writer.hpp
-// Writes the priorities of a snapshot (protocol.md §2.2): one row per job task
+// Writes the priorities of a snapshot (docs/protocol.md §2.2): one row per job task
 // in dispatch order with qstat -ext -urg -pri's columns
 //   job task prio nurg npprior ntckts urg rrcontr wtcontr dlcontr ppri tckts
 //   ovrts otckt ftckt stckt share user project department state

@@ -1,5 +1,5 @@
 // schedule_writer.hpp
-// Writes one interval's decisions (protocol.md §2.1) as text records
+// Writes one interval's decisions (docs/protocol.md §2.1) as text records
 //   start <job>.<task> at=<t> dur=<s> slots=<n> [pe=<pe>] granted=<qi>:<n>[,...]
 //   reserve <job>.<task> at=<t> dur=<s> slots=<n> [pe=<pe>] granted=<qi>:<n>[,...]
 //   pending <job>.<task> reason=<code> "<text>"

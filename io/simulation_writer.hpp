@@ -2,7 +2,7 @@
 // Writes a replay's results: per job as Standard Workload Format lines (the
 // trace's own fields, field 3 replaced by the simulated wait, -1 for a job
 // that never started) or as CSV (job,submit,start,wait,runtime,estimate,slots),
-// and the summary as text or as one JSON object with the keys of protocol.md §4
+// and the summary as text or as one JSON object with the keys of docs/protocol.md §4
 // (jobs, mean_wait, mean_bsld, utilization, makespan, passes, sched_seconds).
 #pragma once
 

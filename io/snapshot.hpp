@@ -1,5 +1,5 @@
 // snapshot.hpp
-// A loaded cluster snapshot (protocol.md §1): the kernel's Cluster and
+// A loaded cluster snapshot (docs/protocol.md §1): the kernel's Cluster and
 // JobTable, the names behind every id, the object blocks as written (for dump
 // and later importers), warnings, and the source line of every job row.
 // Invariants: every id in `cluster` and `jobs` has its name in `names`;

@@ -1,5 +1,5 @@
 // snapshot_generator.hpp
-// Reproducible synthetic snapshots (protocol.md §4, `schedk generate`): a
+// Reproducible synthetic snapshots (docs/protocol.md §4, `schedk generate`): a
 // cluster of hosts in racks (hostgroups) with slots and memory, a global
 // license pool, three parallel environments ($fill_up, $round_robin,
 // $pe_slots), two queues, users, projects and departments with shares, a share

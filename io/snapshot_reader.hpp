@@ -1,5 +1,5 @@
 // snapshot_reader.hpp
-// Reads a schedk snapshot (protocol.md §1): the header, comments, `\`
+// Reads a schedk snapshot (docs/protocol.md §1): the header, comments, `\`
 // continuations, object blocks, and the records now/load/usage/job. Blocks and
 // records may come in any order. The structure is read in one sequential pass
 // that sets aside runs of job lines; those are parsed in parallel afterwards

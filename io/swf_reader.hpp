@@ -4,7 +4,7 @@
 // whitespace-separated fields, -1 meaning unknown. Plain or gzip-compressed
 // input (detected from the content). Malformed lines are errors with
 // file:line, or, leniently, skipped and counted. PwaFilter is the cleaning of
-// workloads.md §4.1 (the SC'15 / pyss preprocessing).
+// docs/replay.md, The archive filter (the SC'15 / pyss preprocessing).
 // Invariants: jobs keep their file order; every kept job has 18 fields.
 #pragma once
 
@@ -54,7 +54,7 @@ Result<SwfTrace> ReadSwfFile(const std::string& path, const SwfReadOptions& opti
 // Decompresses gzip data (one or more members).
 Result<std::string> Gunzip(std::string_view data, const std::string& source);
 
-// workloads.md §4.1: drop jobs with allocated or requested processors above
+// docs/replay.md, The archive filter: drop jobs with allocated or requested processors above
 // MaxProcs; if one processor field is <= 0 copy the other, if both are, drop;
 // drop runtime <= 0, requested time <= 0 and submit < 0; cap the runtime at
 // the requested time. Returns how many jobs it dropped.

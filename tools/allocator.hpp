@@ -4,9 +4,8 @@
 // that allocate and free the same tens of megabytes of columns; jemalloc by
 // default hands freed pages back to the kernel over its decay time (10 s for
 // dirty pages), and the next pass faults many of them in again. Keeping them
-// (no dirty or muzzy decay) makes a 100k-job `schedule` about 10% faster and a
-// 1M-job priority pass about 20% (2-core Xeon VM, 2026-11-22 and 2026-11-23;
-// about 30% on the EPYC VM with huge pages); the resident set then stays at the
+// (no dirty or muzzy decay) spares those faults (docs/performance.md,
+// Allocator options); the resident set then stays at the
 // largest pass's working set, which the data bounds. One-shot commands keep
 // the default: there the pages a pass frees are not asked for again. Without
 // jemalloc (sanitizer builds) these do nothing.

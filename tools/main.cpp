@@ -34,7 +34,7 @@ std::vector<Command> Commands() {
       MakeCommand("schedule", "One scheduling interval: starts, reservations and pending reasons", kTakesThreads,
                   SetupSchedule, Schedule),
       MakeCommand("serve",
-                  "Session mode for a cluster master: requests on stdin, replies on stdout (protocol.md section 3)",
+                  "Session mode for a cluster master: requests on stdin, replies on stdout (docs/protocol.md section 3)",
                   kTakesThreads, SetupServe, Serve),
       MakeCommand("simulate",
                   "Replay a workload trace (SWF, plain or gzip, or a snapshot with runtime=) through the real "

@@ -30,12 +30,12 @@ void SetupSimulate(CLI::App& command, SimulateOptions& options) {
   AddChoice(command, "--policy", options.policy, "Backfilling policy", {"fcfs", "easy", "conservative"});
   AddChoice(command, "--estimate", options.estimate, "Job duration estimate: requested time or actual runtime (SWF)",
             {"requested", "runtime"});
-  AddChoice(command, "--semantics", options.semantics, "reference: workloads.md section 5; native: schedk's own",
+  AddChoice(command, "--semantics", options.semantics, "reference: docs/replay.md, Semantics; native: schedk's own",
             {"reference", "native"});
   command.add_option("--interval", options.interval, "native: seconds between scheduling passes (0: one per event)")
       ->check(CLI::Range(0LL, 86400LL))
       ->capture_default_str();
-  AddChoice(command, "--filter", options.filter, "pwa: the archive filter of workloads.md section 4.1",
+  AddChoice(command, "--filter", options.filter, "pwa: the archive filter of docs/replay.md",
             {"none", "pwa"});
   command.add_option("--jobs-out", options.jobs_out,
                      "Per-job results: SWF with the simulated wait in field 3, or CSV (.csv)");

@@ -1,5 +1,5 @@
 // request_words.hpp
-// The words of a session request line (protocol.md §3): the first word (the
+// The words of a session request line (docs/protocol.md §3): the first word (the
 // id, then the verb), and the arguments after the verb, each a bare word or
 // key=value, where a word or a value may be "double-quoted" (with the escapes
 // \" and \\ inside). Also the one way a reply quotes a message. Splitting

@@ -1,5 +1,5 @@
 // session.hpp
-// The line protocol of `schedk serve` (protocol.md §3): requests
+// The line protocol of `schedk serve` (docs/protocol.md §3): requests
 // `<id> <verb> [args]` one per line (with the bodies of `snapshot` and
 // `begin` requests on the lines that follow), replies `<type> <id> ...` with
 // exactly one terminal line (`hello`, `ok`, `done`, `err` or `bye`) per

@@ -1,5 +1,5 @@
 // session_error.hpp
-// A refused session request (protocol.md §3): a code, its name, a message,
+// A refused session request (docs/protocol.md §3): a code, its name, a message,
 // and where known the line inside the request's body or file and the object.
 // A refused request has changed nothing.
 #pragma once

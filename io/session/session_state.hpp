@@ -10,7 +10,7 @@
 // locks the shard of its job); configuration changes, loads and the clock are
 // exclusive. View() takes the shards at one instant and then reads them
 // without blocking job updates, except those that intern a new name, which
-// wait until it has resolved the names (about 12 ms for 100,000 jobs); the
+// wait until it has resolved the names (a walk over the jobs' name ids); the
 // pass that follows (priorities, dispatch) blocks nothing.
 // Invariants: `base_` is the cluster of `config_`, and every job row resolves
 // against it (a configuration change that would strand a job is refused);

@@ -1,6 +1,6 @@
 // complex_compare.hpp
 // Whether an offered attribute value satisfies a request (compare_complexes,
-// resource_cmp and string_cmp in sge_complex_schedd.c; sge-algorithms.md §6).
+// resource_cmp and string_cmp in sge_complex_schedd.c).
 // Numbers hold iff `request RELOP offered`; EXCL holds iff the request is 0 or
 // fits. At one level an attribute may offer a per-job amount (a load value or
 // what is left of a consumable), compared against request x slots, and a

@@ -1,5 +1,5 @@
 // host_load.hpp
-// Host load during one interval (sge-algorithms.md §4.2): reported load
+// Host load during one interval: reported load
 // values scaled by load_scaling and corrected for recently started tasks
 // (correct_load: each task started less than load_adjustment_decay_time ago
 // adds (1 - age/decay) x its slots x 100, truncated, to its host's load

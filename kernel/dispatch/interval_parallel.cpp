@@ -360,7 +360,7 @@ ParallelFit Interval::Distribute(const ParallelRoom& room, PeId pe, std::uint32_
   // Grid Engine moves each queue granted on the first (master) host to the
   // head of the list ("master queue must be at first position"), so that
   // host's queues come out in reverse order and the master is the last of
-  // them harvested (sge-algorithms §4.6 as corrected on a real 8.1.9 cell).
+  // them harvested (parallel_tag_queues_suitable4job, as a real 8.1.9 cell does it).
   if (!result.grants.empty()) {
     const HostId master_host = instances_.host[result.grants.front().instance];
     const auto master_host_end = std::find_if(result.grants.begin(), result.grants.end(),

@@ -1,5 +1,5 @@
 // job_duration.hpp
-// The durations the reservation planner assumes (sge-algorithms.md §5.2): a
+// The durations the reservation planner assumes: a
 // pending job runs min(h_rt, s_rt) of what it hard-requests, else the
 // scheduler's default_duration, plus DURATION_OFFSET; a running job keeps its
 // start and runs its wallclock limit (requested, else the queue's h_rt, else

@@ -1,6 +1,6 @@
 // schedule.hpp
 // One scheduling interval as Grid Engine's dispatch_jobs runs it
-// (sge-algorithms.md §4-§5): the running and suspended tasks are booked into
+// (8.1.9's dispatch_jobs): the running and suspended tasks are booked into
 // the resource containers (and, with max_reservation > 0, into utilisation
 // diagrams), then the dispatchable tasks are taken in dispatch order; each
 // starts now if every container it needs has room over its whole assumed

@@ -1,5 +1,5 @@
 // schedule_result.hpp
-// What one scheduling interval decided (protocol.md §2.1), with ids only;
+// What one scheduling interval decided (docs/protocol.md §2.1), with ids only;
 // io/ turns it into records. Decisions come in decision order: the dispatch
 // order of the interval, then the jobs the loop never examined, then held,
 // waiting and error-state jobs in job order. Monitor records are the
@@ -20,7 +20,7 @@ namespace schedk {
 
 enum class DecisionKind : std::uint8_t { kStart, kReserve, kPending };
 
-// protocol.md's reason codes. `object` in the decision names what the code
+// docs/protocol.md's reason codes. `object` in the decision names what the code
 // refers to: a complex (kResource, kNever with a resource), a cluster queue
 // (kQueue), a PE (kPe) or a queue instance (kLoadThreshold).
 enum class PendingReason : std::uint8_t {

@@ -1,7 +1,7 @@
 // scheduler_config.hpp
 // The scheduler configuration (qconf -ssconf, sched_conf(5)). Every field
-// starts at Grid Engine's install-template default (sge-algorithms.md §0), which
-// is what a snapshot gets for a key it leaves out.
+// starts at Grid Engine's install-template default (what a fresh cell's
+// qconf -ssconf prints), which is what a snapshot gets for a key it leaves out.
 // Invariants: weights are finite; policy_hierarchy holds each policy at most once.
 #pragma once
 
@@ -22,7 +22,7 @@ enum class QueueSortMethod : std::uint8_t { kLoad, kSeqNo };
 enum class PriorityPolicy : std::uint8_t { kGridEngine, kMaui };
 // How the Grid Engine policy normalises urgency, tickets and POSIX priority
 // (params PRIORITY_NORMALIZATION=ge|pending|linear), schedk options after the
-// critics of seed 000:
+// blog post "Calculating GE Job Priorities" (docs/priority-policies.md):
 //   kGridEngine: min-max over running and dispatchable jobs, 0.5 for a flat range;
 //   kPendingOnly: the same over the dispatchable jobs alone;
 //   kLinear: nurg = urg / LINEAR_URGENCY_SCALE, ntckts = tckts / LINEAR_TICKET_SCALE,

@@ -205,7 +205,7 @@ class PendingLoop {
     for (std::uint32_t i : selected_) counts_.Add(refs_, i, -1);
     // A selected task keeps its own value and, if dependent, adds it to its
     // tickets. Any other member takes its category's head value; it adds it
-    // unless it is the head (destribute_ftickets' quirk, sge-algorithms.md §3).
+    // unless it is the head (destribute_ftickets' quirk).
     constexpr std::uint32_t kAllSelected = UINT32_MAX;
     struct Head {
       std::uint32_t ref;  // kAllSelected: no member is left

@@ -62,8 +62,8 @@ void FunctionalTicketsPendingReference(const SchedulerConfig& config, const Enti
                                        EntityCounts& counts, const FunctionalSums& running_sums, bool dependent,
                                        TicketRefs& refs);
 
-// schedk's FUNCTIONAL_SPLIT=linear (after seed 000's critique of the greedy
-// loop): each category's tickets go to the entities with pending tasks in
+// schedk's FUNCTIONAL_SPLIT=linear (after the critique of the greedy loop in
+// docs/priority-policies.md): each category's tickets go to the entities with pending tasks in
 // proportion to their shares, and each entity's evenly to its pending tasks
 // (the job category: in proportion to -js). The pending tasks' functional
 // tickets then sum to weight_tickets_functional (each category weight counts

@@ -1,5 +1,5 @@
 // maui_priority.hpp
-// Maui's multi-factor job priority (seed 003; MJobGetStartPriority in Maui 3.3):
+// Maui's multi-factor job priority (MJobGetStartPriority in Maui 3.3):
 //   priority = sum over components c of CWEIGHT_c * min(CAP_c, sum over its
 //              subcomponents s of SWEIGHT_s * min(CAP_s, factor_s))
 // with the factors

@@ -1,6 +1,6 @@
 // utilization_diagram.hpp
 // A resource utilisation diagram (Grid Engine's `utilized` list of a RUE,
-// sge-algorithms.md §5.1): how much of one resource one container (a PE, the
+// sge_resource_utilization.c): how much of one resource one container (a PE, the
 // global host, an exec host, a queue instance) has in use, as a step function
 // of time. Each breakpoint (time, amount) holds from its time until the next
 // breakpoint; before the first the amount is 0, after the last it is the last
@@ -47,7 +47,7 @@ struct Breakpoint {
 class UtilizationDiagram {
  public:
   // 128 keeps most host and queue-instance diagrams in one block, where Max is one
-  // search and a short scan (the 10,000-host interval: 31 s against 41 s with 64).
+  // search and a short scan.
   static constexpr std::uint32_t kBlockCapacity = 128;
 
   bool empty() const { return size_ == 0; }

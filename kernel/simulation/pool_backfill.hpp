@@ -15,7 +15,7 @@
 //     fits beside the reservation (in the extra processors free at S);
 //   * fcfs: no job passes the first one that cannot start;
 //   * a running job is assumed to end at its estimated end; under reference
-//     semantics (workloads.md §5 point 3) it holds its processors until its
+//     semantics (docs/replay.md, Semantics) it holds its processors until its
 //     termination or that end, whichever comes first; under native semantics
 //     until its termination, and once past its estimated end it is assumed to
 //     end schedule_interval after now (RunningJobDuration).

@@ -1,5 +1,5 @@
 // simulation_metrics.hpp
-// The summary of a replay (workloads.md §4): jobs, mean wait (start - submit),
+// The summary of a replay (docs/replay.md, Outputs): jobs, mean wait (start - submit),
 // mean bounded slowdown max(1, (wait + run) / max(run, tau)) with tau = 10 s
 // over all jobs, utilisation sum(run * slots) / (capacity * (last end - first
 // submit)), and the makespan (last end - first submit). Jobs that never

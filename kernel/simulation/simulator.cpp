@@ -245,7 +245,7 @@ class Replay {
     for (std::uint32_t set : used_slots) request_slot_[set] = kNoSlot;
 
     // A few thousand rows or fewer are ranked quicker on one thread than split
-    // into tasks (KTH-SP2: 0.66 -> 0.61 s); the serial twin gives the same bits.
+    // into tasks; the serial twin gives the same bits.
     const ExecutionMode ranking =
         table.rows() < tuning::kReplayParallelFromRows ? ExecutionMode::kSerial : options_.mode;
     const PriorityResult priorities = ComputePriorities(cluster_, table, ranking);

@@ -14,7 +14,7 @@
 //   * fcfs: no reservations, and a pass's starts are taken only up to the
 //     first job that does not start (no job passes an earlier one).
 // Semantics:
-//   * reference (workloads.md §5): at equal times all submissions come before
+//   * reference (docs/replay.md, Semantics): at equal times all submissions come before
 //     all terminations, each in creation order; every event triggers a pass;
 //     a running job whose estimated end has come counts as finished for the
 //     pass, even before its termination event;

@@ -1,5 +1,5 @@
 // fuzz_session: the input is the lines a master sends to `schedk serve`
-// (protocol.md §3, io/session/session.hpp), fed to a Session after a fixed
+// (docs/protocol.md §3, io/session/session.hpp), fed to a Session after a fixed
 // prefix that says hello and loads a small cluster through a `snapshot` body,
 // so every input starts from a live state; then EndOfInput. Lines longer than
 // the session's max_line_bytes (4096 here) are cut and flagged as the serve

@@ -1,4 +1,4 @@
-// fuzz_snapshot: the input is snapshot text (protocol.md §1) for
+// fuzz_snapshot: the input is snapshot text (docs/protocol.md §1) for
 // io::ReadSnapshot. Where it loads and stays small (bounds below), one
 // interval runs: ComputePriorities, QueueInstanceTable::Build, ScheduleInterval.
 // Properties:

@@ -1,4 +1,4 @@
-// The snapshot reader: what it builds from each part of protocol.md §1, and
+// The snapshot reader: what it builds from each part of docs/protocol.md §1, and
 // one test per category of bad input, checking the message and the line.
 #include "io/snapshot_reader.hpp"
 

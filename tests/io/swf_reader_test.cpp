@@ -1,5 +1,5 @@
 // The SWF reader: header numbers, fields, errors with their line, lenient
-// reading, gzip input, and the archive filter of workloads.md §4.1 (on crafted
+// reading, gzip input, and the archive filter of docs/replay.md, The archive filter (on crafted
 // jobs, and on the stored CTC-SP2 trace: 77,199 jobs, as the SC'15 runs used).
 #include <gtest/gtest.h>
 
@@ -135,7 +135,7 @@ TEST(SwfDatasetTest, CtcSp2FilteredIsTheSc15Input) {
   EXPECT_EQ(t->jobs.size(), 77222u);  // MaxRecords
   EXPECT_EQ(t->max_procs, 338);
   PwaFilter(t.value());
-  EXPECT_EQ(t->jobs.size(), 77199u);  // workloads.md §4.1
+  EXPECT_EQ(t->jobs.size(), 77199u);  // docs/replay.md, The archive filter
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Trace replay (kernel/simulation): the pyss micro-case of workloads.md §6
+// Trace replay (kernel/simulation): the pyss micro-case of the pyss test suite
 // level 0 under FCFS, EASY and conservative; the summary's arithmetic; and, on
 // the stored traces (skipped where ../shared is absent), the published SC'15
 // EASY schedules of all four traces job by job (level 1), the CTC-SP2 smoke
@@ -127,7 +127,7 @@ TEST(SimulatorTest, PassesEveryIntervalInNativeSemantics) {
   EXPECT_EQ(r.result.jobs[1].start, -1);
 }
 
-// More of pyss's hand-made cases (workloads.md §2), re-expressed: 100
+// More of pyss's hand-made cases (the pyss test suite), re-expressed: 100
 // processors; jobs as (submit, estimate, processors, runtime) with the finish
 // time each policy must give. All 50 (case, policy) pairs of the stored subset
 // of pyss's inputs were checked the same way while this was written.
