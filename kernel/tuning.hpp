@@ -36,9 +36,6 @@ inline constexpr std::size_t kLeafMovesPerTask = 8;
 inline constexpr std::ptrdiff_t kLeafPrefetchRefs = 8;
 // Pending tasks below a share-tree node for its subtree to get its own task.
 inline constexpr std::uint32_t kShareSubtreeMinTasks = 2048;
-// Members ahead whose tickets and submission times are fetched while category
-// heads are found: members are refs all over the table.
-inline constexpr std::size_t kCategoryHeadPrefetch = 16;
 // A chunk keeps its category members listed while they are at most 1/8 of its
 // refs: most tasks of a large pass carry no override tickets.
 inline constexpr std::size_t kCategoryListedShare = 8;

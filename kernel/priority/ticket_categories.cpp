@@ -365,35 +365,16 @@ class CategoryGrouping {
   }
 
   // A dependent policy's order inside each category (MemberOrder: in full, or
-  // the head alone). Members are refs all over the table; finding the heads
-  // fetches what it reads of them a few members ahead, across the categories' bounds.
+  // the head alone).
   void OrderMembers() {
     const DependentBefore before{refs_};
     ForRanges(result_.categories.size(), 64, [&](std::size_t begin, std::size_t end) {
-      std::uint32_t* const members = result_.members.data();
-      const std::uint32_t fetch_end = start_[end];
-      auto fetch = [&](std::uint32_t m) {
-        if (m < fetch_end) {
-          __builtin_prefetch(&refs_.tickets[members[m]]);
-          __builtin_prefetch(&refs_.submit[members[m]]);
-        }
-      };
-      const bool head_first = order_ == MemberOrder::kHeadFirst;
-      if (head_first) {
-        const std::uint32_t ahead = std::min<std::uint32_t>(fetch_end, start_[begin] + tuning::kCategoryHeadPrefetch);
-        for (std::uint32_t m = start_[begin]; m < ahead; ++m) fetch(m);
-      }
       for (std::size_t c = begin; c < end; ++c) {
         if (!in_ref_order_.empty() && in_ref_order_[c]) continue;
-        std::uint32_t* const first = members + start_[c];
-        std::uint32_t* const last = members + start_[c + 1];
-        if (head_first) {
-          std::uint32_t* best = first;
-          for (std::uint32_t* it = first; it != last; ++it) {
-            fetch(static_cast<std::uint32_t>(it - members) + tuning::kCategoryHeadPrefetch);
-            if (before(*it, *best)) best = it;
-          }
-          std::iter_swap(first, best);
+        std::uint32_t* const first = result_.members.data() + start_[c];
+        std::uint32_t* const last = result_.members.data() + start_[c + 1];
+        if (order_ == MemberOrder::kHeadFirst) {
+          std::iter_swap(first, std::min_element(first, last, before));
         } else if (!std::is_sorted(first, last, before)) {
           std::sort(first, last, before);
         }
