@@ -55,8 +55,6 @@ inline constexpr std::size_t kDebitAllParallelFrom = 32;
 // Hosts per block when a walk plan is built and when its host coverage is
 // worked out: each block's tables are built by one task, then joined in order.
 inline constexpr std::uint32_t kPlanHostsPerBlock = 256;
-// Hosts ahead whose breakpoints the host coverage asks memory for.
-inline constexpr std::uint32_t kCoveragePrefetchHosts = 2;
 // Walk plans kept per interval: each is a table over the hosts, so past this
 // many distinct keys all are dropped at once.
 inline constexpr std::size_t kKeptWalkPlans = 64;

@@ -111,15 +111,6 @@ struct Block {
   }
 };
 
-// Asks for the breakpoints of a plan host from memory ahead of reading them.
-void PrefetchSteps(const WalkPlan& walk, const HostPlan& plan, const FlatDiagrams& flat) {
-  for (std::uint32_t g = plan.first; g < walk.DemandsEnd(plan); ++g) {
-    const std::span<const Breakpoint> steps = flat.Steps(walk.demands[g].entry);
-    const char* bytes = reinterpret_cast<const char*>(steps.data());
-    for (std::size_t offset = 0; offset < steps.size_bytes(); offset += 64) __builtin_prefetch(bytes + offset);
-  }
-}
-
 // The times at which the hosts fail, from the events of the hosts denied:
 // counted from each event on, the hosts fail where the rule does not allow the others.
 std::vector<std::pair<Time, Time>> FailuresOf(std::vector<std::pair<Time, std::int32_t>>& events,
@@ -171,8 +162,6 @@ HostCoverage HostCoverage::Build(const WalkPlan& walk, const DemandCounter& coun
     std::vector<std::pair<Time, Time>> ranges;
     const auto end = std::min(host_count, static_cast<std::uint32_t>((b + 1) * tuning::kPlanHostsPerBlock));
     for (auto h = static_cast<std::uint32_t>(b * tuning::kPlanHostsPerBlock); h < end; ++h) {
-      if (h + tuning::kCoveragePrefetchHosts < end)
-        PrefetchSteps(walk, walk.hosts[h + tuning::kCoveragePrefetchHosts], flat);
       const HostPlan& plan = walk.hosts[h];
       ranges.clear();
       for (std::uint32_t g = plan.first; g < walk.DemandsEnd(plan); ++g) {
