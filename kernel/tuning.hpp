@@ -32,8 +32,6 @@ inline constexpr std::size_t kShareLayoutChunkRefs = std::size_t{1} << 17;
 // within this many moves per task; most leaves arrive in ref order.
 inline constexpr std::size_t kLeafFewDescents = 16;
 inline constexpr std::size_t kLeafMovesPerTask = 8;
-// Refs ahead whose ticket columns are fetched in a share-tree leaf's walk.
-inline constexpr std::ptrdiff_t kLeafPrefetchRefs = 8;
 // Pending tasks below a share-tree node for its subtree to get its own task.
 inline constexpr std::uint32_t kShareSubtreeMinTasks = 2048;
 // A chunk keeps its category members listed while they are at most 1/8 of its

@@ -634,12 +634,8 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
       if (by_slots) job_count += slot_dilution[ref];
     };
     const double stt = nodes_[n].stt;
-    // The refs are scattered over the table: their columns are fetched a few
-    // entries ahead.
     if (final_level(n)) {
       for (auto it = first; it != last; ++it) {
-        if (last - it > tuning::kLeafPrefetchRefs)
-          __builtin_prefetch(&refs.stix[it[tuning::kLeafPrefetchRefs].ref()], 1);
         before();
         refs.stix[it->ref()] = (stt / job_count) * total_tickets;  // shr * T_S
         after(it->ref());
@@ -656,9 +652,6 @@ void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, Pendi
       return first_keys && !((layout.job_shares[k >> 6] >> (k & 63)) & 1);
     };
     for (auto it = first; it != last; ++it) {
-      if (dependent && last - it > tuning::kLeafPrefetchRefs && !key_is_tickets(it[tuning::kLeafPrefetchRefs])) {
-        __builtin_prefetch(&refs.tickets[it[tuning::kLeafPrefetchRefs].ref()]);
-      }
       before();
       double earlier = 0;
       if (dependent) earlier = key_is_tickets(*it) ? FromDescendingBits(it->key) : refs.tickets[it->ref()];
