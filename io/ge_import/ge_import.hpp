@@ -1,7 +1,7 @@
 // ge_import.hpp
 // `schedk import ge`: a live Grid Engine cell (or a capture of one) as a
-// snapshot. Configuration objects are pasted as qconf prints them (protocol
-// §1.1); jobs come from qstat's XML (qstat_xml.hpp) as job records; queue
+// snapshot. Configuration objects are pasted as qconf prints them
+// (docs/protocol.md §1.1); jobs come from qstat's XML (qstat_xml.hpp) as job records; queue
 // instance states become each queue's `states` attribute.
 // Invariants: the result is whole or an error. Every command's output is
 // checked, every object the cell has is in the snapshot or the import fails

@@ -1,6 +1,6 @@
 // snapshot_diff.hpp
 // What a master sends `schedk serve` to move a session from one snapshot of
-// its cell to the next: the changes only, as session requests (protocol §3)
+// its cell to the next: the changes only, as session requests (docs/protocol.md §3)
 // without their ids. `schedk shadow` feeds a session this way, and other
 // masters can copy it.
 //   - `clock <t>` when the clock moved;

@@ -271,7 +271,7 @@ class Interval {
   // says why the task stays pending, and its category cannot reserve again.
   bool Reserve(const JobView& job, CategoryState& category, Decision& why, std::uint32_t& reservations);
   std::optional<std::pair<std::uint32_t, Time>> ReserveSequential(const JobView& job, Decision& why);
-  // The earliest time every demand fits for d seconds (§5.4: each diagram's
+  // The earliest time every demand fits for d seconds (each diagram's
   // tail; with RESERVE_IN_GAPS, the earliest common fit, gaps included).
   std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why);
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
@@ -337,7 +337,7 @@ class Interval {
                            const HostSlots& last, std::uint32_t enough);
 
   void RejectForNow(CategoryState& category, const Decision& why);
-  // The dispatch loop (§5.6) over the dispatchable tasks' rows: the number
+  // The dispatch loop over the dispatchable tasks' rows: the number
   // it reached before Grid Engine's queue list ran empty.
   std::size_t DispatchLoop(const std::vector<TaskRow>& rows);
   // One task of the dispatch loop.
@@ -388,7 +388,7 @@ class Interval {
   std::multiset<double> host_free_values_;   // host_free_slots_ of every host, for their maximum
   std::vector<double> instance_free_slots_;  // free slots now of instances not in alarm
   double free_slots_ = 0;                    // their sum
-  // Queue order (§4.2): by (host load, seq_no) or (seq_no, host load), then
+  // Queue order (sort_queue_list): by (host load, seq_no) or (seq_no, host load), then
   // definition order; hosts with equal load share a rank, so ordering by the
   // load itself is ordering by rank. Kept as sets so that a start re-sorts only
   // the instances of the hosts it changed.
@@ -425,7 +425,7 @@ class Interval {
   mutable std::vector<std::uint32_t> hosts_by_load_;
   mutable std::uint64_t hosts_by_load_version_ = UINT64_MAX;
   // Hosts with an instance in free_order_, in the order parallel jobs walk
-  // hosts (§4.7: load, then host); each host's instances by (seq_no, instance),
+  // hosts (load, then host); each host's instances by (seq_no, instance),
   // their order within the host in queue order.
   std::set<std::pair<double, std::uint32_t>> free_hosts_;
   std::vector<std::uint32_t> host_queues_;  // CSR over instances_.host_first
@@ -504,7 +504,7 @@ inline std::optional<Demand> Interval::DemandOn(std::uint32_t k, const JobView& 
   const ComplexAttribute& a = complexes_[e.complex];
   const ComplexValue* requested = FindValue(job.requests->hard, e.complex);
   if (a.relop == Relop::kExcl) {
-    // §4.5: a job requesting exclusivity needs both usages at 0 and books the
+    // A job requesting exclusivity needs both usages at 0 and books the
     // exclusive one; any other job needs the exclusive usage at 0 and books
     // the non-exclusive one.
     const bool exclusive = requested != nullptr && requested->number != 0;

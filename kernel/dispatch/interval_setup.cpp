@@ -264,7 +264,7 @@ void Interval::BookRunningJobs() {
 
 void Interval::Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
                        double amount) {
-  if (!ledger_.with_diagrams()) return;  // no diagram, no line (§5.8)
+  if (!ledger_.with_diagrams()) return;  // no diagram, no line
   result_.monitor.push_back({job.job, job.task, state, start, d, c, ledger_.entry(k).complex, amount});
 }
 

@@ -1,5 +1,5 @@
 // queue_end_search.hpp
-// The queue-end-time iteration for a parallel job's reservation (§5.5): the
+// The queue-end-time iteration for a parallel job's reservation: the
 // candidate start times are the breakpoints of the diagrams the job draws on
 // (its PE's, the global host's, those of every statically eligible queue
 // instance and its host), and Grid Engine walks them from the latest down,

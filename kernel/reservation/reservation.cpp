@@ -1,7 +1,7 @@
 // The reservation step of the dispatch loop and its searches: sequential jobs
 // take the earliest start over the queue instances in the queue list's order
-// (§5.4), parallel jobs the queue-end-time walk's start on the PE that gives it
-// earliest (§5.5, queue_end_search.hpp).
+// (Grid Engine's per-queue tail search), parallel jobs the queue-end-time walk's start on the PE that gives it
+// earliest (queue_end_search.hpp).
 #include "kernel/dispatch/interval.hpp"
 #include "kernel/reservation/queue_end_search.hpp"
 #include "kernel/tuning.hpp"
@@ -139,7 +139,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     }
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
-    // Maximise the slot count at that start (§4.7), by binary search as for
+    // Maximise the slot count at that start, by binary search as for
     // "now". The walk's room has the list's host order and each host's
     // instances in queue order, or with sorted-in full ones, in queue order
     // where no host has two instances whose keys tie.

@@ -33,7 +33,7 @@ namespace schedk {
 // Grid Engine's U32MAX: the end of an infinite job and the end of every plan.
 inline constexpr Time kDiagramForever = std::numeric_limits<std::uint32_t>::max();
 
-// end(s, d) of §5.1: s + d, saturated at kDiagramForever.
+// A booking's end s + d, saturated at kDiagramForever.
 inline Time DiagramEnd(Time start, Duration duration) {
   return start + duration < kDiagramForever ? start + duration : kDiagramForever;
 }
@@ -98,7 +98,7 @@ class UtilizationDiagram {
   // diagram allow (fit_frontier.hpp), and remembered there for later questions.
   std::optional<Time> EarliestFit(Time from, Duration duration, double limit, FitFrontier& frontier) const;
 
-  // The queue-end-time iterator's steps (§5.5): the time of the last breakpoint,
+  // The queue-end-time iterator's steps: the time of the last breakpoint,
   // and of the latest breakpoint before `t`; nullopt when there is none.
   std::optional<Time> LastBreakpoint() const;
   std::optional<Time> LastBreakpointBefore(Time t) const;

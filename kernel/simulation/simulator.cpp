@@ -190,7 +190,7 @@ class Replay {
     members.reserve(running_.size() + pending_.size());
     for (std::uint32_t j : running_) {
       const Job& job = jobs_[j];
-      // §5 point 3: an estimated end that has come frees the processors now.
+      // docs/replay.md, Semantics: an estimated end that has come frees the processors now.
       if (options_.semantics == SimSemantics::kReference && job.out.start + job.out.estimate <= now) continue;
       members.push_back(j);
     }
