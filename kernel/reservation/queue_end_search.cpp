@@ -17,7 +17,7 @@ namespace schedk::dispatch_detail {
 namespace {
 
 // The distinct breakpoint times in [from, to) of the entries' diagrams, latest first.
-std::vector<Time> TimesIn(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries, Time from, Time to) {
+std::vector<Time> BreakpointTimesIn(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries, Time from, Time to) {
   std::vector<std::vector<Time>> parts((entries.size() + 255) / 256);
   tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
     const std::size_t end = std::min(entries.size(), (part + 1) * 256);
@@ -33,7 +33,7 @@ std::vector<Time> TimesIn(const ResourceLedger& ledger, const std::vector<std::u
 
 // Every candidate time of a walk whose candidate-time entries are `entries`, latest first.
 std::vector<Time> QueueEndTimes(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries) {
-  return TimesIn(ledger, entries, 0, kDiagramForever + 1);
+  return BreakpointTimesIn(ledger, entries, 0, kDiagramForever + 1);
 }
 
 // Events where a demand's count may change, packed as (time, demand) in one
@@ -127,10 +127,9 @@ bool QueueEndSearch::Plan() {
     return false;
   }
   plan_ = interval_.PlanWalk(job_, pe_, global_found);
-  walk_ = plan_.get();
-  amounts_ = interval_.DemandAmounts(*walk_, job_);
-  count_.emplace(DemandCounter{*walk_, amounts_, ledger_});
-  const std::size_t demands = walk_->demands.size(), hosts = walk_->hosts.size();
+  amounts_ = interval_.DemandAmounts(*plan_, job_);
+  count_.emplace(DemandCounter{*plan_, amounts_, ledger_});
+  const std::size_t demands = plan_->demands.size(), hosts = plan_->hosts.size();
   fits_.assign(demands, kUnlimited);
   hints_.assign(demands, 0);
   // $pe_slots and a fixed rule count the hosts with room for the rule's
@@ -139,9 +138,9 @@ bool QueueEndSearch::Plan() {
   const AllocationRule rule = verdict_.rule;
   by_coverage_ = (rule == AllocationRule::kPeSlots || rule == AllocationRule::kFixed) && verdict_.per_host >= 1 &&
                  ledger_.with_diagrams() &&
-                 std::all_of(walk_->hosts.begin(), walk_->hosts.end(),
+                 std::all_of(plan_->hosts.begin(), plan_->hosts.end(),
                              [](const HostPlan& h) { return h.instances_end - h.instances_begin == 1; });
-  if (by_coverage_) coverage_ = HostCoverage::Build(*walk_, *count_, verdict_, d_, ledger_, interval_.flat_diagrams_);
+  if (by_coverage_) coverage_ = HostCoverage::Build(*plan_, *count_, verdict_, d_, ledger_, interval_.flat_diagrams_);
   available_.assign(hosts, 0);
   // With the ledger's breakpoint index, the candidate times of a stretch are
   // read from its postings of the walk's entries, not searched for in every
@@ -149,7 +148,7 @@ bool QueueEndSearch::Plan() {
   index_ = ledger_.breakpoint_index();
   if (index_ != nullptr) {
     weighed_.assign(ledger_.size(), 0);
-    for (std::uint32_t k : walk_->time_entries) weighed_[k] = 1;
+    for (std::uint32_t k : plan_->time_entries) weighed_[k] = 1;
   }
   demand_stamp_.assign(demands, SIZE_MAX);
   host_stamp_.assign(hosts, SIZE_MAX);
@@ -159,7 +158,7 @@ bool QueueEndSearch::Plan() {
 // --- counts over one window ----------------------------------------------------------------------
 
 std::uint32_t QueueEndSearch::FitsAt(std::uint32_t g, Time t, Duration window, bool monotone) {
-  const std::uint32_t entry = walk_->demands[g].entry;
+  const std::uint32_t entry = plan_->demands[g].entry;
   const UtilizationDiagram& diagram = ledger_.diagram(entry);
   const double used = monotone && t < kDiagramForever ? diagram.AmountAt(t, hints_[g])
                       : ledger_.with_diagrams()       ? diagram.Max(t, window, hints_[g])
@@ -174,17 +173,17 @@ std::uint32_t QueueEndSearch::SlotsOf(std::uint32_t first, std::uint32_t last) c
 }
 
 std::uint64_t QueueEndSearch::Availability(std::uint32_t h) const {
-  const HostPlan& plan = walk_->hosts[h];
+  const HostPlan& plan = plan_->hosts[h];
   const std::uint64_t host_slots = SlotsOf(plan.first, plan.last);
   if (host_slots == 0) return 0;
   std::uint64_t sum = 0;
-  for (const InstancePlan& instance : walk_->InstancesOf(plan)) sum += SlotsOf(instance.first, instance.last);
+  for (const InstancePlan& instance : plan_->InstancesOf(plan)) sum += SlotsOf(instance.first, instance.last);
   return std::min(host_slots, sum);
 }
 
 std::uint64_t QueueEndSearch::Refresh(std::uint32_t h, Time t, Duration window, bool monotone) {
-  const HostPlan& plan = walk_->hosts[h];
-  const std::uint32_t last = walk_->DemandsEnd(plan);
+  const HostPlan& plan = plan_->hosts[h];
+  const std::uint32_t last = plan_->DemandsEnd(plan);
   for (std::uint32_t g = plan.first; g < last; ++g) fits_[g] = FitsAt(g, t, window, monotone);
   return Availability(h);
 }
@@ -223,7 +222,7 @@ bool QueueEndSearch::FeasibleAt(Time t) {
 bool QueueEndSearch::HostsSuffice(Time t, Duration window, bool monotone) {
   std::atomic<std::uint64_t> total{0}, roomy{0};
   std::atomic<bool> enough{false};
-  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(walk_->hosts.size()), 64),
+  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(plan_->hosts.size()), 64),
                     [&](const tbb::blocked_range<std::uint32_t>& r) {
                       if (enough.load(std::memory_order_relaxed)) return;
                       std::uint64_t block_total = 0, block_roomy = 0;
@@ -249,7 +248,7 @@ bool QueueEndSearch::FeasibleThroughout(Time low, Time high) {
 // --- candidate times -----------------------------------------------------------------------------
 
 std::vector<Time> QueueEndSearch::TimesIn(Time from, Time to) const {
-  if (index_ == nullptr) return dispatch_detail::TimesIn(ledger_, walk_->time_entries, from, to);
+  if (index_ == nullptr) return BreakpointTimesIn(ledger_, plan_->time_entries, from, to);
   std::vector<Time> times;
   index_->ForEachIn(from, to, [&](Time t, std::uint32_t k) {
     if (weighed_[k] && (times.empty() || times.back() != t)) times.push_back(t);
@@ -268,7 +267,7 @@ std::optional<Time> QueueEndSearch::EarliestCandidateIn(Time low, Time high) con
     });
     return earliest;
   }
-  for (std::uint32_t k : walk_->time_entries) {
+  for (std::uint32_t k : plan_->time_entries) {
     const std::optional<Time> t = ledger_.diagram(k).NextBreakpoint(low);
     if (t && *t < high) earliest = earliest ? std::min(*earliest, *t) : *t;
   }
@@ -283,7 +282,7 @@ Time QueueEndSearch::LastRise() const {
   if (pe_entry_) note_rises(*pe_entry_);
   interval_.ForEachDemand({ContainerLevel::kGlobal, 0}, job_, [&](const Demand& demand) { note_rises(demand.entry); });
   // The plan's demands, in parallel (each names its own entry).
-  const std::vector<DemandSlot>& demands = walk_->demands;
+  const std::vector<DemandSlot>& demands = plan_->demands;
   return tbb::parallel_reduce(
       tbb::blocked_range<std::size_t>(0, demands.size(), 1024), rises,
       [&](const tbb::blocked_range<std::size_t>& r, Time latest) {
@@ -455,7 +454,7 @@ std::optional<Time> QueueEndSearch::SearchBelowLastRise(Time first_time, Time ri
 }
 
 std::vector<std::uint64_t> QueueEndSearch::EventsOf(Time low, Time high) {
-  const std::vector<DemandSlot>& demands = walk_->demands;
+  const std::vector<DemandSlot>& demands = plan_->demands;
   std::vector<std::uint64_t> events;
   if (index_ != nullptr) {
     if (demand_of_.empty()) {
@@ -504,7 +503,7 @@ std::size_t QueueEndSearch::SweepEachCandidate(const std::vector<Time>& chunk) {
 }
 
 std::size_t QueueEndSearch::Sweep(const std::vector<Time>& chunk) {
-  const std::vector<DemandSlot>& demands = walk_->demands;
+  const std::vector<DemandSlot>& demands = plan_->demands;
   // The coverage, or too many demands to pack: every candidate on its own.
   if (by_coverage_ || demands.size() >= (std::size_t{1} << kDemandBits)) return SweepEachCandidate(chunk);
   auto [total, roomy] = EvaluateHosts(chunk.front(), d_, false);
@@ -545,7 +544,7 @@ std::size_t QueueEndSearch::Sweep(const std::vector<Time>& chunk) {
       if (demand_stamp_[g] == visit_) continue;
       demand_stamp_[g] = visit_;
       fits_[g] = event_fits[next_event];
-      const std::uint32_t h = walk_->demand_host[g];
+      const std::uint32_t h = plan_->demand_host[g];
       if (host_stamp_[h] != visit_) {
         host_stamp_[h] = visit_;
         touched_.push_back(h);
@@ -575,7 +574,7 @@ Interval::ParallelRoom QueueEndSearch::RoomAt(Time start) {
   std::uint64_t unused = 0;
   ParallelRoom room = interval_.RoomBase(job_, pe_, start, unused);
   if (!room.usable) return room;
-  const std::vector<HostPlan>& hosts = walk_->hosts;
+  const std::vector<HostPlan>& hosts = plan_->hosts;
   std::vector<std::uint32_t> plan_of_host(interval_.cluster_.hosts.size(), UINT32_MAX);
   for (std::uint32_t h = 0; h < hosts.size(); ++h) plan_of_host[hosts[h].host.index()] = h;
   const bool listed = !interval_.list_order_.unsorted().empty();
@@ -620,12 +619,12 @@ Interval::ParallelRoom QueueEndSearch::RoomAt(Time start) {
 }
 
 std::optional<Interval::HostSlots> QueueEndSearch::HostSlotsOf(std::uint32_t h, bool listed) const {
-  const HostPlan& plan = walk_->hosts[h];
+  const HostPlan& plan = plan_->hosts[h];
   const std::uint32_t host_slots = SlotsOf(plan.first, plan.last);
   if (host_slots == 0) return std::nullopt;
   Interval::HostSlots slots{plan.host, host_slots, {}};
   std::uint64_t sum = 0;
-  for (const InstancePlan& instance : walk_->InstancesOf(plan)) {
+  for (const InstancePlan& instance : plan_->InstancesOf(plan)) {
     const std::uint32_t n = SlotsOf(instance.first, instance.last);
     if (n == 0) continue;
     slots.queues.emplace_back(instance.instance, n);

@@ -137,8 +137,7 @@ class QueueEndSearch {
   const std::uint32_t most_;
   const RuleVerdict verdict_;
   const std::optional<std::uint32_t> pe_entry_;
-  std::shared_ptr<const WalkPlan> plan_;
-  const WalkPlan* walk_ = nullptr;
+  std::shared_ptr<const WalkPlan> plan_;  // the walk's plan (set by Plan)
   std::vector<double> amounts_;
   std::optional<DemandCounter> count_;
   std::vector<std::uint32_t> fits_;   // per demand: its count over the window last asked

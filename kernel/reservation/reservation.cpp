@@ -1,7 +1,7 @@
 // The reservation step of the dispatch loop and its searches: sequential jobs
 // take the earliest start over the queue instances in the queue list's order
-// (Grid Engine's per-queue tail search), parallel jobs the queue-end-time walk's start on the PE that gives it
-// earliest (queue_end_search.hpp).
+// (Grid Engine's per-queue tail search), parallel jobs the queue-end-time
+// walk's start on the PE that gives it earliest (queue_end_search.hpp).
 #include "kernel/dispatch/interval.hpp"
 #include "kernel/reservation/queue_end_search.hpp"
 #include "kernel/tuning.hpp"
