@@ -19,7 +19,6 @@
 #include <random>
 #include <vector>
 
-#include "kernel/reservation/naive_utilization_diagram.hpp"
 #include "kernel/reservation/utilization_diagram.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // plan_check.hpp
 // A replay checker for one scheduling interval's plan, shared by the property
-// tests (tests/kernel/schedule_property_test.cpp) and the fuzzers
+// tests (tests/kernel/dispatch/schedule_property_test.cpp) and the fuzzers
 // (tests/fuzz/fuzz_snapshot.cpp). Header-only, no GoogleTest.
 //
 // Every booking of the plan (the MONITOR records: running and suspended tasks,
@@ -27,7 +27,7 @@
 #include "kernel/dispatch/resource_ledger.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
 #include "kernel/model/cluster.hpp"
-#include "kernel/reservation/naive_utilization_diagram.hpp"
+#include "kernel/reservation/utilization_diagram.hpp"
 
 namespace schedk::testing {
 

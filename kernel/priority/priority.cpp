@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <unordered_map>
@@ -399,6 +400,167 @@ std::vector<JobNumber> ClearedJobs(const JobTable& jobs, const RowIndex& index, 
   return kept;
 }
 
+// A task's merge key: its prio, then submission time, job number, pending
+// job index and row, which order all tasks totally.
+class TaskKeys {
+ public:
+  TaskKeys(const Cluster& cluster, const JobTable& jobs, const RowIndex& index, const PriorityResult& result)
+      : cluster_(cluster), jobs_(jobs), index_(index), result_(result) {}
+  MergeKey operator()(std::uint32_t pending_job, const DispatchEntry& e) const {
+    const JobShard& shard = jobs_.shards()[index_.shard(e.row)];
+    const std::uint32_t row = index_.row(e.row);
+    return MakeMergeKey(TaskPrio(cluster_, result_, shard.posix_priority[row], e), shard.submit[row], shard.number[row],
+                        pending_job, e.row);
+  }
+
+ private:
+  const Cluster& cluster_;
+  const JobTable& jobs_;
+  const RowIndex& index_;
+  const PriorityResult& result_;
+};
+
+// The tasks that are not dispatchable: running and suspended ones by prio
+// (then task), the tasks without priority information by job and task.
+struct OtherTasks {
+  std::vector<std::pair<MergeKey, DispatchEntry>> running;
+  std::vector<std::pair<JobNumber, DispatchEntry>> rest;
+};
+
+// Shards are collected apart (in parallel unless serial) and joined in shard
+// order; both lists are then sorted by keys that order them totally.
+OtherTasks CollectOtherTasks(const JobTable& jobs, const RowIndex& index, const PriorityResult& result,
+                             const TaskKeys& key_for, ExecutionMode mode) {
+  const std::size_t shards = jobs.shards().size();
+  std::vector<OtherTasks> by_shard(shards);
+  ForEachIndex(mode, shards, [&](std::size_t s) {
+    const JobShard& shard = jobs.shards()[s];
+    for (std::size_t r = 0; r < shard.size(); ++r) {
+      const std::uint32_t flat = index.offsets()[s] + static_cast<std::uint32_t>(r);
+      const RowRole role = result.roles[flat];
+      if (role == RowRole::kRunning || role == RowRole::kSuspended) {
+        const DispatchEntry e{flat, shard.task_first[r], result.tickets.first_ref[flat], true};
+        by_shard[s].running.emplace_back(key_for(0, e), e);
+      } else if (role == RowRole::kInactive) {
+        for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
+          by_shard[s].rest.emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
+          if (shard.task_last[r] - t < shard.task_step[r]) break;
+        }
+      }
+    }
+  });
+  OtherTasks all;
+  for (const OtherTasks& part : by_shard) {
+    all.running.insert(all.running.end(), part.running.begin(), part.running.end());
+    all.rest.insert(all.rest.end(), part.rest.begin(), part.rest.end());
+  }
+  std::sort(all.running.begin(), all.running.end(), [](const auto& a, const auto& b) {
+    if (MergeBefore(a.first, b.first)) return true;
+    if (MergeBefore(b.first, a.first)) return false;
+    return a.second.task < b.second.task;
+  });
+  std::sort(all.rest.begin(), all.rest.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(a.first, a.second.task) < std::make_tuple(b.first, b.second.task);
+  });
+  return all;
+}
+
+// Grid Engine's merge (sgeee_resort_pending_jobs), OrderTasksBySort's
+// reference: the jobs ranked by their first task, then the best job's next
+// task is taken and the job comes back ranked by its following task.
+class TaskMerge {
+ public:
+  TaskMerge(const JobTable& jobs, const RowIndex& index, const PendingJobs& pending_jobs, const TaskKeys& key_for,
+            PriorityResult& result)
+      : jobs_(jobs), index_(index), pending_jobs_(pending_jobs), key_for_(key_for), result_(result) {}
+
+  void Run(std::size_t extra, ExecutionMode mode) {
+    const std::vector<MergeKey> ranked = RankJobs(mode);
+    auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
+    std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
+    if (pending_jobs_.size() > 0) result_.order.reserve(pending_jobs_.size() + extra);
+    std::size_t next = 0;
+    while (next < ranked.size() || !again.empty()) {
+      MergeKey key;
+      if (again.empty() || (next < ranked.size() && MergeBefore(ranked[next], again.top()))) {
+        key = ranked[next++];
+      } else {
+        key = again.top();
+        again.pop();
+      }
+      if (auto following = Take(key.pending_job)) again.push(*following);
+    }
+  }
+
+ private:
+  // Where a job with more than one task stands in its task sequence.
+  struct Cursor {
+    std::uint32_t row_index;  // into pending_rows
+    TaskNumber task;
+    std::uint64_t k;
+  };
+
+  const JobShard& ShardOf(std::uint32_t flat) const { return jobs_.shards()[index_.shard(flat)]; }
+
+  // Job j's first task.
+  DispatchEntry FirstEntry(std::size_t j) const {
+    const PendingJob job = pending_jobs_[j];
+    const std::uint32_t flat = result_.tickets.pending_rows[job.first_row_index];
+    return EntryFor(job, 0, flat, ShardOf(flat).task_first[index_.row(flat)]);
+  }
+
+  // Each job's first task's rank key, computed in job order (sequential reads), sorted.
+  std::vector<MergeKey> RankJobs(ExecutionMode mode) const {
+    std::vector<MergeKey> ranked(pending_jobs_.size());
+    auto rank_job = [&](std::size_t j) { ranked[j] = key_for_(static_cast<std::uint32_t>(j), FirstEntry(j)); };
+    if (mode == ExecutionMode::kParallel) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
+        for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
+      });
+      tbb::parallel_sort(ranked.begin(), ranked.end(), MergeBefore);
+    } else {
+      for (std::size_t j = 0; j < ranked.size(); ++j) rank_job(j);
+      std::sort(ranked.begin(), ranked.end(), MergeBefore);
+    }
+    return ranked;
+  }
+
+  // Appends job j's next task to the order; returns the key of the task after
+  // it, if the job has one.
+  std::optional<MergeKey> Take(std::uint32_t j) {
+    const Column<std::uint32_t>& pending_rows = result_.tickets.pending_rows;
+    const PendingJob job = pending_jobs_[j];  // a view's value
+    if (job.task_count == 1) {
+      result_.order.push_back(FirstEntry(j));
+      return std::nullopt;
+    }
+    auto [it, fresh] = cursors_.try_emplace(j);
+    Cursor& c = it->second;
+    if (fresh) c = {job.first_row_index, FirstEntry(j).task, 0};
+    const std::uint32_t flat = pending_rows[c.row_index];
+    result_.order.push_back(EntryFor(job, c.k, flat, c.task));
+    ++c.k;
+    if (c.k == job.task_count) return std::nullopt;
+    const JobShard& shard = ShardOf(flat);
+    const std::uint32_t row = index_.row(flat);
+    if (shard.task_last[row] - c.task >= shard.task_step[row]) {
+      c.task += shard.task_step[row];
+    } else {
+      ++c.row_index;
+      const std::uint32_t next_flat = pending_rows[c.row_index];
+      c.task = ShardOf(next_flat).task_first[index_.row(next_flat)];
+    }
+    return key_for_(j, EntryFor(job, c.k, pending_rows[c.row_index], c.task));
+  }
+
+  const JobTable& jobs_;
+  const RowIndex& index_;
+  const PendingJobs& pending_jobs_;
+  const TaskKeys& key_for_;
+  PriorityResult& result_;
+  std::unordered_map<std::uint32_t, Cursor> cursors_;  // only jobs with more than one task
+};
+
 }  // namespace
 
 PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
@@ -410,129 +572,23 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
   result.tickets = ComputeTickets(cluster, jobs, index, JobListOrder(jobs, index, mode), result.roles, mode);
   result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
                                                     : ComputeUrgencyReference(cluster, jobs, result.roles);
-  const TicketResult& tickets = result.tickets;
-  const Column<std::uint32_t>& pending_rows = result.tickets.pending_rows;
-  auto shard_of = [&](std::uint32_t flat) -> const JobShard& { return jobs.shards()[index.shard(flat)]; };
-
-  auto key_for = [&](std::uint32_t j, const DispatchEntry& e) {
-    const JobShard& shard = shard_of(e.row);
-    const std::uint32_t row = index.row(e.row);
-    return MakeMergeKey(TaskPrio(cluster, result, shard.posix_priority[row], e), shard.submit[row],
-                        shard.number[row], j, e.row);
-  };
-  // Running and suspended tasks by prio; then the tasks without priority information.
-  // Shards are collected apart (in parallel unless serial) and joined in shard
-  // order; both lists are then sorted by keys that order them totally.
-  std::vector<std::pair<MergeKey, DispatchEntry>> running;
-  std::vector<std::pair<JobNumber, DispatchEntry>> rest;
+  const TaskKeys key_for(cluster, jobs, index, result);
+  const OtherTasks others = CollectOtherTasks(jobs, index, result, key_for, mode);
   {
-    const std::size_t shards = jobs.shards().size();
-    std::vector<std::vector<std::pair<MergeKey, DispatchEntry>>> shard_running(shards);
-    std::vector<std::vector<std::pair<JobNumber, DispatchEntry>>> shard_rest(shards);
-    ForEachIndex(mode, shards, [&](std::size_t s) {
-      const JobShard& shard = jobs.shards()[s];
-      for (std::size_t r = 0; r < shard.size(); ++r) {
-        const std::uint32_t flat = index.offsets()[s] + static_cast<std::uint32_t>(r);
-        const RowRole role = result.roles[flat];
-        if (role == RowRole::kRunning || role == RowRole::kSuspended) {
-          const DispatchEntry e{flat, shard.task_first[r], tickets.first_ref[flat], true};
-          shard_running[s].emplace_back(key_for(0, e), e);
-        } else if (role == RowRole::kInactive) {
-          for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
-            shard_rest[s].emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
-            if (shard.task_last[r] - t < shard.task_step[r]) break;
-          }
-        }
-      }
-    });
-    for (std::size_t s = 0; s < shards; ++s) {
-      running.insert(running.end(), shard_running[s].begin(), shard_running[s].end());
-      rest.insert(rest.end(), shard_rest[s].begin(), shard_rest[s].end());
-    }
-  }
-  std::sort(running.begin(), running.end(), [](const auto& a, const auto& b) {
-    if (MergeBefore(a.first, b.first)) return true;
-    if (MergeBefore(b.first, a.first)) return false;
-    return a.second.task < b.second.task;
-  });
-  {
-    const PendingJobs pending_jobs(jobs, index, tickets, mode);
-    const std::size_t extra = running.size() + rest.size();
+    // The dispatchable tasks: by one sort, or by Grid Engine's merge where the
+    // sort cannot number them (and in the reference).
+    const PendingJobs pending_jobs(jobs, index, result.tickets, mode);
+    const std::size_t extra = others.running.size() + others.rest.size();
     const bool sorted =
         mode == ExecutionMode::kParallel && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra);
-    if (!sorted) {
-      // Each job's first task and its rank key, computed in job order (sequential reads).
-      auto first_entry = [&](std::size_t j) {
-        const PendingJob job = pending_jobs[j];
-        const std::uint32_t flat = pending_rows[job.first_row_index];
-        return EntryFor(job, 0, flat, shard_of(flat).task_first[index.row(flat)]);
-      };
-      std::vector<MergeKey> ranked(pending_jobs.size());
-      auto rank_job = [&](std::size_t j) { ranked[j] = key_for(static_cast<std::uint32_t>(j), first_entry(j)); };
-      if (mode == ExecutionMode::kParallel) {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranked.size(), 4096), [&](const auto& r) {
-          for (std::size_t j = r.begin(); j != r.end(); ++j) rank_job(j);
-        });
-        tbb::parallel_sort(ranked.begin(), ranked.end(), MergeBefore);
-      } else {
-        for (std::size_t j = 0; j < ranked.size(); ++j) rank_job(j);
-        std::sort(ranked.begin(), ranked.end(), MergeBefore);
-      }
-
-      // Merge: a job whose task was taken comes back ranked by its next task.
-      struct Cursor {
-        std::uint32_t row_index;  // into pending_rows
-        TaskNumber task;
-        std::uint64_t k;
-      };
-      std::unordered_map<std::uint32_t, Cursor> cursors;  // only jobs with more than one task
-      auto worse = [](const MergeKey& a, const MergeKey& b) { return MergeBefore(b, a); };
-      std::priority_queue<MergeKey, std::vector<MergeKey>, decltype(worse)> again(worse);
-      if (pending_jobs.size() > 0) result.order.reserve(pending_jobs.size() + extra);
-      std::size_t next = 0;
-      while (next < ranked.size() || !again.empty()) {
-        MergeKey key;
-        if (again.empty() || (next < ranked.size() && MergeBefore(ranked[next], again.top()))) {
-          key = ranked[next++];
-        } else {
-          key = again.top();
-          again.pop();
-        }
-        const PendingJob job = pending_jobs[key.pending_job];  // a view's value
-        if (job.task_count == 1) {
-          result.order.push_back(first_entry(key.pending_job));
-          continue;
-        }
-        auto [it, fresh] = cursors.try_emplace(key.pending_job);
-        Cursor& c = it->second;
-        if (fresh) c = {job.first_row_index, first_entry(key.pending_job).task, 0};
-        const std::uint32_t flat = pending_rows[c.row_index];
-        result.order.push_back(EntryFor(job, c.k, flat, c.task));
-        ++c.k;
-        if (c.k == job.task_count) continue;
-        const JobShard& shard = shard_of(flat);
-        const std::uint32_t row = index.row(flat);
-        if (shard.task_last[row] - c.task >= shard.task_step[row]) {
-          c.task += shard.task_step[row];
-        } else {
-          ++c.row_index;
-          const std::uint32_t next_flat = pending_rows[c.row_index];
-          c.task = shard_of(next_flat).task_first[index.row(next_flat)];
-        }
-        again.push(key_for(key.pending_job, EntryFor(job, c.k, pending_rows[c.row_index], c.task)));
-      }
-    }
+    if (!sorted) TaskMerge(jobs, index, pending_jobs, key_for, result).Run(extra, mode);
   }
   result.dispatchable_tasks = result.order.size();
   Column<std::uint32_t>().swap(result.tickets.pending_rows);
-
   // Then running and suspended tasks, then the tasks without priority information.
-  for (const auto& [key, e] : running) result.order.push_back(e);
-  std::sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a.first, a.second.task) < std::make_tuple(b.first, b.second.task);
-  });
-  for (const auto& [job, e] : rest) result.order.push_back(e);
-  result.cleared_jobs = ClearedJobs(jobs, index, result, rest);
+  for (const auto& [key, e] : others.running) result.order.push_back(e);
+  for (const auto& [job, e] : others.rest) result.order.push_back(e);
+  result.cleared_jobs = ClearedJobs(jobs, index, result, others.rest);
   return result;
 }
 

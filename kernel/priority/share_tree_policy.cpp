@@ -7,12 +7,10 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_group.h>
 
-#include "kernel/util/bucket_sort.hpp"
 #include "kernel/util/chunk_starts.hpp"
+#include "kernel/priority/share_tree_ranking.hpp"
 #include "kernel/priority/usage_decay.hpp"
-#include "kernel/util/sort_key.hpp"
 #include "kernel/tuning.hpp"
 
 namespace schedk {
@@ -502,214 +500,25 @@ ShareTreeWorkspace::PendingLayout ShareTreeWorkspace::LayOutPending(const Ticket
   return layout;
 }
 
-std::vector<std::uint64_t> ShareTreeWorkspace::RunningDilutionBelow(const std::vector<ShareNodeId>& ref_node,
-                                                                    const std::vector<std::uint32_t>& slot_dilution,
-                                                                    std::size_t running) const {
-  std::vector<std::uint64_t> below(nodes_.size(), 0);
-  for (std::size_t i = 0; i < running; ++i) {
-    if (ref_node[i].valid()) below[ref_node[i].index()] += slot_dilution[i];
-  }
-  // Children have higher indices than their parents except temporary nodes,
-  // which are leaves: a reverse sweep sees children first (as ComputeTargets).
-  for (std::size_t n = nodes_.size(); n-- > 0;) {
-    for (std::uint32_t c : nodes_[n].children) below[n] += below[c];
-  }
-  return below;
-}
-
-template <bool kParallel>
-void ShareTreeWorkspace::Pending(const std::vector<ShareNodeId>& ref_node, PendingLayout& layout,
-                                 double total_tickets, bool dependent, bool add_to_tickets,
-                                 const std::vector<std::uint32_t>& slot_dilution, TicketRefs& refs) const {
-  if (nodes_.empty()) return;
-  // 8.1.9's rule (sge_sort_job_nodes) where the dilution is given, else 6.2's.
-  const bool by_slots = !slot_dilution.empty();
-  const std::vector<std::uint64_t> running_dilution =
-      by_slots ? RunningDilutionBelow(ref_node, slot_dilution, refs.running) : std::vector<std::uint64_t>();
-  const std::vector<std::uint32_t>& places = layout.places;
-  const std::vector<std::uint32_t>& pre = layout.pre;
-  const std::vector<std::uint32_t>& size = layout.size;
-  const std::vector<std::uint32_t>& bucket_start = layout.bucket_start;
-  const std::size_t pending = refs.size() - refs.running;
-  const std::size_t chunks = layout.chunks;
-  auto chunk_range = [&](std::size_t k) {
-    return std::pair<std::size_t, std::size_t>{refs.running + pending * k / chunks,
-                                               refs.running + pending * (k + 1) / chunks};
-  };
-  constexpr ExecutionMode mode = kParallel ? ExecutionMode::kParallel : ExecutionMode::kSerial;
-  // One packed entry per pending task: the sort key of the current level
-  // (descending), then the task's place in (job, task) order above its ref.
-  struct Entry {
-    std::uint64_t key;
-    std::uint64_t place_and_ref;
-    std::uint32_t ref() const { return static_cast<std::uint32_t>(place_and_ref); }
-  };
-  auto place_of = [&](std::size_t i) -> std::uint64_t { return places.empty() ? i : places[i - refs.running]; };
-  Column<Entry> slots(bucket_start.back());  // every bucketed ref writes its own
-  if (slots.empty()) return;
-  ForEachIndex(mode, chunks, [&](std::size_t k) {
-    const auto [begin, end] = chunk_range(k);
-    std::vector<std::uint32_t>& fill = layout.chunk_fill[k];
-    for (std::size_t i = begin; i < end; ++i) {
-      if (!ref_node[i].valid()) continue;
-      const double key = dependent ? refs.tickets[i] + 0.01 * static_cast<double>(refs.jobshare[i])
-                                   : static_cast<double>(refs.jobshare[i]);
-      slots[fill[pre[ref_node[i].index()]]++] = Entry{DescendingBits(key), place_of(i) << 32 | i};
-    }
-  });
-  auto range_of = [&](std::uint32_t n) {
-    return std::pair<std::uint32_t, std::uint32_t>{bucket_start[pre[n]], bucket_start[pre[n] + size[n]]};
-  };
-  auto pending_below = [&](std::uint32_t n) { return nodes_[n].job_ref_count - nodes_[n].active_job_ref_count; };
-  // Running refs on node n itself: its running refs less its children's.
-  auto own_running = [&](std::uint32_t n) {
-    std::uint32_t below = 0;
-    for (std::uint32_t c : nodes_[n].children) below += nodes_[c].active_job_ref_count;
-    return nodes_[n].active_job_ref_count > below;
-  };
-  // Whether a node has jobs of its own, and a child jobs below it, that keep
-  // the ranking there: pending ones (6.2), of any state (8.1.9).
-  auto own_jobs = [&](std::uint32_t n) {
-    return bucket_start[pre[n] + 1] > bucket_start[pre[n]] || (by_slots && own_running(n));
-  };
-  auto active_child = [&](std::uint32_t c) { return by_slots ? nodes_[c].job_ref_count > 0 : pending_below(c) > 0; };
-  // The effective root: descend while exactly one child is active and the
-  // node has no jobs of its own.
-  std::uint32_t top = 0;
-  for (;;) {
-    if (own_jobs(top)) break;
-    std::uint32_t only = kNoNode;
-    int active = 0;
-    for (std::uint32_t c : nodes_[top].children) {
-      if (active_child(c)) {
-        only = c;
-        ++active;
-      }
-    }
-    if (active != 1) break;
-    top = only;
-  }
-  auto better = [](const Entry& a, const Entry& b) {
-    return a.key != b.key ? a.key < b.key : a.place_and_ref < b.place_and_ref;
-  };
-  // Ranks the pending tasks below node n (its own and its children's): the
-  // k-th gets stt / (running below + finished jobs + k); by slots, stt /
-  // (1 + the dilution of the running tasks below and of the k-1 ahead).
-  // The highest level that ranks a task sets its value: the effective root if it
-  // has tasks of its own (it then ranks everything), else the root's children.
-  auto final_level = [&](std::uint32_t n) { return n == top || (nodes_[n].parent == top && !own_jobs(top)); };
-  auto rank = [&](std::uint32_t n) {
-    const auto [begin, end] = range_of(n);
-    const auto first = slots.begin() + begin, last = slots.begin() + end;
-    std::size_t descents = 0;  // places where the next task ranks before the one ahead of it
-    for (auto it = first; it + 1 < last; ++it) descents += better(it[1], it[0]);
-    if (descents != 0) {
-      if constexpr (kParallel) {
-        // Most leaves come in ref order but for a few tasks (the functional
-        // category's head, which keeps its earlier tickets, and tasks with
-        // override tickets): an insertion sort moves those few into place.
-        const bool nearly_sorted = descents <= tuning::kLeafFewDescents &&
-                                   bucket_sort::InsertionSortWithin(slots.data() + begin, slots.data() + end, better,
-                                                                    tuning::kLeafMovesPerTask * (end - begin));
-        if (!nearly_sorted) {
-          // Otherwise the keys are doubles' images, most of them distinct:
-          // placing them by value (bucket_sort.hpp) takes about two passes,
-          // where merging the children's runs (about 200 under a project
-          // node) took eight, each comparing unpredictably.
-          Column<Entry> scratch(end - begin);
-          BucketSortByKey(slots.data() + begin, slots.data() + end, scratch.data(),
-                          [](const Entry& e) { return e.key; }, better);
-        }
-      } else {
-        std::sort(first, last, better);
-      }
-    }
-    double job_count = by_slots ? 1.0 + static_cast<double>(running_dilution[n])
-                                : nodes_[n].active_job_ref_count + nodes_[n].finished_jobs;
-    // 6.2 counts a task before its share, 8.1.9 dilutes after it.
-    auto before = [&] {
-      if (!by_slots) job_count++;
-    };
-    auto after = [&](std::uint32_t ref) {
-      if (by_slots) job_count += slot_dilution[ref];
-    };
-    const double stt = nodes_[n].stt;
-    if (final_level(n)) {
-      for (auto it = first; it != last; ++it) {
-        before();
-        refs.stix[it->ref()] = (stt / job_count) * total_tickets;  // shr * T_S
-        after(it->ref());
-      }
-      return;
-    }
-    // A lower level only re-keys the tasks for the level above it, from their
-    // earlier tickets if dependent. A leaf's tasks still carry their first key,
-    // tickets + 0.01 * jobshare: where the job has no share, that is the
-    // earlier tickets, and only the other tasks read them from the table.
-    const bool first_keys = nodes_[n].children.empty();
-    auto key_is_tickets = [&](const Entry& e) {
-      const std::uint32_t k = e.ref() - static_cast<std::uint32_t>(refs.running);
-      return first_keys && !((layout.job_shares[k >> 6] >> (k & 63)) & 1);
-    };
-    for (auto it = first; it != last; ++it) {
-      before();
-      double earlier = 0;
-      if (dependent) earlier = key_is_tickets(*it) ? FromDescendingBits(it->key) : refs.tickets[it->ref()];
-      it->key = DescendingBits(earlier + (stt / job_count) * total_tickets);
-      after(it->ref());
-    }
-  };
-  // Post-order over nodes with pending tasks below; siblings are independent.
-  auto visit = [&](auto&& self, std::uint32_t n) -> void {
-    std::vector<std::uint32_t> children;
-    for (std::uint32_t c : nodes_[n].children) {
-      const auto [b, e] = range_of(c);
-      if (e > b && pending_below(c) > 0) children.push_back(c);
-    }
-    if constexpr (kParallel) {
-      // Subtrees are independent; spawn a task only where there is enough work.
-      tbb::task_group group;
-      for (std::uint32_t c : children) {
-        const auto [b, e] = range_of(c);
-        if (e - b >= tuning::kShareSubtreeMinTasks) {
-          group.run([&self, c] { self(self, c); });
-        } else {
-          self(self, c);
-        }
-      }
-      group.wait();
-    } else {
-      for (std::uint32_t c : children) self(self, c);
-    }
-    if (n != top || own_jobs(n)) rank(n);
-  };
-  visit(visit, top);
-  if (add_to_tickets) {
-    auto add = [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        if (ref_node[i].valid()) refs.tickets[i] += refs.stix[i];
-      }
-    };
-    if constexpr (kParallel) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(refs.running, refs.size(), 16384),
-                        [&](const auto& r) { add(r.begin(), r.end()); });
-    } else {
-      add(refs.running, refs.size());
-    }
-  }
-}
-
 void ShareTreeWorkspace::PendingTickets(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
                                         double total_tickets, bool dependent, bool add_to_tickets,
                                         const std::vector<std::uint32_t>& slot_dilution, TicketRefs& refs) const {
-  Pending<true>(ref_node, layout, total_tickets, dependent, add_to_tickets, slot_dilution, refs);
+  if (nodes_.empty()) return;
+  ShareTreeRanking ranking(nodes_, ref_node, layout, {total_tickets, dependent, &slot_dilution}, refs);
+  if (!ranking.PlaceEntries(ExecutionMode::kParallel)) return;
+  ranking.RankAll();
+  if (add_to_tickets) ranking.AddToTickets(ExecutionMode::kParallel);
 }
 
 void ShareTreeWorkspace::PendingTicketsReference(const std::vector<ShareNodeId>& ref_node, PendingLayout layout,
                                                  double total_tickets, bool dependent, bool add_to_tickets,
                                                  const std::vector<std::uint32_t>& slot_dilution,
                                                  TicketRefs& refs) const {
-  Pending<false>(ref_node, layout, total_tickets, dependent, add_to_tickets, slot_dilution, refs);
+  if (nodes_.empty()) return;
+  ShareTreeRanking ranking(nodes_, ref_node, layout, {total_tickets, dependent, &slot_dilution}, refs);
+  if (!ranking.PlaceEntries(ExecutionMode::kSerial)) return;
+  ranking.RankAllReference();
+  if (add_to_tickets) ranking.AddToTickets(ExecutionMode::kSerial);
 }
 
 }  // namespace schedk

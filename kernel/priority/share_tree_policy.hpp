@@ -17,7 +17,8 @@
 //      (sge_sort_job_nodes): running tasks rank first and each task dilutes
 //      the entitlement of those after it by its job's minimum slot count.
 // Thread-safety: a workspace belongs to one ticket computation. PendingTickets
-// processes sibling subtrees in parallel; PendingTicketsReference is its twin.
+// ranks sibling subtrees in parallel (share_tree_ranking.hpp);
+// PendingTicketsReference is its twin.
 #pragma once
 
 #include <cstdint>
@@ -150,14 +151,6 @@ class ShareTreeWorkspace {
   OwnUsage RecordUsage(const UsageRecord& record) const;
   double NodeUsage(std::uint32_t n, ProjectId context, const std::vector<OwnUsage>& own);
   void Targets(std::uint32_t n);
-  template <bool kParallel>
-  void Pending(const std::vector<ShareNodeId>& ref_node, PendingLayout& layout, double total_tickets,
-               bool dependent, bool add_to_tickets, const std::vector<std::uint32_t>& slot_dilution,
-               TicketRefs& refs) const;
-  // By node: the slot dilution of the running refs below it (8.1.9's rule).
-  std::vector<std::uint64_t> RunningDilutionBelow(const std::vector<ShareNodeId>& ref_node,
-                                                  const std::vector<std::uint32_t>& slot_dilution,
-                                                  std::size_t running) const;
 
   const Cluster& cluster_;
   std::vector<NodeState> nodes_;  // node 0 is the root; temporary nodes are appended

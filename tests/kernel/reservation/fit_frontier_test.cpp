@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include "kernel/reservation/naive_utilization_diagram.hpp"
 #include "kernel/reservation/utilization_diagram.hpp"
 
 namespace schedk {
