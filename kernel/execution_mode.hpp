@@ -1,6 +1,7 @@
 // execution_mode.hpp
-// Whether a kernel step runs in parallel (oneTBB, the default) or as its serial
-// twin, the plain single-threaded version that tests hold the parallel one to.
+// How many threads a kernel step uses: oneTBB's (kParallel, the default) or
+// this thread alone, in order (kSerial). A step gives the same result either
+// way; which algorithm runs is twin.hpp's choice, not this one's.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,7 @@ namespace schedk {
 enum class ExecutionMode : std::uint8_t { kParallel, kSerial };
 
 // Calls f(k) for every k in [0, n): in parallel (one task per k, for chunked
-// work), or in order for the serial twin.
+// work), or in order on this thread.
 template <class F>
 void ForEachIndex(ExecutionMode mode, std::size_t n, F&& f) {
   if (mode == ExecutionMode::kParallel) {

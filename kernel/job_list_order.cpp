@@ -20,7 +20,7 @@ constexpr std::uint32_t kChunkRows = 16384;
 
 }  // namespace
 
-JobListOrder::JobListOrder(const JobTable& jobs, const RowIndex& index, ExecutionMode mode) {
+JobListOrder::JobListOrder(const JobTable& jobs, const RowIndex& index, Twin twin) {
   const std::vector<JobShard>& shards = jobs.shards();
   auto before = [&](std::uint32_t a, std::uint32_t b) {
     const JobShard& sa = shards[index.shard(a)];
@@ -30,7 +30,7 @@ JobListOrder::JobListOrder(const JobTable& jobs, const RowIndex& index, Executio
     return sa.task_first[ra] < sb.task_first[rb];
   };
   rows_.resize(index.size());
-  if (mode == ExecutionMode::kSerial || !LayOutBlocks(jobs, index, before)) {
+  if (twin == Twin::kReference || !LayOutBlocks(jobs, index, before)) {
     for (std::uint32_t f = 0; f < rows_.size(); ++f) rows_[f] = f;
     std::sort(rows_.begin(), rows_.end(), before);
   }

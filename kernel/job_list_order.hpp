@@ -7,16 +7,16 @@
 // chunk_begin(chunks()) == rows().size().
 // Shards hold whole blocks of consecutive job numbers (JobTable::ShardOf), so
 // the order is each shard's rows, sorted where they are not already, cut at
-// block boundaries and laid out block by block. ExecutionMode::kSerial sorts
-// all rows at once: the oracle of the default mode, and its fallback for a
-// table filled without ShardOf.
+// block boundaries and laid out block by block. Twin::kReference sorts all
+// rows at once: the oracle of the default, and its fallback for a table
+// filled without ShardOf.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "kernel/util/column.hpp"
-#include "kernel/execution_mode.hpp"
+#include "kernel/twin.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/util/row_index.hpp"
 
@@ -24,7 +24,7 @@ namespace schedk {
 
 class JobListOrder {
  public:
-  JobListOrder(const JobTable& jobs, const RowIndex& index, ExecutionMode mode = ExecutionMode::kParallel);
+  JobListOrder(const JobTable& jobs, const RowIndex& index, Twin twin = Twin::kOptimised);
 
   const Column<std::uint32_t>& rows() const { return rows_; }
   std::size_t chunks() const { return chunk_begin_.size() - 1; }

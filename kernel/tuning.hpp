@@ -2,7 +2,7 @@
 // The kernel's tuning constants, in one place: how parallel passes cut their
 // work, how far ahead they fetch from memory, and where one method gives way
 // to another. None changes a result, only how the work is done (the tests hold
-// every output to its serial twin and to one thread). Each says why it has its
+// every output to its reference twin and to one thread). Each says why it has its
 // value; measured figures live in docs/performance.md, not here.
 #pragma once
 

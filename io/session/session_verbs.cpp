@@ -150,7 +150,7 @@ Result<std::unique_ptr<Pass>> RunPass(const SessionState& state, bool dispatch, 
     pass->instances = QueueInstanceTable::Build(pass->snapshot.cluster);
     const ScheduleProgress progress = [&](const ScheduleResult& so_far) { (*listen)(*pass, so_far); };
     pass->result = ScheduleInterval(pass->snapshot.cluster, pass->snapshot.jobs, pass->priorities, pass->instances,
-                                    ExecutionMode::kParallel, book, listen != nullptr ? &progress : nullptr);
+                                    Twin::kOptimised, book, listen != nullptr ? &progress : nullptr);
   }
   pass->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return pass;

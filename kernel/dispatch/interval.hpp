@@ -36,7 +36,7 @@
 #include "kernel/dispatch/schedule.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
 #include "kernel/dispatch/walk_plan.hpp"
-#include "kernel/execution_mode.hpp"
+#include "kernel/twin.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/priority.hpp"
@@ -136,13 +136,14 @@ struct ParallelFit {
 class Interval {
  public:
   Interval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-           const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book = nullptr,
+           const QueueInstanceTable& instances, Twin twin, RunningBook* book = nullptr,
            const ScheduleProgress* progress = nullptr)
       : cluster_(cluster),
         jobs_(jobs),
         priorities_(priorities),
         instances_(instances),
-        mode_(mode),
+        twin_(twin),
+        mode_(ThreadsFor(twin)),
         book_(book),
         progress_(progress),
         config_(cluster.config),
@@ -240,11 +241,11 @@ class Interval {
   // allocation rule (Distribute then assigns any count up to `enough` exactly
   // as over every host). RoomNow reads the hosts whose part of a kept walk
   // plan with the job's key still holds from the plan; RoomNowReference, its
-  // twin, matches every instance. RoomNowFor picks one by the execution mode.
+  // twin, matches every instance. RoomNowFor picks the interval's twin.
   ParallelRoom RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const;
   ParallelRoom RoomNowReference(const JobView& job, PeId pe, std::uint32_t enough) const;
   ParallelRoom RoomNowFor(const JobView& job, PeId pe, std::uint32_t enough) const {
-    return mode_ == ExecutionMode::kParallel ? RoomNow(job, pe, enough) : RoomNowReference(job, pe, enough);
+    return twin_ == Twin::kOptimised ? RoomNow(job, pe, enough) : RoomNowReference(job, pe, enough);
   }
   ParallelRoom RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan) const;
   // The room at `start`, hosts in the queue list's order where it is not
@@ -371,7 +372,8 @@ class Interval {
   const JobTable& jobs_;
   const PriorityResult& priorities_;
   const QueueInstanceTable& instances_;
-  ExecutionMode mode_;
+  Twin twin_;
+  ExecutionMode mode_;  // the threads: ThreadsFor(twin_)
   RunningBook* book_;  // kept between intervals by the caller; may be null
   const ScheduleProgress* progress_;  // may be null
   std::size_t reported_ = 0;          // decisions the progress listener has heard of

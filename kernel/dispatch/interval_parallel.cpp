@@ -500,9 +500,9 @@ bool Interval::ParallelSearchTags(const JobView& job) const {
 bool Interval::FitsIgnoringPlan(const JobView& job) {
   ignore_plan_ = true;
   Decision scratch;
-  const bool fits = !job.requests->has_pe                ? StartSequential(job, scratch).has_value()
-                    : mode_ == ExecutionMode::kParallel ? ParallelFitsIgnoringPlan(job)
-                                                        : StartParallel(job, scratch).has_value();  // the serial twin
+  const bool fits = !job.requests->has_pe       ? StartSequential(job, scratch).has_value()
+                    : twin_ == Twin::kOptimised ? ParallelFitsIgnoringPlan(job)
+                                                : StartParallel(job, scratch).has_value();  // the reference
   ignore_plan_ = false;
   return fits;
 }

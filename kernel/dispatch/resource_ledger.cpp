@@ -104,7 +104,7 @@ void ResourceLedger::KeepIndex(std::uint32_t k, Time start, Time end, const Util
 }
 
 void ResourceLedger::DebitAll(std::span<const BookedDebit> debits, ExecutionMode mode) {
-  // Too few to share out, or the serial twin: one after another.
+  // Too few to share out, or one thread: one after another.
   if (mode == ExecutionMode::kSerial || !with_diagrams_ || debits.size() < tuning::kDebitAllParallelFrom) {
     for (const BookedDebit& d : debits) Debit(d.entry, d.amount, d.start, d.duration, d.now);
     return;

@@ -86,7 +86,7 @@ class ResourceLedger {
   // Debit for each of `debits` in turn, with the same result to the bit
   // (amounts in use, diagrams, versions, the breakpoint index): the debits of
   // one entry are added in their order, those of different entries, whose
-  // diagrams are independent, in parallel. The serial twin is the plain loop.
+  // diagrams are independent, in parallel; kSerial, the plain loop.
   void DebitAll(std::span<const BookedDebit> debits, ExecutionMode mode);
 
   // Indexes the breakpoints of every diagram (postings numbered by entry),

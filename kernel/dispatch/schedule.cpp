@@ -313,9 +313,9 @@ void Interval::RecordNotDispatched(const std::vector<TaskRow>& rows, std::size_t
 }  // namespace dispatch_detail
 
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-                                const QueueInstanceTable& instances, ExecutionMode mode, RunningBook* book,
+                                const QueueInstanceTable& instances, Twin twin, RunningBook* book,
                                 const ScheduleProgress* progress) {
-  return dispatch_detail::Interval(cluster, jobs, priorities, instances, mode, book, progress).Run();
+  return dispatch_detail::Interval(cluster, jobs, priorities, instances, twin, book, progress).Run();
 }
 
 ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std::size_t to, bool with_running) {

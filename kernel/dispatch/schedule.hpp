@@ -18,7 +18,7 @@
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/running_book.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
-#include "kernel/execution_mode.hpp"
+#include "kernel/twin.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/priority.hpp"
@@ -39,14 +39,14 @@ using ScheduleProgress = std::function<void(const ScheduleResult& so_far)>;
 ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std::size_t to, bool with_running);
 
 // `instances` is QueueInstanceTable::Build(cluster); `priorities` is
-// ComputePriorities(cluster, jobs). The parallel queue-end-time iteration runs
-// on oneTBB unless `mode` is kSerial (its serial twin: the descending walk).
+// ComputePriorities(cluster, jobs). Twin::kReference runs every step's
+// reference twin (the descending queue-end walk among them), on one thread.
 // `book`, if given, holds the running tasks' bookings from the caller's
 // previous interval and is brought up to date (running_book.hpp); the result
 // is the same without it. `progress`, if given, hears of the records as they
 // become final.
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
-                                const QueueInstanceTable& instances, ExecutionMode mode = ExecutionMode::kParallel,
+                                const QueueInstanceTable& instances, Twin twin = Twin::kOptimised,
                                 RunningBook* book = nullptr, const ScheduleProgress* progress = nullptr);
 
 // The jobs a lower-priority job was started ahead of in this interval: every

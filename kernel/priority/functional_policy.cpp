@@ -85,8 +85,7 @@ struct CandidateBetter {
 class PendingLoop {
  public:
   PendingLoop(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,
-              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs, ExecutionMode mode,
-              MemberOrder member_order)
+              const FunctionalSums& running_sums, bool dependent, TicketRefs& refs, Twin twin, MemberOrder member_order)
       : config_(config),
         entities_(entities),
         counts_(counts),
@@ -95,7 +94,7 @@ class PendingLoop {
         refs_(refs),
         member_order_(member_order),
         categories_(
-            BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, mode, member_order_)),
+            BuildTicketCategories(refs, entities, CategoryValues::kFunctionalShares, dependent, twin, member_order_)),
         weights_(FunctionalWeighting(config, FunctionalSums{1, 1, 1, 1})),
         heads_(categories_.categories.size()),
         loop_categories_(heads_.size()) {
@@ -106,7 +105,7 @@ class PendingLoop {
                                          cat.user,       cat.project,       cat.department,
                                          cat.job_value,  KeyOf(head(static_cast<std::uint32_t>(c)))};
     };
-    if (mode == ExecutionMode::kParallel) {
+    if (twin == Twin::kOptimised) {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, heads_.size(), 1024), [&](const auto& r) {
         for (std::size_t c = r.begin(); c != r.end(); ++c) prepare(c);
       });
@@ -308,8 +307,7 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
                               const std::function<void()>& beside_rounds) {
   if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
   // The loop orders a category past its head only once it wins.
-  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kParallel,
-                   MemberOrder::kHeadFirst);
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, Twin::kOptimised, MemberOrder::kHeadFirst);
   const std::size_t rounds = loop.rounds();
   if (rounds == 0) return;
   auto candidate = [&](std::uint32_t c, double estimate) { return loop.HeadCandidate(c, estimate); };
@@ -368,7 +366,7 @@ void FunctionalTicketsPendingReference(const SchedulerConfig& config, const Enti
                                        EntityCounts& counts, const FunctionalSums& running_sums, bool dependent,
                                        TicketRefs& refs) {
   if (config.weight_tickets_functional <= 0 || refs.size() == refs.running) return;
-  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, ExecutionMode::kSerial, MemberOrder::kFull);
+  PendingLoop loop(config, entities, counts, running_sums, dependent, refs, Twin::kReference, MemberOrder::kFull);
   const std::size_t rounds = loop.rounds();
   if (rounds == 0) return;
   for (std::size_t round = 0; round < rounds; ++round) {

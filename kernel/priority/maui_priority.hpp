@@ -24,8 +24,8 @@
 // 1; every priority is capped at 10^9 and truncated to a whole number, as Maui
 // stores it. Pending jobs are dispatched by that number (descending), then by
 // submission time and job number (Maui leaves ties to qsort).
-// Thread-safety: pure functions; ComputeMauiPriorities(..., kSerial) is the
-// serial twin of the parallel default.
+// Thread-safety: pure functions; ComputeMauiPriorities(..., kSerial) runs the
+// same steps on one thread, with the same result.
 #pragma once
 
 #include <array>

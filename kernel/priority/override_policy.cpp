@@ -83,8 +83,8 @@ struct CandidateBetter {
 // values), each consumed from its head in the order Grid Engine takes its tasks.
 class CategoryHeads {
  public:
-  CategoryHeads(const EntityTables& entities, bool dependent, const TicketRefs& refs, ExecutionMode mode)
-      : categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent, mode)),
+  CategoryHeads(const EntityTables& entities, bool dependent, const TicketRefs& refs, Twin twin)
+      : categories_(BuildTicketCategories(refs, entities, CategoryValues::kOverrideTickets, dependent, twin)),
         heads_(categories_.categories.size()) {
     for (std::size_t c = 0; c < heads_.size(); ++c) heads_[c] = categories_.categories[c].begin;
     Column<std::uint32_t>().swap(categories_.category_of);  // the loop walks the members
@@ -108,7 +108,7 @@ class CategoryHeads {
 class SharedLoop : public CategoryHeads {
  public:
   SharedLoop(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs)
-      : CategoryHeads(entities, dependent, refs, ExecutionMode::kParallel), counts_(counts), refs_(refs) {
+      : CategoryHeads(entities, dependent, refs, Twin::kOptimised), counts_(counts), refs_(refs) {
     // Every member's job and task, in member order: the loop then reads each
     // category's members in sequence instead of the refs all over their columns.
     member_job_task_.resize(categories_.members.size());
@@ -173,10 +173,7 @@ class SharedLoop : public CategoryHeads {
 class SharedLoopReference : public CategoryHeads {
  public:
   SharedLoopReference(const EntityTables& entities, EntityCounts& counts, bool dependent, TicketRefs& refs)
-      : CategoryHeads(entities, dependent, refs, ExecutionMode::kSerial),
-        entities_(entities),
-        counts_(counts),
-        refs_(refs) {}
+      : CategoryHeads(entities, dependent, refs, Twin::kReference), entities_(entities), counts_(counts), refs_(refs) {}
   Candidate Evaluate(std::uint32_t c) const {
     const std::uint32_t i = head(c);
     return Candidate{PendingSharedEstimate(entities_, counts_, refs_, i), refs_.job[i], refs_.task[i]};

@@ -28,7 +28,7 @@ void OverrideTicketsPendingReference(const SchedulerConfig& config, const Entity
                                      bool dependent, TicketRefs& refs);
 
 // Whether any user, project, department or pending task holds override
-// tickets. Without any, every pending task's otix is 0 in either mode, as the
+// tickets. Without any, every pending task's otix is 0 in either twin, as the
 // refs already hold, and the pending pass has nothing to do.
 bool AnyPendingOverrideTickets(const EntityTables& entities, const TicketRefs& refs);
 

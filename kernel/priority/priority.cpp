@@ -180,7 +180,7 @@ DispatchEntry EntryFor(const PendingJob& job, std::uint64_t k, std::uint32_t fla
 // of pending_rows. Where no job has two rows (the usual case), job j is entry
 // j and nothing is stored; otherwise each job's first entry is kept, found in
 // chunks that are counted and then filled in parallel (one chunk, in order,
-// for the serial twin). The count also sums the rows' tasks. A job's refs and
+// on one thread). The count also sums the rows' tasks. A job's refs and
 // task count are read from its rows.
 class PendingJobs {
  public:
@@ -563,15 +563,16 @@ class TaskMerge {
 
 }  // namespace
 
-PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
+PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, Twin twin) {
+  const ExecutionMode mode = ThreadsFor(twin);
   if (cluster.config.priority_policy == PriorityPolicy::kMaui) return ComputeMauiPriorities(cluster, jobs, mode);
   PriorityResult result;
   result.roles = ClassifyRows(jobs, mode);
   const RowIndex index(jobs);
   // Tickets first: their working columns are released before urgency's column exists.
-  result.tickets = ComputeTickets(cluster, jobs, index, JobListOrder(jobs, index, mode), result.roles, mode);
-  result.urgency = mode == ExecutionMode::kParallel ? ComputeUrgency(cluster, jobs, result.roles)
-                                                    : ComputeUrgencyReference(cluster, jobs, result.roles);
+  result.tickets = ComputeTickets(cluster, jobs, index, JobListOrder(jobs, index, twin), result.roles, twin);
+  result.urgency = twin == Twin::kOptimised ? ComputeUrgency(cluster, jobs, result.roles)
+                                            : ComputeUrgencyReference(cluster, jobs, result.roles);
   const TaskKeys key_for(cluster, jobs, index, result);
   const OtherTasks others = CollectOtherTasks(jobs, index, result, key_for, mode);
   {
@@ -579,8 +580,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, E
     // sort cannot number them (and in the reference).
     const PendingJobs pending_jobs(jobs, index, result.tickets, mode);
     const std::size_t extra = others.running.size() + others.rest.size();
-    const bool sorted =
-        mode == ExecutionMode::kParallel && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra);
+    const bool sorted = twin == Twin::kOptimised && OrderTasksBySort(cluster, jobs, index, pending_jobs, result, extra);
     if (!sorted) TaskMerge(jobs, index, pending_jobs, key_for, result).Run(extra, mode);
   }
   result.dispatchable_tasks = result.order.size();

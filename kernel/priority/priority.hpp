@@ -10,8 +10,8 @@
 // by submission time and job number; after a task of an array job is taken the
 // job is re-ranked by its following task (sgeee_resort_pending_jobs). That
 // merge emits every task at its job's running worst key (the lowest prio among
-// the job's tasks up to it), so the parallel pass sorts all tasks by that key;
-// the serial twin merges.
+// the job's tasks up to it), so the optimised pass sorts all tasks by that
+// key; the reference twin merges.
 //
 // Rows and values shown (schedk's choices where Grid Engine has no display):
 //   * dispatchable tasks come first, in dispatch order; then running and
@@ -22,7 +22,7 @@
 //     Grid Engine ranks it by when the earlier tasks are dispatched;
 //   * a suspended task takes part in no range or ticket pass; it shows its
 //     current urgency and no tickets.
-// ComputePriorities(..., kSerial) is the serial twin of the parallel default.
+// ComputePriorities(..., Twin::kReference) is the reference twin of the default.
 // With params PRIORITY_POLICY=maui the order comes from ComputeMauiPriorities
 // instead; Values() is then not defined (the factors are
 // MauiPriorityContext's).
@@ -89,7 +89,7 @@ struct PriorityResult {
 std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode = ExecutionMode::kParallel);
 
 // The pass of the configured policy: Grid Engine's, or Maui's (maui_priority.hpp).
-PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs,
-                                 ExecutionMode mode = ExecutionMode::kParallel);
+// Twin::kReference runs every step's reference twin, on one thread.
+PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, Twin twin = Twin::kOptimised);
 
 }  // namespace schedk

@@ -129,19 +129,19 @@ struct SubmitRun {
 class CategoryGrouping {
  public:
   CategoryGrouping(const TicketRefs& refs, const EntityTables& entities, CategoryValues values, bool dependent,
-                   ExecutionMode mode, MemberOrder order)
+                   Twin twin, MemberOrder order)
       : refs_(refs),
         functional_(values == CategoryValues::kFunctionalShares),
         columns_(functional_ ? EntityValues::FunctionalShares(entities) : EntityValues::OverrideTickets(entities)),
         key_of_(refs, columns_, functional_),
         dependent_(dependent),
-        mode_(mode),
+        mode_(ThreadsFor(twin)),
         order_(order),
-        // The serial twin keeps the plain search of every category's order.
-        track_ref_order_(dependent && mode == ExecutionMode::kParallel),
+        // The reference keeps the plain search of every category's order.
+        track_ref_order_(dependent && twin == Twin::kOptimised),
         first_pending_(refs.running),
         pending_(refs.size() - refs.running),
-        chunks_(mode == ExecutionMode::kSerial || pending_ < 65536
+        chunks_(mode_ == ExecutionMode::kSerial || pending_ < 65536
                     ? 1
                     : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()))),
         parts_(chunks_),
@@ -197,7 +197,7 @@ class CategoryGrouping {
       if (category_of_[i] != kNoCategory) f(static_cast<std::uint32_t>(i));
     }
   }
-  // Calls f(begin, end) over [0, n): in parallel blocks of `grain`, or at once for the serial twin.
+  // Calls f(begin, end) over [0, n): in parallel blocks of `grain`, or at once on one thread.
   template <class F>
   void ForRanges(std::size_t n, std::size_t grain, F&& f) const {
     if (mode_ == ExecutionMode::kParallel) {
@@ -407,8 +407,8 @@ class CategoryGrouping {
 }  // namespace
 
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
-                                       bool dependent, ExecutionMode mode, MemberOrder order) {
-  return CategoryGrouping(refs, entities, values, dependent, mode, order).Build();
+                                       bool dependent, Twin twin, MemberOrder order) {
+  return CategoryGrouping(refs, entities, values, dependent, twin, order).Build();
 }
 
 void OrderAfterHead(TicketCategories& categories, const TicketRefs& refs, bool dependent, std::uint32_t c) {

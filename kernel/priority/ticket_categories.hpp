@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernel/util/column.hpp"
-#include "kernel/execution_mode.hpp"
+#include "kernel/twin.hpp"
 #include "kernel/model/entities.hpp"
 #include "kernel/priority/ticket_refs.hpp"
 
@@ -51,10 +51,12 @@ struct TicketCategories {
 // member in its order at `begin`, the others after it in no set order.
 enum class MemberOrder : std::uint8_t { kFull, kHeadFirst };
 
-// Groups the pending refs. The per-category ordering runs in parallel unless
-// `mode` is kSerial; the result does not depend on the thread count.
+// Groups the pending refs. The optimised twin groups in parallel and, for a
+// dependent policy, keeps track of each category's ref order (which the
+// optimised loops read); the reference groups on one thread and orders every
+// category by a plain search. Either gives the same categories.
 TicketCategories BuildTicketCategories(const TicketRefs& refs, const EntityTables& entities, CategoryValues values,
-                                       bool dependent, ExecutionMode mode, MemberOrder order = MemberOrder::kFull);
+                                       bool dependent, Twin twin, MemberOrder order = MemberOrder::kFull);
 
 // Puts category c's members after its head in order (for kHeadFirst; a
 // category ordered already stays as it is).

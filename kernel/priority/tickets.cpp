@@ -236,10 +236,11 @@ namespace {
 // shares and the largest total then normalise them.
 class TicketPasses {
  public:
-  TicketPasses(const Cluster& cluster, TicketResult& result, ExecutionMode mode)
+  TicketPasses(const Cluster& cluster, TicketResult& result, Twin twin)
       : cluster_(cluster),
         config_(cluster.config),
-        mode_(mode),
+        twin_(twin),
+        mode_(ThreadsFor(twin)),
         result_(result),
         refs_(result.refs),
         counts_(RunningCounts(cluster, refs_)),
@@ -295,7 +296,7 @@ class TicketPasses {
   // "default" copies in Grid Engine's order), usage and targets; passes 1 and
   // 2 for the share tree: its running tasks' tickets.
   void PrepareTree() {
-    ref_node_ = mode_ == ExecutionMode::kParallel ? tree_.NodesOf(refs_) : tree_.NodesOfReference(refs_);
+    ref_node_ = twin_ == Twin::kOptimised ? tree_.NodesOf(refs_) : tree_.NodesOfReference(refs_);
     tree_.ComputeUsage(mode_);
     tree_.ComputeTargets(refs_, ref_node_, /*with_pending=*/true, mode_);
     if (share_tree_on_) tree_.RunningTickets(ref_node_, share_total_, refs_);
@@ -326,7 +327,7 @@ class TicketPasses {
     }
     // Its tickets are added to the earlier ones only for a later dependent pass.
     const bool add_to_tickets = dependent && AnyLater(k, [](const auto& later) { return later.second; });
-    if (mode_ == ExecutionMode::kParallel) {
+    if (twin_ == Twin::kOptimised) {
       tree_.PendingTickets(ref_node_, std::move(*layout_), share_total_, dependent, add_to_tickets,
                            result_.slot_dilution, refs_);
     } else {
@@ -338,7 +339,7 @@ class TicketPasses {
   void FunctionalPending(std::size_t k, bool dependent) {
     if (config_.functional_split == FunctionalSplit::kLinear) {
       FunctionalTicketsPendingLinear(config_, cluster_.entities, dependent, refs_, mode_);
-    } else if (mode_ == ExecutionMode::kParallel) {
+    } else if (twin_ == Twin::kOptimised) {
       // The share tree's layout reads only the refs' nodes, numbers and job
       // shares, which no pass writes: a functional pass before the share
       // tree's makes it on its second thread, beside its greedy rounds, which
@@ -356,7 +357,7 @@ class TicketPasses {
   void OverridePending(bool dependent) {
     // Every otix stays 0 unless some task has override tickets.
     if (AnyPendingOverrideTickets(cluster_.entities, refs_)) {
-      if (mode_ == ExecutionMode::kParallel) {
+      if (twin_ == Twin::kOptimised) {
         OverrideTicketsPending(config_, cluster_.entities, counts_, dependent, refs_);
       } else {
         OverrideTicketsPendingReference(config_, cluster_.entities, counts_, dependent, refs_);
@@ -367,7 +368,8 @@ class TicketPasses {
 
   const Cluster& cluster_;
   const SchedulerConfig& config_;
-  const ExecutionMode mode_;
+  const Twin twin_;
+  const ExecutionMode mode_;  // the threads: ThreadsFor(twin_)
   TicketResult& result_;
   TicketRefs& refs_;
   EntityCounts counts_;
@@ -417,12 +419,12 @@ void TicketPasses::Normalize(const std::vector<double>& pass_a_running) {
 }  // namespace
 
 TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index, JobListOrder&& order,
-                            const std::vector<RowRole>& roles, ExecutionMode mode) {
+                            const std::vector<RowRole>& roles, Twin twin) {
   TicketResult result = [&] {
     const JobListOrder released = std::move(order);  // freed once the refs are built
-    return RefBuilder(cluster, jobs, roles, index, released).Build(mode);
+    return RefBuilder(cluster, jobs, roles, index, released).Build(ThreadsFor(twin));
   }();
-  TicketPasses passes(cluster, result, mode);
+  TicketPasses passes(cluster, result, twin);
   passes.PassA();
   passes.Normalize(passes.PassB());
   return result;

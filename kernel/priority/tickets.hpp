@@ -9,14 +9,15 @@
 //     running tasks keep these values, pending tasks keep pass A's.
 // max_tix, the upper end of the ntckts range, is the largest total of either pass
 // (of the pending tasks alone with PRIORITY_NORMALIZATION=pending).
-// Thread-safety: pure function of its inputs. ExecutionMode::kSerial runs the
-// naive pending loops and serial sorts: the oracle of the default mode.
+// Thread-safety: pure function of its inputs. Twin::kReference runs the
+// reference pending loops and sorts, on one thread: the oracle of the default.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "kernel/execution_mode.hpp"
+#include "kernel/twin.hpp"
 #include "kernel/job_list_order.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
@@ -54,6 +55,6 @@ std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs);
 // `order` is only read to build the refs; its memory is freed right after
 // (the caller's object is left empty).
 TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const RowIndex& index, JobListOrder&& order,
-                            const std::vector<RowRole>& roles, ExecutionMode mode);
+                            const std::vector<RowRole>& roles, Twin twin);
 
 }  // namespace schedk

@@ -8,7 +8,7 @@
 // running jobs plus the dispatchable pending jobs of the interval (schedk's
 // options: over the dispatchable jobs alone, or linearly by a fixed scale).
 // Thread-safety: pure functions; ComputeUrgency runs in parallel with oneTBB
-// and ComputeUrgencyReference is its serial twin (the test oracle).
+// and ComputeUrgencyReference is its reference twin (the test oracle).
 #pragma once
 
 #include <cstdint>

@@ -127,7 +127,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     ParallelRoom room;
     if (config_.reserve_in_gaps) {
       walk_start = EarliestGapStart(*this, job, pe, least);
-    } else if (mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty()) {
+    } else if (twin_ == Twin::kReference || !job.requests->queue_master.empty()) {
       walk_start = PlainQueueEndWalk(*this, job, pe, least);
     } else {
       // Past a few walks, the breakpoint index pays for its building.
@@ -143,9 +143,9 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     // "now". The walk's room has the list's host order and each host's
     // instances in queue order, or with sorted-in full ones, in queue order
     // where no host has two instances whose keys tie.
-    if (config_.reserve_in_gaps || mode_ == ExecutionMode::kSerial || !job.requests->queue_master.empty() ||
+    if (config_.reserve_in_gaps || twin_ == Twin::kReference || !job.requests->queue_master.empty() ||
         (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_)) {
-      room = RoomAt(job, pe, start, mode_ == ExecutionMode::kParallel ? candidates.back() : kUnlimited);
+      room = RoomAt(job, pe, start, twin_ == Twin::kOptimised ? candidates.back() : kUnlimited);
     }
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();

@@ -244,15 +244,14 @@ class Replay {
     for (std::uint32_t j : members) add_row(j);
     for (std::uint32_t set : used_slots) request_slot_[set] = kNoSlot;
 
-    // A few thousand rows or fewer are ranked quicker on one thread than split
-    // into tasks; the serial twin gives the same bits.
-    const ExecutionMode ranking =
-        table.rows() < tuning::kReplayParallelFromRows ? ExecutionMode::kSerial : options_.mode;
+    // A few thousand rows or fewer are ranked quicker by the reference twin,
+    // on one thread, than split into tasks; both give the same bits.
+    const Twin ranking = table.rows() < tuning::kReplayParallelFromRows ? Twin::kReference : options_.twin;
     const PriorityResult priorities = ComputePriorities(cluster_, table, ranking);
-    // The running tasks' bookings carry over from the previous pass (the serial
-    // twin books them all again, as the oracle of that).
-    RunningBook* book = options_.mode == ExecutionMode::kParallel ? &running_book_ : nullptr;
-    const ScheduleResult result = ScheduleInterval(cluster_, table, priorities, instances_, options_.mode, book);
+    // The running tasks' bookings carry over from the previous pass (the
+    // reference books them all again, as the oracle of that).
+    RunningBook* book = options_.twin == Twin::kOptimised ? &running_book_ : nullptr;
+    const ScheduleResult result = ScheduleInterval(cluster_, table, priorities, instances_, options_.twin, book);
     std::vector<std::uint32_t> started;
     for (const Decision& d : result.decisions) {
       if (d.kind == DecisionKind::kStart) {

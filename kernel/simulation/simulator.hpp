@@ -32,7 +32,7 @@
 #include <functional>
 #include <vector>
 
-#include "kernel/execution_mode.hpp"
+#include "kernel/twin.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 
@@ -45,7 +45,7 @@ struct SimulationOptions {
   SimPolicy policy = SimPolicy::kEasy;
   SimSemantics semantics = SimSemantics::kReference;
   Duration interval = 0;  // native only: seconds between passes; 0 = a pass per event
-  ExecutionMode mode = ExecutionMode::kParallel;
+  Twin twin = Twin::kOptimised;  // kReference: every pass's reference twin
   // > 0: the machine is one pool of this many processors (one host, one queue,
   // one parallel environment, every priority weight 0: an SWF trace's machine),
   // and fcfs and easy passes run on PoolBackfill instead of the kernel's

@@ -4,7 +4,7 @@
 // Properties:
 //   (a) the priorities (JSON Lines) and the schedule (text, ms=0) are byte-
 //       identical with oneTBB limited to 1 and to 2 threads, and the serial
-//       twins (ExecutionMode::kSerial) write the same bytes;
+//       twins (Twin::kReference) write the same bytes;
 //   (b) the plan never books a container above its capacity, except where the
 //       running tasks alone already hold it above (tests/plan_check.hpp);
 //   (c) no backfilled start delays a reservation: the reservations are in the
@@ -40,16 +40,16 @@ struct Output {
   std::string priorities, schedule;
 };
 
-Output RunInterval(const io::Snapshot& s, ExecutionMode mode, ScheduleResult* keep = nullptr) {
+Output RunInterval(const io::Snapshot& s, Twin twin, ScheduleResult* keep = nullptr) {
   Output out;
-  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs, mode);
+  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs, twin);
   io::WritePriorities(s, priorities, io::PriorityFormat::kJsonl, [&](std::string_view piece) {
     out.priorities.append(piece);
     return true;
   });
   const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
   if (instances.size() > kMaxInstances) return out;
-  ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances, mode);
+  ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances, twin);
   io::WriteSchedule(s, instances, result, io::ScheduleFormat::kText, 0, [&](std::string_view piece) {
     out.schedule.append(piece);
     return true;
@@ -88,10 +88,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!SmallEnough(s)) return 0;
   Output one, two, serial;
   ScheduleResult result;
-  WithThreads(1, [&] { one = RunInterval(s, ExecutionMode::kParallel, &result); });
-  WithThreads(2, [&] { two = RunInterval(s, ExecutionMode::kParallel); });
+  WithThreads(1, [&] { one = RunInterval(s, Twin::kOptimised, &result); });
+  WithThreads(2, [&] { two = RunInterval(s, Twin::kOptimised); });
   Same(one, two, "1 vs 2 threads");
-  WithThreads(2, [&] { serial = RunInterval(s, ExecutionMode::kSerial); });
+  WithThreads(2, [&] { serial = RunInterval(s, Twin::kReference); });
   Same(one, serial, "parallel vs serial");
   return 0;
 }

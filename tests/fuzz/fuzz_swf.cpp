@@ -14,7 +14,7 @@
 //     its submission;
 //   * the running jobs never hold more than MaxProcs processors at once
 //     (each counted over [start, start + min(runtime, estimate)));
-//   * the serial twin gives the same result, and under fcfs and easy so
+//   * the reference twin gives the same result, and under fcfs and easy so
 //     does the one-pool engine (pool_processors) as the kernel's passes.
 #include <algorithm>
 #include <cstddef>
@@ -133,9 +133,9 @@ void Replay(std::uint8_t options, std::string_view text) {
   }
 
   SimulationOptions serial = sim;
-  serial.mode = ExecutionMode::kSerial;
+  serial.twin = Twin::kReference;
   const SimulationResult twin = Simulate(s.cluster, s.jobs, serial);
-  Check(SameResult(result, twin, true), "the serial twin gives the same result",
+  Check(SameResult(result, twin, true), "the reference twin gives the same result",
         Describe(result) + " vs " + Describe(twin));
   if (sim.policy != SimPolicy::kConservative) {
     SimulationOptions pool = sim;

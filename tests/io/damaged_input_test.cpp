@@ -59,11 +59,11 @@ TEST(DamagedInputTest, SnapshotsLoadAndScheduleOrNameTheirError) {
       }
       ++loaded;
       const Cluster& cluster = snapshot->cluster;
-      const PriorityResult priorities = ComputePriorities(cluster, snapshot->jobs, ExecutionMode::kSerial);
+      const PriorityResult priorities = ComputePriorities(cluster, snapshot->jobs, Twin::kReference);
       ASSERT_LE(priorities.dispatchable_tasks, priorities.order.size());
       const QueueInstanceTable instances = QueueInstanceTable::Build(cluster);
       const ScheduleResult result =
-          ScheduleInterval(cluster, snapshot->jobs, priorities, instances, ExecutionMode::kSerial);
+          ScheduleInterval(cluster, snapshot->jobs, priorities, instances, Twin::kReference);
       // A start or a reservation holds grants of the slots it names; the rest hold none.
       for (const Decision& d : result.decisions) {
         ASSERT_LE(d.grant_begin, d.grant_end);

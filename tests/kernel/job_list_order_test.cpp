@@ -38,7 +38,7 @@ void ExpectJobListOrder(const JobTable& jobs, std::vector<std::pair<JobNumber, T
   std::sort(rows.begin(), rows.end());
   const RowIndex index(jobs);
   const JobListOrder parallel(jobs, index);
-  const JobListOrder serial(jobs, index, ExecutionMode::kSerial);
+  const JobListOrder serial(jobs, index, Twin::kReference);
   const auto listed = Listed(jobs, parallel);
   EXPECT_EQ(listed, rows);
   EXPECT_EQ(Listed(jobs, serial), rows);

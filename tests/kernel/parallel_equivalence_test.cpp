@@ -1,4 +1,4 @@
-// The parallel priority pass against its serial twin and against itself with
+// The optimised priority pass against its reference twin and against itself with
 // one thread, on a generated population of 120,000 jobs with every policy
 // active (functional, share tree, override, urgency with waiting time and
 // deadlines, PE ranges, array jobs, running and held jobs), on one without
@@ -48,12 +48,12 @@ PopulationSpec SpecOf(std::uint64_t seed, std::size_t pending, std::size_t runni
                         .submit_in_job_order = false};
 }
 
-// Generates the population, runs the parallel pass and its serial twin, expects
+// Generates the population, runs the parallel pass and its reference twin, expects
 // identical results and returns the parallel one.
 PriorityResult ExpectTwinsAgree(const PopulationSpec& spec) {
   const Population p = GeneratePopulation(spec);
-  PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
-  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   ExpectIdentical(p.cluster, p.jobs, parallel, serial);
   return parallel;
 }
@@ -70,8 +70,8 @@ Population* ParallelEquivalenceTest::population_ = nullptr;
 
 TEST_F(ParallelEquivalenceTest, SerialTwinGivesTheSameResult) {
   const Population& p = *population_;
-  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
-  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   EXPECT_GT(parallel.dispatchable_tasks, 100000u);
   ExpectIdentical(p.cluster, p.jobs, parallel, serial);
 }
@@ -109,9 +109,9 @@ TEST(PrioritySideTaskTest, TreePreparedBesideTheOverridePassMatchesTheSerialTwin
   const Population p = GeneratePopulation(SpecOf(13, 20000, 1000, 800, 20, 50, 0.05));
   ASSERT_FALSE(p.cluster.config.policy_hierarchy.empty());
   ASSERT_EQ(p.cluster.config.policy_hierarchy.front(), TicketPolicy::kOverride);
-  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   for (int run = 0; run < 3; ++run) {  // the two tasks meet in a different order each time
-    const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
+    const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
     ExpectIdentical(p.cluster, p.jobs, parallel, serial);
   }
   std::size_t override_tickets = 0, share_tickets = 0;
@@ -124,13 +124,13 @@ TEST(PrioritySideTaskTest, TreePreparedBesideTheOverridePassMatchesTheSerialTwin
 }
 
 // Without array jobs every job is one task of the parallel pass's sort; the
-// serial twin still takes the general merge.
+// reference twin still takes the general merge.
 TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
   EXPECT_GT(ExpectTwinsAgree(SpecOf(8, 40000, 2000, 1000, 20, 100, 0)).dispatchable_tasks, 35000u);
 }
 
 // With array jobs the parallel pass sorts all tasks by their job's running
-// worst key; the serial twin merges the jobs' task sequences. Three free slots
+// worst key; the reference twin merges the jobs' task sequences. Three free slots
 // make L = 4, so later tasks of an array job keep the fourth one's values.
 TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTasks) {
   PopulationSpec spec = SpecOf(9, 30000, 97, 500, 10, 10, 0.3);
@@ -143,7 +143,7 @@ TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTask
 // Jobs whose tasks are split over two or three pending rows (array ranges in
 // different rows, some interleaved: 1-9:2 and 2-10:2), added to
 // datasets/policies-mix.snap with its policies and jobs: the parallel pass
-// groups the rows by job, the serial twin merges them.
+// groups the rows by job, the reference twin merges them.
 TEST(ParallelEquivalenceRowsTest, JobsWithSeveralPendingRowsMatchTheMerge) {
   std::ifstream file(testing::SourceDir() + "/datasets/policies-mix.snap");
   ASSERT_TRUE(file) << "datasets/policies-mix.snap";
@@ -177,8 +177,8 @@ TEST(ParallelEquivalenceRowsTest, JobsWithSeveralPendingRowsMatchTheMerge) {
     }
   }
   const io::Snapshot s = testing::Load(text);
-  const PriorityResult parallel = ComputePriorities(s.cluster, s.jobs, ExecutionMode::kParallel);
-  const PriorityResult serial = ComputePriorities(s.cluster, s.jobs, ExecutionMode::kSerial);
+  const PriorityResult parallel = ComputePriorities(s.cluster, s.jobs, Twin::kOptimised);
+  const PriorityResult serial = ComputePriorities(s.cluster, s.jobs, Twin::kReference);
   ExpectIdentical(s.cluster, s.jobs, parallel, serial);
   EXPECT_GT(several, 1000u);
   EXPECT_GT(parallel.dispatchable_tasks, 10000u);
@@ -207,8 +207,8 @@ TEST(PriorityOptionsEquivalenceTest, EachOptionAgreesWithItsSerialTwinAndOneThre
   for (const auto& [normalization, split] : options) {
     p.cluster.config.normalization = normalization;
     p.cluster.config.functional_split = split;
-    const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
-    const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+    const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
+    const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
     ExpectIdentical(p.cluster, p.jobs, parallel, serial);
     PriorityResult one;
     tbb::task_arena single(1);

@@ -91,12 +91,12 @@ void CheckRun(std::uint64_t seed, bool fractional, RunningBook::Update& total) {
     const io::Snapshot s = testing::Load(text);
     const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
     const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-    const ScheduleResult with = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel, &book);
+    const ScheduleResult with = ScheduleInterval(s.cluster, s.jobs, priorities, instances, Twin::kOptimised, &book);
     const ScheduleResult without = ScheduleInterval(s.cluster, s.jobs, priorities, instances);
     const std::string where = "seed " + std::to_string(seed) + " step " + std::to_string(step);
     ASSERT_TRUE(testing::SameSchedule(with, without)) << where;
     RunningBook fresh;
-    ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel, &fresh);
+    ScheduleInterval(s.cluster, s.jobs, priorities, instances, Twin::kOptimised, &fresh);
     ASSERT_TRUE(fresh.last_update().rebuilt) << where;
     ASSERT_NE(book.ledger(), nullptr) << where;
     ExpectSameLedger(*book.ledger(), *fresh.ledger(), where);
@@ -144,8 +144,8 @@ TEST(RunningBookTest, AnotherLayoutMakesTheBookStartOver) {
   const io::Snapshot s = load(parts.config);
   const PriorityResult p = ComputePriorities(s.cluster, s.jobs);
   const QueueInstanceTable q = QueueInstanceTable::Build(s.cluster);
-  ScheduleInterval(s.cluster, s.jobs, p, q, ExecutionMode::kParallel, &book);
-  ScheduleInterval(s.cluster, s.jobs, p, q, ExecutionMode::kParallel, &book);
+  ScheduleInterval(s.cluster, s.jobs, p, q, Twin::kOptimised, &book);
+  ScheduleInterval(s.cluster, s.jobs, p, q, Twin::kOptimised, &book);
   EXPECT_FALSE(book.last_update().rebuilt);
   EXPECT_EQ(book.last_update().kept, book.size());
   // More licenses: the same bookings mean something else.
@@ -155,7 +155,7 @@ TEST(RunningBookTest, AnotherLayoutMakesTheBookStartOver) {
   const io::Snapshot more = load(parts.config);
   const PriorityResult p2 = ComputePriorities(more.cluster, more.jobs);
   const QueueInstanceTable q2 = QueueInstanceTable::Build(more.cluster);
-  const ScheduleResult with = ScheduleInterval(more.cluster, more.jobs, p2, q2, ExecutionMode::kParallel, &book);
+  const ScheduleResult with = ScheduleInterval(more.cluster, more.jobs, p2, q2, Twin::kOptimised, &book);
   EXPECT_TRUE(book.last_update().rebuilt);
   EXPECT_TRUE(testing::SameSchedule(with, ScheduleInterval(more.cluster, more.jobs, p2, q2)));
 }

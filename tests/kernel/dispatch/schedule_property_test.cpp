@@ -50,8 +50,8 @@ void CheckInterval(const io::GeneratorSpec& spec, Outcomes& outcomes) {
   ASSERT_FALSE(s.jobs.shards().empty());
   const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
   const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  const ScheduleResult parallel = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kParallel);
-  const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, ExecutionMode::kSerial);
+  const ScheduleResult parallel = ScheduleInterval(s.cluster, s.jobs, priorities, instances, Twin::kOptimised);
+  const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, Twin::kReference);
   ASSERT_TRUE(testing::SameSchedule(parallel, serial)) << "seed " << seed;
 
   // Replay every booking of the plan (tests/plan_check.hpp).

@@ -17,11 +17,11 @@ namespace schedk {
 namespace {
 
 // The interval's records as `schedk schedule` prints them, without the done line.
-std::string Records(const std::string& snapshot_text, ExecutionMode mode = ExecutionMode::kParallel) {
+std::string Records(const std::string& snapshot_text, Twin twin = Twin::kOptimised) {
   const io::Snapshot s = testing::Load(snapshot_text);
   const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
   const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances, mode);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances, twin);
   std::string out;
   io::WriteSchedule(s, instances, result, io::ScheduleFormat::kText, 0, [&](std::string_view text) {
     out += text;
@@ -306,12 +306,12 @@ TEST(ScheduleTest, MasterQueuesComeFromTheMasterqList) {
            job + "\n";
   };
   const std::string job = "job 1 owner=u1 submit=900 l_hard=h_rt=300 ";
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const std::string fill = Records(snapshot(job + "masterq=m.q pe_name=fill pe_min=4 pe_max=4"), mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const std::string fill = Records(snapshot(job + "masterq=m.q pe_name=fill pe_min=4 pe_max=4"), twin);
     EXPECT_TRUE(Has(fill, "start 1.1 at=1000 dur=360 slots=4 pe=fill granted=m.q@h2:1,a.q@h1:3")) << fill;
-    const std::string pe_slots = Records(snapshot(job + "masterq=m.q pe_name=one pe_min=3 pe_max=3"), mode);
+    const std::string pe_slots = Records(snapshot(job + "masterq=m.q pe_name=one pe_min=3 pe_max=3"), twin);
     EXPECT_EQ(pe_slots.find("start 1.1"), std::string::npos) << pe_slots;
-    const std::string plain = Records(snapshot(job + "pe_name=fill pe_min=4 pe_max=4"), mode);
+    const std::string plain = Records(snapshot(job + "pe_name=fill pe_min=4 pe_max=4"), twin);
     EXPECT_TRUE(Has(plain, "start 1.1 at=1000 dur=360 slots=4 pe=fill granted=a.q@h1:4")) << plain;
   }
 }
@@ -458,8 +458,8 @@ TEST(ScheduleTest, ParallelAndSerialQueueEndIterationAgree) {
                 "\n";
   }
   snapshot += "job 20 owner=u submit=900 R=y pe_name=mpi pe_min=6 pe_max=8 l_hard=h_rt=300\n";
-  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
-  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  const std::string serial = Records(snapshot, Twin::kReference);
+  EXPECT_EQ(serial, Records(snapshot, Twin::kOptimised));
   // All 8 slots are busy; the jobs end at 1100, 1260, 1420, 1580, 1740, 1900,
   // 2060 and 2220, alternating between h1 and h2. Six slots are free once six
   // have ended, at 1900 (3 on each host); the two still running until 2060 and
@@ -498,8 +498,8 @@ TEST(ScheduleTest, AReservationMeetsTheFreeInstancesBeforeTheFullOnes) {
       "job 5 owner=u2 submit=904 l_hard=h_rt=100\n"
       "job 6 owner=u3 submit=905 p=-500 R=y pe_name=fill pe_min=2 pe_max=2 l_hard=h_rt=100\n"
       "job 7 owner=u3 submit=906 p=-600 R=y l_hard=h_rt=100,lic=1\n";
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const std::string out = Records(snapshot, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const std::string out = Records(snapshot, twin);
     EXPECT_TRUE(Has(out, "start 5.1 at=1000 dur=160 slots=1 granted=all.q@h1:1")) << out;
     EXPECT_TRUE(Has(out, "reserve 6.1 at=1160 dur=160 slots=2 pe=fill granted=b.q@h1:2")) << out;
     EXPECT_TRUE(Has(out, "reserve 7.1 at=1560 dur=160 slots=1 granted=c.q@h1:1")) << out;
@@ -527,10 +527,10 @@ TEST(ScheduleTest, TheRunsFirstSearchSortsTheFullInstancesIn) {
       "job 3 owner=u1 submit=800 state=r start=900 granted=b.q@h1:1 l_hard=h_rt=100\n"
       "job 4 owner=u1 submit=800 state=r start=900 granted=all.q@h1:2 l_hard=h_rt=100 pe_name=fill pe_min=2 pe_max=2\n"
       "job 6 owner=u3 submit=905 p=-500 R=y pe_name=fill pe_min=2 pe_max=2 l_hard=h_rt=100\n";
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    std::string out = Records(cluster, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    std::string out = Records(cluster, twin);
     EXPECT_TRUE(Has(out, "reserve 6.1 at=1060 dur=160 slots=2 pe=fill granted=all.q@h1:2")) << out;
-    out = Records(cluster + "job 2 owner=u2 submit=901 l_hard=h_rt=100,lic=1\n", mode);
+    out = Records(cluster + "job 2 owner=u2 submit=901 l_hard=h_rt=100,lic=1\n", twin);
     EXPECT_NE(out.find("pending 2.1 reason="), std::string::npos) << out;
     EXPECT_TRUE(Has(out, "reserve 6.1 at=1060 dur=160 slots=2 pe=fill granted=b.q@h1:2")) << out;
   }
@@ -572,8 +572,8 @@ TEST(ScheduleTest, NoParallelReservationAtTheEndOfTime) {
       "begin queue all.q\nhostlist n1 n2\nslots 4\npe_list mpi\nend queue\n"
       "job 1 owner=u1 p=1024 l_hard=h_rt=100\n"
       "job 2.1-5:2 owner=u2 pe_name=mpi pe_min=2 pe_max=6 R=y\n";
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const std::string out = Records(snapshot, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const std::string out = Records(snapshot, twin);
     // The default duration is INFINITY: 2.1 takes 6 slots forever, 2.3 the 2
     // that job 1 (100 s + DURATION_OFFSET 60) gives back at 1160. No load
     // changes, so 2.3's search does not sort the queue list: n2, with a free
@@ -613,8 +613,8 @@ TEST(ScheduleTest, HostSlotsBelowTheInstanceSlotsLimitTheWalk) {
       "job 3 owner=u submit=800 state=r start=950 granted=big.q@h3:4 l_hard=h_rt=400\n"
       "job 20 owner=u submit=900 p=1000 R=y pe_name=mpi pe_min=3 pe_max=3 l_hard=h_rt=100\n"
       "job 21 owner=u submit=901 R=y pe_name=mpi pe_min=7 pe_max=7 l_hard=h_rt=100\n";
-  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
-  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  const std::string serial = Records(snapshot, Twin::kReference);
+  EXPECT_EQ(serial, Records(snapshot, Twin::kOptimised));
   EXPECT_TRUE(Has(serial, "reserve 20.1 at=1050 dur=100 slots=3 pe=mpi granted=all.q@h1:2,all.q@h2:1")) << serial;
   // h3's 8 slots never limit its instance's 4. Job 21 needs 7: h1 and h2
   // give 4 from 1250 (job 20's reservation ends at 1150, job 2 at 1250) and h3
@@ -655,8 +655,8 @@ TEST(ScheduleTest, PeSlotsAndFixedRuleWalksCountHostsWithRoom) {
   }
   snapshot += "job 20 owner=u submit=900 p=1000 R=y pe_name=two pe_min=4 pe_max=4 l_hard=h_rt=100\n"
               "job 21 owner=u submit=901 R=y pe_name=smp pe_min=3 pe_max=4 l_hard=h_rt=100\n";
-  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
-  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  const std::string serial = Records(snapshot, Twin::kReference);
+  EXPECT_EQ(serial, Records(snapshot, Twin::kOptimised));
   EXPECT_TRUE(Has(serial, "reserve 20.1 at=1050 dur=100 slots=4 pe=two granted=all.q@h2:2,all.q@h3:2")) << serial;
   EXPECT_TRUE(Has(serial, "reserve 21.1 at=1150 dur=100 slots=3 pe=smp granted=all.q@h2:3")) << serial;
 }
@@ -699,8 +699,8 @@ TEST(ScheduleTest, PeSlotsAndFixedRuleWalksMatchTheSerialWalk) {
                   " pe_max=" + std::to_string(low + pick(6)) +
                   (pick(10) == 0 ? std::string() : " l_hard=h_rt=" + std::to_string(300 + 60 * pick(60))) + "\n";
     }
-    const std::string serial = Records(snapshot, ExecutionMode::kSerial);
-    ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
+    const std::string serial = Records(snapshot, Twin::kReference);
+    ASSERT_EQ(serial, Records(snapshot, Twin::kOptimised)) << "seed " << seed << "\n" << snapshot;
     reserves += Occurrences(serial, "reserve ");
   }
   // The seeds reserve often and hold slots forever now and then.
@@ -741,8 +741,8 @@ TEST(ScheduleTest, ParallelReservationsFollowTheLoadOrderAfterAStart) {
   snapshot += "job 1 owner=u submit=900 p=1000 R=y pe_name=mpi pe_min=3 pe_max=3 l_hard=h_rt=100\n"
               "job 2 owner=u submit=900 p=500 l_hard=h_rt=50\n"
               "job 3 owner=u submit=900 R=y pe_name=mpi pe_min=2 pe_max=2 l_hard=h_rt=100\n";
-  const std::string serial = Records(snapshot, ExecutionMode::kSerial);
-  EXPECT_EQ(serial, Records(snapshot, ExecutionMode::kParallel));
+  const std::string serial = Records(snapshot, Twin::kReference);
+  EXPECT_EQ(serial, Records(snapshot, Twin::kOptimised));
   EXPECT_TRUE(Has(serial, "reserve 1.1 at=1150 dur=100 slots=3 pe=mpi granted=all.q@h1:1,all.q@h2:1,all.q@h3:1"))
       << serial;
   EXPECT_TRUE(Has(serial, "start 2.1 at=1000 dur=50 slots=1 granted=all.q@h1:1")) << serial;
@@ -801,8 +801,8 @@ TEST(ScheduleTest, KeptWalkPlansMatchTheSerialWalk) {
       snapshot += " R=y pe_name=" + std::string(pes[pe]) + " pe_min=" + std::to_string(low) +
                   " pe_max=" + std::to_string(low + pick(4)) + " l_hard=" + hard + "\n";
     }
-    const std::string serial = Records(snapshot, ExecutionMode::kSerial);
-    ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
+    const std::string serial = Records(snapshot, Twin::kReference);
+    ASSERT_EQ(serial, Records(snapshot, Twin::kOptimised)) << "seed " << seed << "\n" << snapshot;
     reserves += Occurrences(serial, "reserve ");
     starts += Occurrences(serial, "start ");
   }
@@ -853,8 +853,8 @@ TEST(ScheduleTest, KnownFitsIgnoringThePlanMatchTheSerialTwin) {
                   " pe_min=" + std::to_string(low) + " pe_max=" + std::to_string(low + pick(3)) + " l_hard=" + hard +
                   "\n";
     }
-    const std::string serial = Records(snapshot, ExecutionMode::kSerial);
-    ASSERT_EQ(serial, Records(snapshot, ExecutionMode::kParallel)) << "seed " << seed << "\n" << snapshot;
+    const std::string serial = Records(snapshot, Twin::kReference);
+    ASSERT_EQ(serial, Records(snapshot, Twin::kOptimised)) << "seed " << seed << "\n" << snapshot;
     blocked += Occurrences(serial, "reason=reservation");
     resource += Occurrences(serial, "reason=resource");
   }

@@ -64,7 +64,7 @@ std::vector<std::string> Rows(const JobTable& jobs, JobNumber job) {
 }
 
 // Loads under `max_aj_instances` (the reader applies the limit in parallel);
-// the serial twin, applied again to what was loaded, must mark the same rows.
+// on one thread, applied again to what was loaded, must mark the same rows.
 JobTable Limited(const std::string& jobs, std::uint32_t max_aj_instances) {
   const io::Snapshot s = Load(Cluster(std::to_string(max_aj_instances)) + jobs);
   JobTable serial = s.jobs;

@@ -38,9 +38,9 @@ job 8 owner=C submit=1302085040
 }
 
 TEST(FunctionalPolicyTest, SharedSharesBlogExample) {  // T3.1
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
     const auto s = Load(BlogSnapshot(""));
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(s, r, 1).values.ftckt, 250000);
     EXPECT_DOUBLE_EQ(Find(s, r, 2).values.ftckt, 250000);
     EXPECT_DOUBLE_EQ(Find(s, r, 3).values.ftckt, 500000);
@@ -60,9 +60,9 @@ TEST(FunctionalPolicyTest, SharedSharesBlogExample) {  // T3.1
 }
 
 TEST(FunctionalPolicyTest, UnsharedSharesBlogExample) {  // T3.2
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
     const auto s = Load(BlogSnapshot("share_functional_shares false"));
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     for (JobNumber j : {1u, 2u, 3u}) EXPECT_DOUBLE_EQ(Find(s, r, j).values.ftckt, 100 * 1e6 / 300);
     EXPECT_DOUBLE_EQ(Find(s, r, 4).values.ftckt, 62500);
     EXPECT_DOUBLE_EQ(Find(s, r, 5).values.ftckt, 50000);
@@ -75,9 +75,9 @@ TEST(FunctionalPolicyTest, UnsharedSharesBlogExample) {  // T3.2
 // With a cap of 2 rounds, C1 and B2 are picked; the other tasks keep their
 // category head's estimate from the last round: 0.25e6 * 50 / 300.001.
 TEST(FunctionalPolicyTest, TasksBeyondTheCapKeepTheLastEstimate) {
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
     const auto s = Load(BlogSnapshot("max_functional_jobs_to_schedule 2"));
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     const double estimate = 0.25 * (50.0 * 1e6 / (300 + 0.001));
     EXPECT_DOUBLE_EQ(Find(s, r, 7).values.ftckt, 0.25 * (100.0 * 1e6 / 300));
     EXPECT_DOUBLE_EQ(Find(s, r, 4).values.ftckt, 0.25 * (50.0 * 1e6 / 300));
@@ -131,8 +131,8 @@ TEST_P(FunctionalHeapTest, MatchesTheStraightforwardLoop) {
       {TicketPolicy::kShareTree, TicketPolicy::kOverride, TicketPolicy::kFunctional},
       {}};
   c.policy_hierarchy = kHierarchies[static_cast<std::size_t>(GetParam()) % kHierarchies.size()];
-  const PriorityResult fast = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
-  const PriorityResult naive = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  const PriorityResult fast = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
+  const PriorityResult naive = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   ASSERT_EQ(fast.tickets.refs.size(), naive.tickets.refs.size());
   std::size_t with_tickets = 0;
   for (std::size_t i = 0; i < fast.tickets.refs.size(); ++i) {

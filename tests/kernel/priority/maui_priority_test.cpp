@@ -318,8 +318,8 @@ TEST(MauiPriorityTest, ParallelPassEqualsItsSerialTwinAndThreadCountsAgree) {
   spec.submit_in_job_order = false;
   Population p = GeneratePopulation(spec);
   ApplyMauiPolicy(p);  // every component weighted
-  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kParallel);
-  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, ExecutionMode::kSerial);
+  const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
+  const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   PriorityResult one;
   {
     tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);

@@ -32,9 +32,9 @@ job 6 owner=U submit=1501 )" + p2_extra + "\n";
 }
 
 TEST(OverridePolicyTest, SharedTicketsAreDividedAmongActiveJobs) {
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
     const auto s = Load(Snapshot("", ""));
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(s, r, 1).values.otckt, 500);
     EXPECT_DOUBLE_EQ(Find(s, r, 2).values.otckt, 500);
     EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 1000.0 / 3);
@@ -52,9 +52,9 @@ TEST(OverridePolicyTest, UnsharedTicketsGoWholeToEveryJob) {
 }
 
 TEST(OverridePolicyTest, JobTicketsCanWinTheFirstRound) {
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
     const auto s = Load(Snapshot("", "oticket=50"));
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 1000.0 / 3 + 50);
     EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 250);
     EXPECT_DOUBLE_EQ(Find(s, r, 6).values.ovrts, 50);
@@ -78,28 +78,28 @@ TEST(OverridePolicyTest, ThePendingPassRunsWheneverAnyTicketsExist) {
            "job 1 owner=U submit=1000 state=r start=1100 granted=all.q@n1:1 " + running_extra + "\n"
            "job 5 owner=U submit=1500\njob 6 owner=U submit=1501 " + pending_extra + "\n";
   };
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
     {
       const auto s = Load(snapshot("", "", ""));
-      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      const auto r = ComputePriorities(s.cluster, s.jobs, twin);
       for (JobNumber j : {1u, 5u, 6u}) EXPECT_DOUBLE_EQ(Find(s, r, j).values.otckt, 0);
     }
     {  // a running job's own tickets do not reach the pending ones
       const auto s = Load(snapshot("", "oticket=70", ""));
-      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      const auto r = ComputePriorities(s.cluster, s.jobs, twin);
       EXPECT_DOUBLE_EQ(Find(s, r, 1).values.otckt, 70);
       EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 0);
       EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 0);
     }
     {  // a pending job's own tickets
       const auto s = Load(snapshot("", "", "oticket=50"));
-      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      const auto r = ComputePriorities(s.cluster, s.jobs, twin);
       EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 50);
       EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 0);
     }
     {  // the owner's tickets, shared by the running job and the two pending ones in turn
       const auto s = Load(snapshot("oticket 600\n", "", ""));
-      const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+      const auto r = ComputePriorities(s.cluster, s.jobs, twin);
       EXPECT_DOUBLE_EQ(Find(s, r, 1).values.otckt, 600);
       EXPECT_DOUBLE_EQ(Find(s, r, 5).values.otckt, 300);
       EXPECT_DOUBLE_EQ(Find(s, r, 6).values.otckt, 200);

@@ -124,7 +124,7 @@ TEST(PriorityOptionsTest, LinearFunctionalSplit) {
   EXPECT_NEAR(testing::Find(s, r, C1).values.prio, 0.05 + 0.25 + kC1Posix, 1e-12);
   EXPECT_EQ(PendingOrder(s, r), (std::vector<JobNumber>{C2, C1, B2, B3, B4}));
   // Serial twin.
-  const PriorityResult serial = ComputePriorities(s.cluster, s.jobs, ExecutionMode::kSerial);
+  const PriorityResult serial = ComputePriorities(s.cluster, s.jobs, Twin::kReference);
   EXPECT_EQ(PendingOrder(s, serial), PendingOrder(s, r));
 }
 

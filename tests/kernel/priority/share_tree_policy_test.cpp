@@ -53,8 +53,8 @@ job 3 owner=A submit=301
 job 4 owner=B submit=302
 job 5 owner=B submit=303
 )");
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     const double stt_a = 12.0 / 28, stt_b = 16.0 / 28;  // shr 3600/300 and 1600/100
     EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, stt_a / 2 * 10000);
     EXPECT_DOUBLE_EQ(Find(s, r, 3).values.stckt, stt_a / 3 * 10000);
@@ -92,8 +92,8 @@ end sharetree
 job 7.1-7:2 owner=A submit=300
 job 7.2-8:2 owner=A submit=300
 )");
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     for (TaskNumber t = 1; t <= 8; ++t) EXPECT_DOUBLE_EQ(Find(s, r, 7, t).values.stckt, 10000.0 / t) << "task " << t;
   }
 }
@@ -221,8 +221,8 @@ job 7 owner=bob project=P6 submit=100
 job 8 owner=carol project=P6 submit=100
 job 9 owner=bob project=P5 submit=100
 )");
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     for (JobNumber j : {1u, 2u, 3u, 4u, 5u, 6u}) EXPECT_DOUBLE_EQ(Find(s, r, j).values.stckt, 1.0 / 6 / 1 * 1000);
     EXPECT_DOUBLE_EQ(Find(s, r, 9).values.stckt, 1.0 / 6 / 2 * 1000);
     EXPECT_DOUBLE_EQ(Find(s, r, 8).values.stckt, 1.0 / 6 / 2 * 1000);
@@ -269,8 +269,8 @@ job 1 owner=bob submit=100
 job 2 owner=ann submit=100 js=50
 job 3 owner=cid submit=100
 )");
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const auto r = ComputePriorities(s.cluster, s.jobs, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const auto r = ComputePriorities(s.cluster, s.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(s, r, 1).values.stckt, 0.5 / 1 * 1000);
     EXPECT_DOUBLE_EQ(Find(s, r, 2).values.stckt, 0.5 / 2 * 1000);
     EXPECT_DOUBLE_EQ(Find(s, r, 3).values.stckt, 0.5 / 1 * 1000);
@@ -364,15 +364,15 @@ job 1 owner=alice submit=300
 job 2 owner=alice submit=200
 )";
   };
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
     const auto share_first = Load(snapshot("SF"));
-    const auto r = ComputePriorities(share_first.cluster, share_first.jobs, mode);
+    const auto r = ComputePriorities(share_first.cluster, share_first.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(share_first, r, 1).values.stckt, 10000);
     EXPECT_DOUBLE_EQ(Find(share_first, r, 2).values.stckt, 5000);
     EXPECT_DOUBLE_EQ(Find(share_first, r, 1).values.ftckt, 1000);
     EXPECT_DOUBLE_EQ(Find(share_first, r, 2).values.ftckt, 500);
     const auto functional_first = Load(snapshot("FS"));
-    const auto q = ComputePriorities(functional_first.cluster, functional_first.jobs, mode);
+    const auto q = ComputePriorities(functional_first.cluster, functional_first.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(functional_first, q, 2).values.ftckt, 1000);
     EXPECT_DOUBLE_EQ(Find(functional_first, q, 1).values.ftckt, 500);
     EXPECT_DOUBLE_EQ(Find(functional_first, q, 2).values.stckt, 10000);
@@ -405,13 +405,13 @@ job 5 owner=B submit=303
   const double stt_a = 12.0 / 28, stt_b = 16.0 / 28;
   const auto v62 = snapshot("NONE");
   const auto v81 = snapshot("SHARE_TREE_PENDING=8.1");
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const auto r62 = ComputePriorities(v62.cluster, v62.jobs, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const auto r62 = ComputePriorities(v62.cluster, v62.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(v62, r62, 2).values.stckt, stt_a / 2 * 10000);
     EXPECT_DOUBLE_EQ(Find(v62, r62, 3).values.stckt, stt_a / 3 * 10000);
     EXPECT_DOUBLE_EQ(Find(v62, r62, 4).values.stckt, stt_b / 1 * 10000);
     EXPECT_DOUBLE_EQ(Find(v62, r62, 5).values.stckt, stt_b / 2 * 10000);
-    const auto r81 = ComputePriorities(v81.cluster, v81.jobs, mode);
+    const auto r81 = ComputePriorities(v81.cluster, v81.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(v81, r81, 2).values.stckt, stt_a / 3 * 10000);
     EXPECT_DOUBLE_EQ(Find(v81, r81, 3).values.stckt, stt_a / 6 * 10000);
     EXPECT_DOUBLE_EQ(Find(v81, r81, 4).values.stckt, stt_b / 1 * 10000);
@@ -467,12 +467,12 @@ job 4 owner=c submit=302
   };
   const auto v62 = snapshot("NONE");
   const auto v81 = snapshot("SHARE_TREE_PENDING=8.1");
-  for (ExecutionMode mode : {ExecutionMode::kParallel, ExecutionMode::kSerial}) {
-    const auto r62 = ComputePriorities(v62.cluster, v62.jobs, mode);
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const auto r62 = ComputePriorities(v62.cluster, v62.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(v62, r62, 2).values.stckt, 5000);
     EXPECT_DOUBLE_EQ(Find(v62, r62, 3).values.stckt, 2500);
     EXPECT_DOUBLE_EQ(Find(v62, r62, 4).values.stckt, 5000);
-    const auto r81 = ComputePriorities(v81.cluster, v81.jobs, mode);
+    const auto r81 = ComputePriorities(v81.cluster, v81.jobs, twin);
     EXPECT_DOUBLE_EQ(Find(v81, r81, 2).values.stckt, 5000);
     EXPECT_DOUBLE_EQ(Find(v81, r81, 4).values.stckt, 2500);
     EXPECT_DOUBLE_EQ(Find(v81, r81, 3).values.stckt, 10000.0 / 6);

@@ -6,7 +6,7 @@
 // tasks with a value, as with override tickets) or sparse in their first half
 // and dense in their second, so that one chunk lists its members, another
 // walks all its refs, and a single chunk switches over midway; on one, two
-// and three threads and in serial mode, with enough refs for several chunks.
+// and three threads and as the reference twin, with enough refs for several chunks.
 // Dependent groupings are checked against the members sorted plainly.
 #include "kernel/priority/ticket_categories.hpp"
 
@@ -124,10 +124,10 @@ TEST(TicketCategoriesTest, GroupsLikeTheStraightforwardLoop) {
                                       << (values == CategoryValues::kFunctionalShares));
       const Grouping want = Expected(f, values);
       ASSERT_GT(want.keys.size(), 100u);
-      ExpectGrouping(BuildTicketCategories(f.refs, f.entities, values, false, ExecutionMode::kSerial), want);
+      ExpectGrouping(BuildTicketCategories(f.refs, f.entities, values, false, Twin::kReference), want);
       for (const int threads : {1, 2, 3}) {  // three chunks look keys up in two earlier tables
         tbb::task_arena(threads).execute([&] {
-          ExpectGrouping(BuildTicketCategories(f.refs, f.entities, values, false, ExecutionMode::kParallel), want);
+          ExpectGrouping(BuildTicketCategories(f.refs, f.entities, values, false, Twin::kOptimised), want);
         });
       }
     }
@@ -165,12 +165,12 @@ TEST(TicketCategoriesTest, DependentOrderIsTheSortedMembers) {
       // Both kinds of category are there to be told apart.
       ASSERT_GT(in_ref_order, 50u);
       ASSERT_LT(in_ref_order, want.members.size() - 50);
-      auto check = [&](const char* how, ExecutionMode mode) {
+      auto check = [&](const char* how, Twin twin) {
         SCOPED_TRACE(testing::Message() << how << ", rising " << rising << ", functional "
                                         << (values == CategoryValues::kFunctionalShares));
-        ExpectGrouping(BuildTicketCategories(refs, f.entities, values, true, mode, MemberOrder::kFull), want);
+        ExpectGrouping(BuildTicketCategories(refs, f.entities, values, true, twin, MemberOrder::kFull), want);
         const TicketCategories heads =
-            BuildTicketCategories(refs, f.entities, values, true, mode, MemberOrder::kHeadFirst);
+            BuildTicketCategories(refs, f.entities, values, true, twin, MemberOrder::kHeadFirst);
         ASSERT_EQ(heads.categories.size(), want.members.size());
         for (std::size_t c = 0; c < want.members.size(); ++c) {
           const TicketCategory& cat = heads.categories[c];
@@ -182,9 +182,9 @@ TEST(TicketCategoriesTest, DependentOrderIsTheSortedMembers) {
           ASSERT_EQ(members, all) << "category " << c;
         }
       };
-      check("serial", ExecutionMode::kSerial);
+      check("serial", Twin::kReference);
       for (const int threads : {1, 2, 3}) {
-        tbb::task_arena(threads).execute([&] { check("parallel", ExecutionMode::kParallel); });
+        tbb::task_arena(threads).execute([&] { check("parallel", Twin::kOptimised); });
       }
     }
   }
