@@ -7,23 +7,20 @@
 
 #include <algorithm>
 #include <random>
-#include <string>
 #include <vector>
 
-#include "tests/test_support.hpp"
+#include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/dispatch/resource_ledger.hpp"
+#include "tests/support/test_cluster.hpp"
 
 namespace schedk {
 namespace {
 
 TEST(FlatDiagramsTest, EveryEntryNamedHoldsItsDiagramAfterEachRefresh) {
-  std::string text = "schedk-snapshot 1\nnow 1000\n";
-  for (int h = 1; h <= 6; ++h) {
-    text += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=8\nend exechost\n";
-  }
-  text += "begin queue all.q\nhostlist h1 h2 h3 h4 h5 h6\nslots 8\nend queue\n";
-  const io::Snapshot s = testing::Load(text);
-  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  ResourceLedger ledger(s.cluster, instances, true);
+  testing::TestCluster c(1000);
+  c.Queue(c.Hosts(6, 8), 8);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(c.cluster());
+  ResourceLedger ledger(c.cluster(), instances, true);
   std::vector<std::uint32_t> all(ledger.size());
   for (std::uint32_t k = 0; k < all.size(); ++k) all[k] = k;
   FlatDiagrams flat;

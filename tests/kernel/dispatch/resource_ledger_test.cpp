@@ -7,24 +7,22 @@
 
 #include <cmath>
 #include <random>
-#include <string>
 #include <utility>
 #include <vector>
 
-#include "tests/test_support.hpp"
+#include "kernel/dispatch/queue_instances.hpp"
+#include "tests/support/test_cluster.hpp"
 
 namespace schedk {
 namespace {
 
 TEST(ResourceLedgerTest, EveryDiagramChangeGivesTheEntryANewVersion) {
-  const io::Snapshot s = testing::Load(
-      "schedk-snapshot 1\nnow 1000\n"
-      "begin exechost h1\ncomplex_values slots=4\nend exechost\n"
-      "begin queue all.q\nhostlist h1\nslots 4\nend queue\n");
-  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  ResourceLedger ledger(s.cluster, instances, true);
-  const std::uint32_t host = *ledger.Find({ContainerLevel::kHost, 0}, s.cluster.complexes.slots);
-  const std::uint32_t queue = *ledger.Find({ContainerLevel::kQueue, 0}, s.cluster.complexes.slots);
+  testing::TestCluster c(1000);
+  c.Queue({c.Host(4)}, 4);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(c.cluster());
+  ResourceLedger ledger(c.cluster(), instances, true);
+  const std::uint32_t host = *ledger.Find({ContainerLevel::kHost, 0}, c.cluster().complexes.slots);
+  const std::uint32_t queue = *ledger.Find({ContainerLevel::kQueue, 0}, c.cluster().complexes.slots);
   const std::uint64_t host_before = ledger.version(host), queue_before = ledger.version(queue);
   ledger.Debit(host, 2, 1000, 60, true);
   const std::uint64_t host_after = ledger.version(host);
@@ -59,13 +57,10 @@ std::vector<std::pair<Time, std::uint32_t>> Postings(const BreakpointIndex& inde
 // Bookings and releases kept up to date in the index are the index built
 // afresh; a rounding that merges two steps inside a booking's window drops it.
 TEST(ResourceLedgerTest, TheBreakpointIndexFollowsEveryDebit) {
-  const io::Snapshot s = testing::Load(
-      "schedk-snapshot 1\nnow 1000\n"
-      "begin exechost h1\ncomplex_values slots=64\nend exechost\n"
-      "begin exechost h2\ncomplex_values slots=64\nend exechost\n"
-      "begin queue all.q\nhostlist h1 h2\nslots 64\nend queue\n");
-  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  ResourceLedger ledger(s.cluster, instances, true);
+  testing::TestCluster c(1000);
+  c.Queue(c.Hosts(2, 64), 64);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(c.cluster());
+  ResourceLedger ledger(c.cluster(), instances, true);
   ledger.Debit(0, 3, 1000, 500, true);
   ASSERT_TRUE(ledger.IndexBreakpoints());
   std::mt19937_64 rng(11);
@@ -98,7 +93,7 @@ TEST(ResourceLedgerTest, TheBreakpointIndexFollowsEveryDebit) {
 
   // 0.1 and the next double above it step apart at 50; with 1 added over
   // both they round to the same 1.1, and the step at 50 is gone.
-  ResourceLedger rounding(s.cluster, instances, true);
+  ResourceLedger rounding(c.cluster(), instances, true);
   ASSERT_TRUE(rounding.IndexBreakpoints());
   rounding.Debit(1, 0.1, 0, 100, false);
   rounding.Debit(1, std::nextafter(0.1, 1.0) - 0.1, 50, 50, false);
@@ -115,18 +110,11 @@ TEST(ResourceLedgerTest, TheBreakpointIndexFollowsEveryDebit) {
 // Debit's, one after another, to the bit: amounts in use now, diagrams (with
 // amounts like 0.1, whose sums depend on their order), versions and the index.
 TEST(ResourceLedgerTest, DebitAllIsEveryDebitInTurn) {
-  std::string text =
-      "schedk-snapshot 1\nnow 1000\nbegin complex\nslots s INT <= YES YES 1 1000\nmem m MEMORY <= YES YES 0 0\n"
-      "end complex\n";
-  std::string hosts;
-  for (int h = 1; h <= 40; ++h) {
-    text += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=64,mem=100\nend exechost\n";
-    hosts += " h" + std::to_string(h);
-  }
-  text += "begin queue all.q\nhostlist" + hosts + "\nslots 64\nend queue\n";
-  const io::Snapshot s = testing::Load(text);
-  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  ResourceLedger serial(s.cluster, instances, true), parallel(s.cluster, instances, true);
+  testing::TestCluster c(1000);
+  const ComplexId mem = c.Consumable(ValueType::kMemory, 0, 0);
+  c.Queue(c.Hosts(40, 64, {{mem, 100, {}}}), 64);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(c.cluster());
+  ResourceLedger serial(c.cluster(), instances, true), parallel(c.cluster(), instances, true);
   ASSERT_TRUE(serial.IndexBreakpoints());
   ASSERT_TRUE(parallel.IndexBreakpoints());
   std::mt19937_64 rng(5);

@@ -8,13 +8,12 @@
 
 #include <gtest/gtest.h>
 
-#include <string>
 #include <utility>
 #include <vector>
 
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/reservation/reserve_rule.hpp"
-#include "tests/test_support.hpp"
+#include "tests/support/test_cluster.hpp"
 
 namespace schedk::dispatch_detail {
 namespace {
@@ -22,30 +21,25 @@ namespace {
 using Ranges = std::vector<std::pair<Time, Time>>;
 
 struct ThreeHosts {
-  io::Snapshot snapshot;
+  Cluster cluster;
   QueueInstanceTable instances;
   ResourceLedger ledger;
   WalkPlan walk;
   std::vector<double> amounts;
 
-  static io::Snapshot Load() {
-    std::string text = "schedk-snapshot 1\nnow 1000\nbegin sconf\nmax_reservation 10\nend sconf\n";
-    for (int h = 1; h <= 3; ++h) {
-      text += "begin exechost h" + std::to_string(h) + "\ncomplex_values slots=8\nend exechost\n";
-    }
-    text += "begin queue all.q\nhostlist h1 h2 h3\nslots 8\nend queue\n";
-    return testing::Load(text);
+  static Cluster Build() {
+    testing::TestCluster c(1000);
+    c.config().max_reservation = 10;
+    c.Queue(c.Hosts(3, 8), 8);
+    return c.cluster();
   }
 
-  ThreeHosts()
-      : snapshot(Load()),
-        instances(QueueInstanceTable::Build(snapshot.cluster)),
-        ledger(snapshot.cluster, instances, true) {
+  ThreeHosts() : cluster(Build()), instances(QueueInstanceTable::Build(cluster)), ledger(cluster, instances, true) {
     // Busy: h1 6 slots over [2000, 3000), h2 5 over [2500, 4000), h3 8 over [1000, 2200).
     const std::pair<Time, Time> busy[] = {{2000, 3000}, {2500, 4000}, {1000, 2200}};
     const double used[] = {6, 5, 8};
     for (std::uint32_t h = 0; h < 3; ++h) {
-      const std::uint32_t k = *ledger.Find({ContainerLevel::kHost, h}, snapshot.cluster.complexes.slots);
+      const std::uint32_t k = *ledger.Find({ContainerLevel::kHost, h}, cluster.complexes.slots);
       ledger.Debit(k, used[h], busy[h].first, static_cast<Duration>(busy[h].second - busy[h].first), false);
       // The host's slots entry is its one demand; its instance draws on nothing else here.
       walk.demands.push_back({k, DemandKind::kPerSlot});
