@@ -1,11 +1,7 @@
 #include "io/cluster_builder.hpp"
 
 #include <algorithm>
-#include <cfloat>
-#include <cmath>
 #include <cstdlib>
-#include <functional>
-#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -102,12 +98,6 @@ std::optional<OverrideText> SplitOverrides(std::string_view text, std::string& w
 
 }  // namespace
 
-Status ClusterBuilder::ErrorAt(const ObjectBlock& block, const Attribute& a, const std::string& what) const {
-  std::string where = block.kind;
-  if (!block.name.empty()) where += " " + block.name;
-  return Error(a.line, where + ": attribute " + Quote(a.key) + ": " + what);
-}
-
 LoadFormula ClusterBuilder::ReadLoadFormula(std::string_view text) const {
   // scaled_mixed_load's reading: terms between `+` and `-`, each signed by the
   // character before it; in a term only the first operator counts.
@@ -157,6 +147,43 @@ std::optional<ComplexId> ClusterBuilder::FindComplex(std::string_view name) cons
 
 // --- complex ------------------------------------------------------------------------------------
 
+namespace {
+
+// The columns of one complex row after name and shortcut: type, relop, requestable, consumable, default, urgency.
+Reason ComplexColumnsFrom(const std::vector<std::string_view>& c, ComplexAttribute& a) {
+  auto type = ParseValueType(c[2]);
+  if (!type) return "unknown type " + Quote(c[2]);
+  a.type = *type;
+  auto relop = ParseRelop(c[3]);
+  if (!relop) return "unknown relational operator " + Quote(c[3]);
+  a.relop = *relop;
+  auto requestable = ParseRequestable(c[4]);
+  if (!requestable) return "requestable must be YES, NO or FORCED, not " + Quote(c[4]);
+  a.requestable = *requestable;
+  auto consumable = ParseConsumable(c[5]);
+  if (!consumable) return "consumable must be YES, NO, JOB or HOST, not " + Quote(c[5]);
+  a.consumable = *consumable;
+  if (a.consumable != Consumable::kNo && !IsNumeric(a.type)) return "only numeric types can be consumable";
+  if (a.relop == Relop::kExcl && !(a.type == ValueType::kBool && a.consumable != Consumable::kNo)) {
+    return "EXCL is only valid for consumable BOOL attributes";
+  }
+  if (!IsNumeric(a.type) && a.relop != Relop::kEq && a.relop != Relop::kNe) return "string types allow only == and !=";
+  if (IsNumeric(a.type)) {
+    auto d = IsNone(c[6]) ? std::optional<double>(0) : ParseTypedNumber(c[6], a.type);
+    if (!d) return "malformed default " + Quote(c[6]);
+    a.default_value = *d;
+  } else if (!IsNone(c[6])) {
+    a.default_text = std::string(c[6]);
+  }
+  auto urgency = ParseGeNumber(c[7]);
+  if (!urgency) return "malformed urgency " + Quote(c[7]);
+  a.urgency = *urgency;
+  a.urgency_valid = true;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
   std::vector<Attribute> rows;
   if (block != nullptr) {
@@ -180,36 +207,7 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
                   std::to_string(c.size()));
     }
     ComplexAttribute a;
-    auto type = ParseValueType(c[2]);
-    if (!type) return fail("unknown type " + Quote(c[2]));
-    a.type = *type;
-    auto relop = ParseRelop(c[3]);
-    if (!relop) return fail("unknown relational operator " + Quote(c[3]));
-    a.relop = *relop;
-    auto requestable = ParseRequestable(c[4]);
-    if (!requestable) return fail("requestable must be YES, NO or FORCED, not " + Quote(c[4]));
-    a.requestable = *requestable;
-    auto consumable = ParseConsumable(c[5]);
-    if (!consumable) return fail("consumable must be YES, NO, JOB or HOST, not " + Quote(c[5]));
-    a.consumable = *consumable;
-    if (a.consumable != Consumable::kNo && !IsNumeric(a.type)) return fail("only numeric types can be consumable");
-    if (a.relop == Relop::kExcl && !(a.type == ValueType::kBool && a.consumable != Consumable::kNo)) {
-      return fail("EXCL is only valid for consumable BOOL attributes");
-    }
-    if (!IsNumeric(a.type) && a.relop != Relop::kEq && a.relop != Relop::kNe) {
-      return fail("string types allow only == and !=");
-    }
-    if (IsNumeric(a.type)) {
-      auto d = IsNone(c[6]) ? std::optional<double>(0) : ParseTypedNumber(c[6], a.type);
-      if (!d) return fail("malformed default " + Quote(c[6]));
-      a.default_value = *d;
-    } else if (!IsNone(c[6])) {
-      a.default_text = std::string(c[6]);
-    }
-    auto urgency = ParseGeNumber(c[7]);
-    if (!urgency) return fail("malformed urgency " + Quote(c[7]));
-    a.urgency = *urgency;
-    a.urgency_valid = true;
+    if (Reason why = ComplexColumnsFrom(c, a)) return fail(*why);
     if (FindComplex(c[0]) || FindComplex(c[1])) {
       return fail("name or shortcut " + Quote(c[0]) + "/" + Quote(c[1]) + " is defined twice");
     }
@@ -230,230 +228,82 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
 
 // --- scheduler configuration --------------------------------------------------------------------
 
+namespace {
+
+// halftime: whole hours.
+Reason WholeHoursValue(std::string_view text, std::int64_t& out) {
+  auto d = ParseInteger(text);
+  if (!d) return "expected whole hours, not " + Quote(text);
+  out = *d;
+  return std::nullopt;
+}
+
+// policy_hierarchy: the letters O, F and S at most once each (D, the obsolete deadline policy, is skipped), or NONE.
+Reason PolicyHierarchyValue(std::string_view text, std::vector<TicketPolicy>& out) {
+  out.clear();
+  if (IsNone(text)) return std::nullopt;
+  for (char letter : text) {
+    TicketPolicy p;
+    switch (letter) {
+      case 'O': case 'o': p = TicketPolicy::kOverride; break;
+      case 'F': case 'f': p = TicketPolicy::kFunctional; break;
+      case 'S': case 's': p = TicketPolicy::kShareTree; break;
+      case 'D': case 'd': continue;  // the deadline policy letter is obsolete
+      default: return "letters must be O, F, S (or NONE), not " + Quote(text);
+    }
+    if (std::find(out.begin(), out.end(), p) != out.end()) return "a policy letter appears twice, not " + Quote(text);
+    out.push_back(p);
+  }
+  return std::nullopt;
+}
+
+// PE_RANGE_ALG: one of its words, spelled exactly.
+Reason RangeAlgorithmValue(std::string_view text, std::string& out) {
+  if (text != "auto" && text != "least" && text != "bin" && text != "highest") return "not a PE range algorithm";
+  out = std::string(text);
+  return std::nullopt;
+}
+
+// The KEY=value words of sconf's params. A refusal reads "<KEY> must be <what>"; SchedulerParamsFrom adds
+// the whole value.
+AttributeTable SchedulerParamsTable(SchedulerConfig& c) {
+  auto row = [](std::string_view key, std::string_view what, AttributeHandler read) {
+    return AttributeRow{key, WithReason(std::move(read), std::string(key) + " must be " + std::string(what))};
+  };
+  return {
+      RepeatedKey::kApplied,
+      {
+          row("MONITOR", "0 or 1", FlagField(c.monitor)),
+          row("PROFILE", "0 or 1", FlagField(c.profile)),
+          row("DURATION_OFFSET", "a time", DurationField(c.duration_offset)),
+          row("RESERVE_IN_GAPS", "0 or 1", FlagField(c.reserve_in_gaps)),
+          row("PE_RANGE_ALG", "auto, least, bin or highest", FieldFrom(c.pe_range_alg, RangeAlgorithmValue)),
+          row("PRIORITY_POLICY", "ge or maui",
+              EnumField(c.priority_policy, {{"ge", PriorityPolicy::kGridEngine}, {"maui", PriorityPolicy::kMaui}})),
+          row("PRIORITY_NORMALIZATION", "ge, pending or linear",
+              EnumField(c.normalization, {{"ge", PriorityNormalization::kGridEngine},
+                                          {"pending", PriorityNormalization::kPendingOnly},
+                                          {"linear", PriorityNormalization::kLinear}})),
+          row("FUNCTIONAL_SPLIT", "ge or linear",
+              EnumField(c.functional_split,
+                        {{"ge", FunctionalSplit::kGridEngine}, {"linear", FunctionalSplit::kLinear}})),
+          row("SHARE_TREE_PENDING", "6.2 or 8.1",
+              EnumField(c.share_tree_pending, {{"6.2", ShareTreePending::kJobs}, {"8.1", ShareTreePending::kSlots}})),
+          row("LINEAR_URGENCY_SCALE", "a positive number", PositiveRealField(c.linear_urgency_scale)),
+          row("LINEAR_TICKET_SCALE", "a positive number", PositiveRealField(c.linear_ticket_scale)),
+      }};
+}
+
+}  // namespace
+
 Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
   SchedulerConfig& c = s_.cluster.config;
   bool job_load_adjustments_given = false;
-  using Handler = std::function<std::optional<std::string>(std::string_view)>;
-  auto real = [](double& field) -> Handler {
-    return [&field](std::string_view v) -> std::optional<std::string> {
-      auto d = ParseGeNumber(v);
-      if (!d || !std::isfinite(*d) || *d == DBL_MAX) return "expected a number";
-      field = *d;
-      return std::nullopt;
-    };
-  };
-  auto count = [](std::uint32_t& field) -> Handler {
-    return [&field](std::string_view v) -> std::optional<std::string> {
-      auto d = ParseUnsigned(v);
-      if (!d || *d > UINT32_MAX) return "expected a non-negative integer";
-      field = static_cast<std::uint32_t>(*d);
-      return std::nullopt;
-    };
-  };
-  auto tickets = [](double& field) -> Handler {
-    return [&field](std::string_view v) -> std::optional<std::string> {
-      auto d = ParseUnsigned(v);
-      if (!d || *d > UINT32_MAX) return "expected a non-negative integer number of tickets";
-      field = static_cast<double>(*d);
-      return std::nullopt;
-    };
-  };
-  auto flag = [](bool& field) -> Handler {
-    return [&field](std::string_view v) -> std::optional<std::string> {
-      auto b = ParseBool(v);
-      if (!b) return "expected TRUE or FALSE";
-      field = *b;
-      return std::nullopt;
-    };
-  };
-  auto duration = [](Duration& field) -> Handler {
-    return [&field](std::string_view v) -> std::optional<std::string> {
-      auto d = ParseDuration(v);
-      if (!d) return "expected a time (seconds, h:m:s or INFINITY)";
-      field = *d;
-      return std::nullopt;
-    };
-  };
-  auto ignored = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
-  auto usage_list = [](std::vector<UsageValue>& field, char separator) -> Handler {
-    return [&field, separator](std::string_view v) -> std::optional<std::string> {
-      field.clear();
-      if (IsNone(v)) return std::nullopt;
-      std::size_t start = 0;
-      for (std::size_t i = 0; i <= v.size(); ++i) {
-        if (i < v.size() && v[i] != separator) continue;
-        const std::string_view item = Trim(v.substr(start, i - start));
-        start = i + 1;
-        const std::size_t eq = item.find('=');
-        if (eq == std::string_view::npos) return "expected name=value items";
-        auto d = ParseGeNumber(Trim(item.substr(eq + 1)));
-        if (!d) return "malformed value in " + Quote(item);
-        field.push_back({std::string(Trim(item.substr(0, eq))), *d});
-      }
-      return std::nullopt;
-    };
-  };
-  std::map<std::string, Handler, std::less<>> handlers = {
-      {"algorithm", ignored},
-      {"schedule_interval", duration(c.schedule_interval)},
-      {"maxujobs", count(c.maxujobs)},
-      {"queue_sort_method",
-       [&c](std::string_view v) -> std::optional<std::string> {
-         if (EqualsIgnoreCase(v, "load")) c.queue_sort_method = QueueSortMethod::kLoad;
-         else if (EqualsIgnoreCase(v, "seqno")) c.queue_sort_method = QueueSortMethod::kSeqNo;
-         else return "expected load or seqno";
-         return std::nullopt;
-       }},
-      {"job_load_adjustments",
-       [&](std::string_view v) -> std::optional<std::string> {
-         job_load_adjustments_given = true;
-         c.job_load_adjustments.clear();
-         for (std::string_view item : SplitList(v)) {
-           const std::size_t eq = item.find('=');
-           if (eq == std::string_view::npos) return "expected name=value items";
-           auto id = FindComplex(item.substr(0, eq));
-           if (!id) return "unknown complex attribute " + Quote(item.substr(0, eq));
-           auto d = ParseGeNumber(item.substr(eq + 1));
-           if (!d) return "malformed value in " + Quote(item);
-           c.job_load_adjustments.emplace_back(*id, *d);
-         }
-         return std::nullopt;
-       }},
-      {"load_adjustment_decay_time", duration(c.load_adjustment_decay_time)},
-      {"load_formula",
-       [&c](std::string_view v) -> std::optional<std::string> {
-         c.load_formula = std::string(v);
-         return std::nullopt;
-       }},
-      {"schedd_job_info", ignored},
-      {"flush_submit_sec", ignored},
-      {"flush_finish_sec", ignored},
-      {"params",
-       [&](std::string_view v) -> std::optional<std::string> {
-         for (std::string_view item : SplitList(v)) {
-           const std::size_t eq = item.find('=');
-           const std::string_view key = item.substr(0, eq);
-           const std::string_view value = eq == std::string_view::npos ? "1" : item.substr(eq + 1);
-           if (key == "MONITOR" || key == "PROFILE") {
-             auto b = ParseBool(value);
-             if (!b) return std::string(key) + " must be 0 or 1";
-             (key == "MONITOR" ? c.monitor : c.profile) = *b;
-           } else if (key == "DURATION_OFFSET") {
-             auto d = ParseDuration(value);
-             if (!d) return "DURATION_OFFSET must be a time";
-             c.duration_offset = *d;
-           } else if (key == "RESERVE_IN_GAPS") {
-             auto b = ParseBool(value);
-             if (!b) return std::string(key) + " must be 0 or 1";
-             c.reserve_in_gaps = *b;
-           } else if (key == "PE_RANGE_ALG") {
-             if (value != "auto" && value != "least" && value != "bin" && value != "highest") {
-               return "PE_RANGE_ALG must be auto, least, bin or highest";
-             }
-             c.pe_range_alg = std::string(value);
-           } else if (key == "PRIORITY_POLICY") {
-             if (EqualsIgnoreCase(value, "ge")) c.priority_policy = PriorityPolicy::kGridEngine;
-             else if (EqualsIgnoreCase(value, "maui")) c.priority_policy = PriorityPolicy::kMaui;
-             else return std::string("PRIORITY_POLICY must be ge or maui");
-           } else if (key == "PRIORITY_NORMALIZATION") {
-             if (EqualsIgnoreCase(value, "ge")) c.normalization = PriorityNormalization::kGridEngine;
-             else if (EqualsIgnoreCase(value, "pending")) c.normalization = PriorityNormalization::kPendingOnly;
-             else if (EqualsIgnoreCase(value, "linear")) c.normalization = PriorityNormalization::kLinear;
-             else return std::string("PRIORITY_NORMALIZATION must be ge, pending or linear");
-           } else if (key == "FUNCTIONAL_SPLIT") {
-             if (EqualsIgnoreCase(value, "ge")) c.functional_split = FunctionalSplit::kGridEngine;
-             else if (EqualsIgnoreCase(value, "linear")) c.functional_split = FunctionalSplit::kLinear;
-             else return std::string("FUNCTIONAL_SPLIT must be ge or linear");
-           } else if (key == "SHARE_TREE_PENDING") {
-             if (value == "6.2") c.share_tree_pending = ShareTreePending::kJobs;
-             else if (value == "8.1") c.share_tree_pending = ShareTreePending::kSlots;
-             else return std::string("SHARE_TREE_PENDING must be 6.2 or 8.1");
-           } else if (key == "LINEAR_URGENCY_SCALE" || key == "LINEAR_TICKET_SCALE") {
-             auto d = ParseGeNumber(value);
-             const bool urgency = key == "LINEAR_URGENCY_SCALE";
-             if (!d || !std::isfinite(*d) || *d <= 0 || *d == DBL_MAX) {
-               return std::string(key) + " must be a positive number";
-             }
-             (urgency ? c.linear_urgency_scale : c.linear_ticket_scale) = *d;
-           } else {
-             unknown_params_.push_back(std::string(key));
-           }
-         }
-         return std::nullopt;
-       }},
-      {"reprioritize_interval", duration(c.reprioritize_interval)},
-      {"halftime",
-       [&c](std::string_view v) -> std::optional<std::string> {
-         auto d = ParseInteger(v);
-         if (!d) return "expected whole hours";
-         c.halftime_hours = *d;
-         return std::nullopt;
-       }},
-      {"usage_weight_list", usage_list(c.usage_weight_list, ',')},
-      {"compensation_factor", real(c.compensation_factor)},
-      {"weight_user", real(c.weight_user)},
-      {"weight_project", real(c.weight_project)},
-      {"weight_department", real(c.weight_department)},
-      {"weight_job", real(c.weight_job)},
-      {"weight_tickets_functional", tickets(c.weight_tickets_functional)},
-      {"weight_tickets_share", tickets(c.weight_tickets_share)},
-      {"weight_tickets_override", ignored},  // written back by Grid Engine, not an input
-      {"share_override_tickets", flag(c.share_override_tickets)},
-      {"share_functional_shares", flag(c.share_functional_shares)},
-      {"max_functional_jobs_to_schedule", count(c.max_functional_jobs_to_schedule)},
-      {"report_pjob_tickets", flag(c.report_pjob_tickets)},
-      {"max_pending_tasks_per_job", count(c.max_pending_tasks_per_job)},
-      {"halflife_decay_list", usage_list(c.halflife_decay_list, ':')},
-      {"policy_hierarchy",
-       [&c](std::string_view v) -> std::optional<std::string> {
-         c.policy_hierarchy.clear();
-         if (IsNone(v)) return std::nullopt;
-         for (char letter : v) {
-           TicketPolicy p;
-           switch (letter) {
-             case 'O': case 'o': p = TicketPolicy::kOverride; break;
-             case 'F': case 'f': p = TicketPolicy::kFunctional; break;
-             case 'S': case 's': p = TicketPolicy::kShareTree; break;
-             case 'D': case 'd': continue;  // the deadline policy letter is obsolete
-             default: return "letters must be O, F, S (or NONE)";
-           }
-           if (std::find(c.policy_hierarchy.begin(), c.policy_hierarchy.end(), p) != c.policy_hierarchy.end()) {
-             return "a policy letter appears twice";
-           }
-           c.policy_hierarchy.push_back(p);
-         }
-         return std::nullopt;
-       }},
-      {"weight_ticket", real(c.weight_ticket)},
-      {"weight_waiting_time", real(c.weight_waiting_time)},
-      {"weight_deadline", real(c.weight_deadline)},
-      {"weight_urgency", real(c.weight_urgency)},
-      {"weight_priority", real(c.weight_priority)},
-      {"max_reservation", count(c.max_reservation)},
-      {"default_duration", duration(c.default_duration)},
-      {"auto_user_fshare", tickets(c.auto_user_fshare)},
-      {"auto_user_oticket", tickets(c.auto_user_oticket)},
-      {"auto_user_default_project",
-       [&](std::string_view v) -> std::optional<std::string> {
-         if (IsNone(v)) return std::nullopt;
-         auto p = s_.names.projects.Find(v);
-         if (!p) return "unknown project " + Quote(v);
-         c.auto_user_default_project = ProjectId(*p);
-         return std::nullopt;
-       }},
-  };
-  std::set<std::string> seen;
+  const AttributeTable table = SchedulerConfigTable(c, job_load_adjustments_given);
+  if (Status st = ApplyAttributeTable(s_, block, table, "sconf"); !st.ok()) return st;
+  // The auto_user_* keys given here may not come again in conf.
   for (const Attribute& a : block.attributes) {
-    if (!seen.insert(a.key).second) return ErrorAt(block, a, "given twice");
-    auto h = handlers.find(a.key);
-    if (h == handlers.end()) {
-      Warn(a.line, "sconf: unknown attribute " + Quote(a.key) + " kept but not interpreted");
-      continue;
-    }
-    if (a.key.rfind("auto_user_", 0) == 0) seen_auto_user_.insert(a.key);
-    unknown_params_.clear();
-    if (auto why = h->second(a.value)) return ErrorAt(block, a, *why + ", not " + Quote(a.value));
-    for (const std::string& p : unknown_params_) Warn(a.line, "sconf: params: unknown parameter " + Quote(p) + " ignored");
+    if (a.key.rfind("auto_user_", 0) == 0 && FindAttributeRow(table, a.key) != nullptr) seen_auto_user_.insert(a.key);
   }
   if (!job_load_adjustments_given) {
     if (auto np = FindComplex("np_load_avg")) c.job_load_adjustments = {{*np, 0.50}};
@@ -462,12 +312,101 @@ Status ClusterBuilder::BuildSchedulerConfig(const ObjectBlock& block) {
   return Status::Ok();
 }
 
+// sched_conf(5)'s keys. Every reason quotes the whole value (", not '...'"), as sconf always has.
+AttributeTable ClusterBuilder::SchedulerConfigTable(SchedulerConfig& c, bool& job_load_adjustments_given) {
+  auto job_load_adjustments = [this, &c, &job_load_adjustments_given](const Attribute& a) {
+    job_load_adjustments_given = true;
+    return JobLoadAdjustmentsFrom(a.value, c.job_load_adjustments);
+  };
+  return {RepeatedKey::kRefused,
+          {
+              {"algorithm", KeptAsWritten()},
+              {"schedule_interval", DurationField(c.schedule_interval)},
+              {"maxujobs", CountField(c.maxujobs)},
+              {"queue_sort_method",
+               EnumField(c.queue_sort_method, {{"load", QueueSortMethod::kLoad}, {"seqno", QueueSortMethod::kSeqNo}})},
+              {"job_load_adjustments", job_load_adjustments},
+              {"load_adjustment_decay_time", DurationField(c.load_adjustment_decay_time)},
+              {"load_formula", TextField(c.load_formula)},
+              {"schedd_job_info", KeptAsWritten()},
+              {"flush_submit_sec", KeptAsWritten()},
+              {"flush_finish_sec", KeptAsWritten()},
+              {"params", [this, &c](const Attribute& a) { return SchedulerParamsFrom(a, c); }},
+              {"reprioritize_interval", DurationField(c.reprioritize_interval)},
+              {"halftime", FieldFrom(c.halftime_hours, WholeHoursValue)},
+              {"usage_weight_list", UsageListField(c.usage_weight_list, ',')},
+              {"compensation_factor", RealField(c.compensation_factor)},
+              {"weight_user", RealField(c.weight_user)},
+              {"weight_project", RealField(c.weight_project)},
+              {"weight_department", RealField(c.weight_department)},
+              {"weight_job", RealField(c.weight_job)},
+              {"weight_tickets_functional", TicketsField(c.weight_tickets_functional)},
+              {"weight_tickets_share", TicketsField(c.weight_tickets_share)},
+              {"weight_tickets_override", KeptAsWritten()},  // written back by Grid Engine, not an input
+              {"share_override_tickets", FlagField(c.share_override_tickets)},
+              {"share_functional_shares", FlagField(c.share_functional_shares)},
+              {"max_functional_jobs_to_schedule", CountField(c.max_functional_jobs_to_schedule)},
+              {"report_pjob_tickets", FlagField(c.report_pjob_tickets)},
+              {"max_pending_tasks_per_job", CountField(c.max_pending_tasks_per_job)},
+              {"halflife_decay_list", UsageListField(c.halflife_decay_list, ':')},
+              {"policy_hierarchy", FieldFrom(c.policy_hierarchy, PolicyHierarchyValue)},
+              {"weight_ticket", RealField(c.weight_ticket)},
+              {"weight_waiting_time", RealField(c.weight_waiting_time)},
+              {"weight_deadline", RealField(c.weight_deadline)},
+              {"weight_urgency", RealField(c.weight_urgency)},
+              {"weight_priority", RealField(c.weight_priority)},
+              {"max_reservation", CountField(c.max_reservation)},
+              {"default_duration", DurationField(c.default_duration)},
+              {"auto_user_fshare", TicketsField(c.auto_user_fshare)},
+              {"auto_user_oticket", TicketsField(c.auto_user_oticket)},
+              {"auto_user_default_project", ProjectField(c.auto_user_default_project)},
+          }};
+}
+
+// job_load_adjustments: attribute=value items over the complex.
+Reason ClusterBuilder::JobLoadAdjustmentsFrom(std::string_view text,
+                                              std::vector<std::pair<ComplexId, double>>& out) const {
+  out.clear();
+  for (std::string_view item : SplitList(text)) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return "expected name=value items, not " + Quote(text);
+    auto id = FindComplex(item.substr(0, eq));
+    if (!id) return "unknown complex attribute " + Quote(item.substr(0, eq)) + ", not " + Quote(text);
+    auto d = ParseGeNumber(item.substr(eq + 1));
+    if (!d) return "malformed value in " + Quote(item) + ", not " + Quote(text);
+    out.emplace_back(*id, *d);
+  }
+  return std::nullopt;
+}
+
+// params: KEY=value words (a KEY alone means KEY=1), each read by its row in SchedulerParamsTable; a
+// refusal quotes the whole value. Unknown KEYs are warned about once the whole value is taken.
+Reason ClusterBuilder::SchedulerParamsFrom(const Attribute& a, SchedulerConfig& c) {
+  const AttributeTable table = SchedulerParamsTable(c);
+  std::vector<std::string> unknown;
+  for (std::string_view item : SplitList(a.value)) {
+    const std::size_t eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    const AttributeRow* row = FindAttributeRow(table, key);
+    if (row == nullptr) {
+      unknown.emplace_back(key);
+      continue;
+    }
+    const std::string_view value = eq == std::string_view::npos ? "1" : item.substr(eq + 1);
+    if (Reason why = row->handler(Attribute{std::string(key), std::string(value), a.line})) {
+      return *why + ", not " + Quote(a.value);
+    }
+  }
+  for (const std::string& p : unknown) Warn(a.line, "sconf: params: unknown parameter " + Quote(p) + " ignored");
+  return std::nullopt;
+}
+
 // The cluster configuration (qconf -sconf, sge_conf(5)). The scheduler reads
 // its auto_user_* keys (older snapshots give them in sconf, which still
 // works) and max_aj_instances; the other keys serve qmaster and execd and are
 // kept, unread.
 Status ClusterBuilder::BuildClusterConfig(const ObjectBlock& block) {
-  static const std::set<std::string, std::less<>> kUnread = {
+  static constexpr std::string_view kUnread[] = {
       "execd_spool_dir", "mailer", "xterm", "load_sensor", "prolog", "epilog", "shell_start_mode", "login_shells",
       "min_uid", "min_gid", "user_lists", "xuser_lists", "administrator_mail", "projects", "xprojects",
       "load_report_time", "reschedule_unknown", "max_unheard", "loglevel", "max_aj_tasks",
@@ -477,38 +416,28 @@ Status ClusterBuilder::BuildClusterConfig(const ObjectBlock& block) {
       "rlogin_daemon", "rlogin_command", "rsh_daemon", "rsh_command", "delegated_file_staging", "reprioritize",
       "jsv_url", "jsv_allowed_mod", "libjvm_path", "additional_jvm_args"};
   SchedulerConfig& c = s_.cluster.config;
-  std::set<std::string> seen;
-  for (const Attribute& a : block.attributes) {
-    if (!seen.insert(a.key).second) return ErrorAt(block, a, "given twice");
-    if (kUnread.count(a.key)) continue;
-    if (a.key == "max_aj_instances") {
-      auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer number of tasks, not " + Quote(a.value));
-      c.max_aj_instances = static_cast<std::uint32_t>(*v);
-      continue;
-    }
-    if (a.key != "auto_user_fshare" && a.key != "auto_user_oticket" && a.key != "auto_user_default_project") {
-      Warn(a.line, "conf: unknown attribute " + Quote(a.key) + " kept but not interpreted");
-      continue;
-    }
-    if (seen_auto_user_.count(a.key)) return ErrorAt(block, a, "is also given in the sconf block");
-    if (a.key == "auto_user_default_project") {
-      if (IsNone(a.value)) continue;
-      auto p = s_.names.projects.Find(a.value);
-      if (!p) return ErrorAt(block, a, "unknown project " + Quote(a.value));
-      c.auto_user_default_project = ProjectId(*p);
-      continue;
-    }
-    auto v = ParseUnsigned(a.value);
-    if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer number of tickets, not " + Quote(a.value));
-    (a.key == "auto_user_fshare" ? c.auto_user_fshare : c.auto_user_oticket) = static_cast<double>(*v);
-  }
-  return Status::Ok();
+  // An auto_user_* key is read here or in sconf, not both.
+  auto not_in_sconf = [this](AttributeHandler read) -> AttributeHandler {
+    return [this, read = std::move(read)](const Attribute& a) -> Reason {
+      if (seen_auto_user_.count(a.key)) return "is also given in the sconf block";
+      return read(a);
+    };
+  };
+  AttributeTable table{
+      RepeatedKey::kRefused,
+      {
+          {"max_aj_instances", CountField(c.max_aj_instances, "a non-negative integer number of tasks")},
+          {"auto_user_fshare", not_in_sconf(TicketsField(c.auto_user_fshare))},
+          {"auto_user_oticket", not_in_sconf(TicketsField(c.auto_user_oticket))},
+          {"auto_user_default_project", not_in_sconf(ProjectField(c.auto_user_default_project))},
+      }};
+  AddRows(table, kUnread, KeptAsWritten());
+  return ApplyAttributeTable(s_, block, table, "conf");
 }
 
 // --- usersets, projects, users --------------------------------------------------------------------
 
-std::optional<std::string> ClusterBuilder::UsersetsFrom(std::string_view text, std::vector<UsersetId>& out) const {
+Reason ClusterBuilder::UsersetsFrom(std::string_view text, std::vector<UsersetId>& out) const {
   out.clear();
   for (std::string_view name : SplitList(text)) {
     auto id = s_.names.usersets.Find(name);
@@ -518,7 +447,7 @@ std::optional<std::string> ClusterBuilder::UsersetsFrom(std::string_view text, s
   return std::nullopt;
 }
 
-std::optional<std::string> ClusterBuilder::ProjectsFrom(std::string_view text, std::vector<ProjectId>& out) const {
+Reason ClusterBuilder::ProjectsFrom(std::string_view text, std::vector<ProjectId>& out) const {
   out.clear();
   for (std::string_view name : SplitList(text)) {
     auto id = s_.names.projects.Find(name);
@@ -528,7 +457,7 @@ std::optional<std::string> ClusterBuilder::ProjectsFrom(std::string_view text, s
   return std::nullopt;
 }
 
-std::optional<std::string> ClusterBuilder::ComplexValuesFrom(std::string_view text, ComplexValueList& out) const {
+Reason ClusterBuilder::ComplexValuesFrom(std::string_view text, ComplexValueList& out) const {
   out.clear();
   if (IsNone(Trim(text))) return std::nullopt;
   std::size_t start = 0;
@@ -567,54 +496,70 @@ std::optional<std::string> ClusterBuilder::ComplexValuesFrom(std::string_view te
   return std::nullopt;
 }
 
+AttributeHandler ClusterBuilder::UsersetsField(std::vector<UsersetId>& field) const {
+  return [this, &field](const Attribute& a) { return UsersetsFrom(a.value, field); };
+}
+
+AttributeHandler ClusterBuilder::ProjectsField(std::vector<ProjectId>& field) const {
+  return [this, &field](const Attribute& a) { return ProjectsFrom(a.value, field); };
+}
+
+AttributeHandler ClusterBuilder::ComplexValuesField(ComplexValueList& field) const {
+  return [this, &field](const Attribute& a) { return ComplexValuesFrom(a.value, field); };
+}
+
+AttributeHandler ClusterBuilder::ProjectField(ProjectId& field) const {
+  return [this, &field](const Attribute& a) -> Reason {
+    if (IsNone(a.value)) return std::nullopt;
+    auto p = s_.names.projects.Find(a.value);
+    if (!p) return "unknown project " + Quote(a.value);
+    field = ProjectId(*p);
+    return std::nullopt;
+  };
+}
+
 Status ClusterBuilder::BuildUserset(const ObjectBlock& block) {
   const UsersetId id(s_.names.usersets.Intern(block.name));
   Userset& u = s_.cluster.entities.usersets[id.index()];
   u.is_department = true;  // a `department` block is type DEPT unless its type says otherwise
-  for (const Attribute& a : block.attributes) {
-    if (a.key == "name") {
-      if (a.value != block.name) return ErrorAt(block, a, "does not match the block name");
-    } else if (a.key == "type") {
-      u.is_department = u.is_access_list = false;
-      for (std::string_view t : SplitList(a.value)) {
-        if (EqualsIgnoreCase(t, "DEPT")) u.is_department = true;
-        else if (EqualsIgnoreCase(t, "ACL")) u.is_access_list = true;
-        else return ErrorAt(block, a, "type must be ACL and/or DEPT, not " + Quote(t));
-      }
-    } else if (a.key == "fshare" || a.key == "oticket") {
-      auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
-      (a.key == "fshare" ? u.fshare : u.oticket) = static_cast<double>(*v);
-    } else if (a.key == "entries") {
-      for (std::string_view e : SplitList(a.value)) {
-        if (e.front() == '@') u.groups.emplace_back(s_.names.groups.Intern(e.substr(1)));
-        else u.users.emplace_back(s_.names.users.Intern(e));
-      }
-    } else {
-      Warn(a.line, "department " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
+  auto type = [&u](const Attribute& a) -> Reason {
+    u.is_department = u.is_access_list = false;
+    for (std::string_view t : SplitList(a.value)) {
+      if (EqualsIgnoreCase(t, "DEPT")) u.is_department = true;
+      else if (EqualsIgnoreCase(t, "ACL")) u.is_access_list = true;
+      else return "type must be ACL and/or DEPT, not " + Quote(t);
     }
-  }
-  return Status::Ok();
+    return std::nullopt;
+  };
+  auto entries = [this, &u](const Attribute& a) -> Reason {  // adds to the entries of earlier lines
+    for (std::string_view e : SplitList(a.value)) {
+      if (e.front() == '@') u.groups.emplace_back(s_.names.groups.Intern(e.substr(1)));
+      else u.users.emplace_back(s_.names.users.Intern(e));
+    }
+    return std::nullopt;
+  };
+  const AttributeTable table{RepeatedKey::kApplied,
+                             {
+                                 {"name", SameAs(block.name)},
+                                 {"type", type},
+                                 {"fshare", CountField(u.fshare)},
+                                 {"oticket", CountField(u.oticket)},
+                                 {"entries", entries},
+                             }};
+  return ApplyAttributeTable(s_, block, table, "department " + block.name);
 }
 
 Status ClusterBuilder::BuildProject(const ObjectBlock& block) {
   Project& p = s_.cluster.entities.projects[*s_.names.projects.Find(block.name)];
-  for (const Attribute& a : block.attributes) {
-    if (a.key == "name") {
-      if (a.value != block.name) return ErrorAt(block, a, "does not match the block name");
-    } else if (a.key == "fshare" || a.key == "oticket") {
-      auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
-      (a.key == "fshare" ? p.fshare : p.oticket) = static_cast<double>(*v);
-    } else if (a.key == "acl") {
-      if (auto e = UsersetsFrom(a.value, p.acl)) return ErrorAt(block, a, *e);
-    } else if (a.key == "xacl") {
-      if (auto e = UsersetsFrom(a.value, p.xacl)) return ErrorAt(block, a, *e);
-    } else {
-      Warn(a.line, "project " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
-    }
-  }
-  return Status::Ok();
+  const AttributeTable table{RepeatedKey::kApplied,
+                             {
+                                 {"name", SameAs(block.name)},
+                                 {"fshare", CountField(p.fshare)},
+                                 {"oticket", CountField(p.oticket)},
+                                 {"acl", UsersetsField(p.acl)},
+                                 {"xacl", UsersetsField(p.xacl)},
+                             }};
+  return ApplyAttributeTable(s_, block, table, "project " + block.name);
 }
 
 Status ClusterBuilder::BuildUser(const ObjectBlock& block) {
@@ -622,24 +567,16 @@ Status ClusterBuilder::BuildUser(const ObjectBlock& block) {
   if (s_.cluster.entities.users.size() <= id.index()) s_.cluster.entities.users.resize(id.index() + 1);
   User& u = s_.cluster.entities.users[id.index()];
   u.declared = true;
-  for (const Attribute& a : block.attributes) {
-    if (a.key == "name") {
-      if (a.value != block.name) return ErrorAt(block, a, "does not match the block name");
-    } else if (a.key == "fshare" || a.key == "oticket" || a.key == "delete_time") {
-      auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
-      if (a.key == "fshare") u.fshare = static_cast<double>(*v);
-      if (a.key == "oticket") u.oticket = static_cast<double>(*v);
-    } else if (a.key == "default_project") {
-      if (IsNone(a.value)) continue;
-      auto p = s_.names.projects.Find(a.value);
-      if (!p) return ErrorAt(block, a, "unknown project " + Quote(a.value));
-      u.default_project = ProjectId(*p);
-    } else {
-      Warn(a.line, "user " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
-    }
-  }
-  return Status::Ok();
+  std::uint32_t delete_time = 0;  // checked, then left: schedk deletes no users
+  const AttributeTable table{RepeatedKey::kApplied,
+                             {
+                                 {"name", SameAs(block.name)},
+                                 {"fshare", CountField(u.fshare)},
+                                 {"oticket", CountField(u.oticket)},
+                                 {"delete_time", CountField(delete_time)},
+                                 {"default_project", ProjectField(u.default_project)},
+                             }};
+  return ApplyAttributeTable(s_, block, table, "user " + block.name);
 }
 
 // --- hosts and hostgroups ------------------------------------------------------------------------
@@ -651,24 +588,26 @@ Status ClusterBuilder::BuildHostgroups() {
   for (const ObjectBlock& block : s_.blocks) {
     if (block.kind != "hostgroup") continue;
     const std::uint32_t g = *s_.names.hostgroups.Find(block.name);
-    for (const Attribute& a : block.attributes) {
-      if (a.key == "group_name") {
-        if (a.value != block.name) return ErrorAt(block, a, "does not match the block name");
-      } else if (a.key == "hostlist") {
-        for (std::string_view member : SplitList(a.value)) {
-          if (member.front() == '@') {
-            auto sub = s_.names.hostgroups.Find(member);
-            if (!sub) return ErrorAt(block, a, "unknown hostgroup " + Quote(member));
-            direct_groups[g].push_back(*sub);
-          } else {
-            direct_hosts[g].emplace_back(s_.names.hosts.Intern(member));
-          }
+    auto hostlist = [&, g](const Attribute& a) -> Reason {  // adds to the members of earlier lines
+      for (std::string_view member : SplitList(a.value)) {
+        if (member.front() == '@') {
+          auto sub = s_.names.hostgroups.Find(member);
+          if (!sub) return "unknown hostgroup " + Quote(member);
+          direct_groups[g].push_back(*sub);
+        } else {
+          direct_hosts[g].emplace_back(s_.names.hosts.Intern(member));
         }
-      } else {
-        Warn(a.line, "hostgroup " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
       }
-    }
+      return std::nullopt;
+    };
+    const AttributeTable table{RepeatedKey::kApplied, {{"group_name", SameAs(block.name)}, {"hostlist", hostlist}}};
+    if (Status st = ApplyAttributeTable(s_, block, table, "hostgroup " + block.name); !st.ok()) return st;
   }
+  return ResolveHostgroups(direct_groups, direct_hosts);
+}
+
+Status ClusterBuilder::ResolveHostgroups(const std::vector<std::vector<std::uint32_t>>& direct_groups,
+                                         const std::vector<std::vector<HostId>>& direct_hosts) {
   // Depth-first over the nesting with an explicit stack (its depth is the
   // input's to choose): a group's hosts are resolved after its subgroups'.
   std::vector<int> state(direct_groups.size(), 0);  // 0 new, 1 in progress, 2 done
@@ -716,53 +655,23 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
   ExecHost scratch;
   ExecHost& h = global ? scratch : s_.cluster.hosts[*s_.names.hosts.Find(block.name)];
   h.declared = true;
-  for (const Attribute& a : block.attributes) {
-    if (a.key == "hostname") {
-      if (a.value != (global ? std::string("global") : block.name)) return ErrorAt(block, a, "does not match the block name");
-    } else if (a.key == "complex_values") {
-      if (auto e = ComplexValuesFrom(a.value, h.complex_values)) return ErrorAt(block, a, *e);
-    } else if (a.key == "load_values") {
-      h.load_values.clear();
-      for (std::string_view item : SplitList(a.value)) {
-        const std::size_t eq = item.find('=');
-        if (eq == std::string_view::npos) return ErrorAt(block, a, "expected name=value, not " + Quote(item));
-        auto id = FindComplex(item.substr(0, eq));
-        if (!id) {
-          Warn(a.line, block.kind + " " + block.name + ": load value " + Quote(item.substr(0, eq)) +
-                           "' has no complex attribute and is ignored");
-          continue;
-        }
-        ComplexValueList one;
-        if (auto e = ComplexValuesFrom(item, one)) return ErrorAt(block, a, *e);
-        h.load_values.push_back(one.front());
-      }
-    } else if (a.key == "load_scaling") {
-      h.load_scaling.clear();
-      for (std::string_view item : SplitList(a.value)) {
-        const std::size_t eq = item.find('=');
-        auto id = eq == std::string_view::npos ? std::nullopt : FindComplex(item.substr(0, eq));
-        auto d = eq == std::string_view::npos ? std::nullopt : ParseGeNumber(item.substr(eq + 1));
-        if (!id || !d) return ErrorAt(block, a, "expected attribute=factor, not " + Quote(item));
-        h.load_scaling.emplace_back(*id, *d);
-      }
-    } else if (a.key == "processors") {
-      auto v = ParseUnsigned(a.value);
-      if (!v || *v > UINT32_MAX) return ErrorAt(block, a, "expected a non-negative integer, not " + Quote(a.value));
-      h.processors = static_cast<std::uint32_t>(*v);
-    } else if (a.key == "user_lists") {
-      if (auto e = UsersetsFrom(a.value, h.user_lists)) return ErrorAt(block, a, *e);
-    } else if (a.key == "xuser_lists") {
-      if (auto e = UsersetsFrom(a.value, h.xuser_lists)) return ErrorAt(block, a, *e);
-    } else if (a.key == "projects") {
-      if (auto e = ProjectsFrom(a.value, h.projects)) return ErrorAt(block, a, *e);
-    } else if (a.key == "xprojects") {
-      if (auto e = ProjectsFrom(a.value, h.xprojects)) return ErrorAt(block, a, *e);
-    } else if (a.key == "usage_scaling" || a.key == "report_variables") {
-      // Accounting-side settings: kept as written.
-    } else {
-      Warn(a.line, block.kind + " " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
-    }
-  }
+  const std::string who = global ? block.kind : block.kind + " " + block.name;
+  const AttributeTable table{
+      RepeatedKey::kApplied,
+      {
+          {"hostname", SameAs(global ? std::string("global") : block.name)},
+          {"complex_values", ComplexValuesField(h.complex_values)},
+          {"load_values", [this, &h, &who](const Attribute& a) { return LoadValuesFrom(a, who, h.load_values); }},
+          {"load_scaling", [this, &h](const Attribute& a) { return LoadScalingFrom(a.value, h.load_scaling); }},
+          {"processors", CountField(h.processors)},
+          {"user_lists", UsersetsField(h.user_lists)},
+          {"xuser_lists", UsersetsField(h.xuser_lists)},
+          {"projects", ProjectsField(h.projects)},
+          {"xprojects", ProjectsField(h.xprojects)},
+          {"usage_scaling", KeptAsWritten()},  // accounting-side settings
+          {"report_variables", KeptAsWritten()},
+      }};
+  if (Status st = ApplyAttributeTable(s_, block, table, who); !st.ok()) return st;
   if (global) {
     GlobalHost& g = s_.cluster.global;
     g.complex_values = std::move(h.complex_values);
@@ -775,221 +684,248 @@ Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
   return Status::Ok();
 }
 
+// load_values: attribute=value items; one the complex lacks is warned about (naming `who`) and skipped.
+Reason ClusterBuilder::LoadValuesFrom(const Attribute& a, const std::string& who, ComplexValueList& out) {
+  out.clear();
+  for (std::string_view item : SplitList(a.value)) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return "expected name=value, not " + Quote(item);
+    if (!FindComplex(item.substr(0, eq))) {
+      Warn(a.line, who + ": load value " + Quote(item.substr(0, eq)) + " has no complex attribute and is ignored");
+      continue;
+    }
+    ComplexValueList one;
+    if (Reason why = ComplexValuesFrom(item, one)) return why;
+    out.push_back(one.front());
+  }
+  return std::nullopt;
+}
+
+// load_scaling: attribute=factor items.
+Reason ClusterBuilder::LoadScalingFrom(std::string_view text, std::vector<std::pair<ComplexId, double>>& out) const {
+  out.clear();
+  for (std::string_view item : SplitList(text)) {
+    const std::size_t eq = item.find('=');
+    auto id = eq == std::string_view::npos ? std::nullopt : FindComplex(item.substr(0, eq));
+    auto d = eq == std::string_view::npos ? std::nullopt : ParseGeNumber(item.substr(eq + 1));
+    if (!id || !d) return "expected attribute=factor, not " + Quote(item);
+    out.emplace_back(*id, *d);
+  }
+  return std::nullopt;
+}
+
 // --- parallel environments -------------------------------------------------------------------------
+
+namespace {
+
+// allocation_rule: $pe_slots, $fill_up, $round_robin, or a fixed number of slots per host.
+Reason AllocationRuleValue(std::string_view v, ParallelEnvironment& pe) {
+  if (v == "$pe_slots") pe.allocation_rule = AllocationRule::kPeSlots;
+  else if (v == "$fill_up") pe.allocation_rule = AllocationRule::kFillUp;
+  else if (v == "$round_robin") pe.allocation_rule = AllocationRule::kRoundRobin;
+  else if (auto n = ParseUnsigned(v); n && *n > 0 && *n <= UINT32_MAX) {
+    pe.allocation_rule = AllocationRule::kFixed;
+    pe.slots_per_host = static_cast<std::uint32_t>(*n);
+  } else {
+    return "expected $pe_slots, $fill_up, $round_robin or a positive number, not " + Quote(v);
+  }
+  return std::nullopt;
+}
+
+// urgency_slots: min, max, avg, or a fixed slot count.
+Reason UrgencySlotsValue(std::string_view v, ParallelEnvironment& pe) {
+  if (EqualsIgnoreCase(v, "min")) pe.urgency_slots = UrgencySlots::kMin;
+  else if (EqualsIgnoreCase(v, "max")) pe.urgency_slots = UrgencySlots::kMax;
+  else if (EqualsIgnoreCase(v, "avg")) pe.urgency_slots = UrgencySlots::kAvg;
+  else if (auto n = ParseUnsigned(v); n && *n <= UINT32_MAX) {
+    pe.urgency_slots = UrgencySlots::kFixed;
+    pe.urgency_slots_fixed = static_cast<std::uint32_t>(*n);
+  } else {
+    return "expected min, max, avg or a number, not " + Quote(v);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 Status ClusterBuilder::BuildPe(const ObjectBlock& block) {
   ParallelEnvironment& pe = s_.cluster.pes[*s_.names.pes.Find(block.name)];
-  for (const Attribute& a : block.attributes) {
-    const std::string& v = a.value;
-    if (a.key == "pe_name") {
-      if (v != block.name) return ErrorAt(block, a, "does not match the block name");
-    } else if (a.key == "slots") {
-      auto n = ParseUnsigned(v);
-      if (!n || *n > 9999999) return ErrorAt(block, a, "expected a slot count, not " + Quote(v));
-      pe.slots = static_cast<std::uint32_t>(*n);
-    } else if (a.key == "user_lists") {
-      if (auto e = UsersetsFrom(v, pe.user_lists)) return ErrorAt(block, a, *e);
-    } else if (a.key == "xuser_lists") {
-      if (auto e = UsersetsFrom(v, pe.xuser_lists)) return ErrorAt(block, a, *e);
-    } else if (a.key == "allocation_rule") {
-      if (v == "$pe_slots") pe.allocation_rule = AllocationRule::kPeSlots;
-      else if (v == "$fill_up") pe.allocation_rule = AllocationRule::kFillUp;
-      else if (v == "$round_robin") pe.allocation_rule = AllocationRule::kRoundRobin;
-      else if (auto n = ParseUnsigned(v); n && *n > 0 && *n <= UINT32_MAX) {
-        pe.allocation_rule = AllocationRule::kFixed;
-        pe.slots_per_host = static_cast<std::uint32_t>(*n);
-      } else {
-        return ErrorAt(block, a, "expected $pe_slots, $fill_up, $round_robin or a positive number, not " + Quote(v));
-      }
-    } else if (a.key == "urgency_slots") {
-      if (EqualsIgnoreCase(v, "min")) pe.urgency_slots = UrgencySlots::kMin;
-      else if (EqualsIgnoreCase(v, "max")) pe.urgency_slots = UrgencySlots::kMax;
-      else if (EqualsIgnoreCase(v, "avg")) pe.urgency_slots = UrgencySlots::kAvg;
-      else if (auto n = ParseUnsigned(v); n && *n <= UINT32_MAX) {
-        pe.urgency_slots = UrgencySlots::kFixed;
-        pe.urgency_slots_fixed = static_cast<std::uint32_t>(*n);
-      } else {
-        return ErrorAt(block, a, "expected min, max, avg or a number, not " + Quote(v));
-      }
-    } else if (a.key == "control_slaves" || a.key == "job_is_first_task" || a.key == "accounting_summary" ||
-               a.key == "daemon_forks_slaves" || a.key == "master_forks_slaves") {
-      auto b = ParseBool(v);
-      if (!b) return ErrorAt(block, a, "expected TRUE or FALSE, not " + Quote(v));
-      if (a.key == "control_slaves") pe.control_slaves = *b;
-      if (a.key == "job_is_first_task") pe.job_is_first_task = *b;
-      if (a.key == "accounting_summary") pe.accounting_summary = *b;
-    } else if (a.key == "start_proc_args" || a.key == "stop_proc_args" || a.key == "qsort_args") {
-      // Commands run by execd: kept as written.
-    } else {
-      Warn(a.line, "pe " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
-    }
-  }
-  return Status::Ok();
+  bool forks_slaves = false;  // daemon_forks_slaves, master_forks_slaves: checked, then left to execd
+  AttributeTable table{RepeatedKey::kApplied,
+                       {
+                           {"pe_name", SameAs(block.name)},
+                           {"slots", CountField(pe.slots, "a slot count", 9999999)},
+                           {"user_lists", UsersetsField(pe.user_lists)},
+                           {"xuser_lists", UsersetsField(pe.xuser_lists)},
+                           {"allocation_rule", FieldFrom(pe, AllocationRuleValue)},
+                           {"urgency_slots", FieldFrom(pe, UrgencySlotsValue)},
+                           {"control_slaves", FlagField(pe.control_slaves)},
+                           {"job_is_first_task", FlagField(pe.job_is_first_task)},
+                           {"accounting_summary", FlagField(pe.accounting_summary)},
+                           {"daemon_forks_slaves", FlagField(forks_slaves)},
+                           {"master_forks_slaves", FlagField(forks_slaves)},
+                       }};
+  // Commands execd runs: kept as written.
+  static constexpr std::string_view kCommands[] = {"start_proc_args", "stop_proc_args", "qsort_args"};
+  AddRows(table, kCommands, KeptAsWritten());
+  return ApplyAttributeTable(s_, block, table, "pe " + block.name);
 }
 
 // --- queues --------------------------------------------------------------------------------------------
 
-Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
-  ClusterQueue& q = s_.cluster.queues[*s_.names.queues.Find(block.name)];
-  // Parses a per-host attribute with `parse(value_text, T&) -> optional<error>`.
-  auto per_host = [&](const Attribute& a, auto& field, auto parse) -> Status {
+namespace {
+
+// A per-host attribute, "default,[host=value],[@group=value],...", each value read by `parse`. A reason
+// about an override names its target.
+template <class T>
+AttributeHandler PerHostField(Names& names, PerHost<T>& field, std::type_identity_t<ValueParser<T>> parse) {
+  return [&names, &field, parse = std::move(parse)](const Attribute& a) -> Reason {
     std::string why;
     auto split = SplitOverrides(a.value, why);
-    if (!split) return ErrorAt(block, a, why);
-    if (split->default_value.empty()) return ErrorAt(block, a, "missing the default value");
+    if (!split) return why;
+    if (split->default_value.empty()) return "missing the default value";
     field.group_values.clear();
     field.host_values.clear();
-    if (auto e = parse(split->default_value, field.default_value)) return ErrorAt(block, a, *e);
+    if (Reason e = parse(split->default_value, field.default_value)) return e;
     for (const auto& [target, text] : split->overrides) {
-      typename std::remove_reference_t<decltype(field)>::value_type value{};
-      if (auto e = parse(text, value)) return ErrorAt(block, a, "[" + std::string(target) + "=...]: " + *e);
+      T value{};
+      if (Reason e = parse(text, value)) return "[" + std::string(target) + "=...]: " + *e;
       if (target.front() == '@') {
-        auto g = s_.names.hostgroups.Find(target);
-        if (!g) return ErrorAt(block, a, "unknown hostgroup " + Quote(target));
+        auto g = names.hostgroups.Find(target);
+        if (!g) return "unknown hostgroup " + Quote(target);
         field.group_values.emplace_back(HostgroupId(*g), std::move(value));
       } else {
-        field.host_values.emplace_back(HostId(s_.names.hosts.Intern(target)), std::move(value));
+        field.host_values.emplace_back(HostId(names.hosts.Intern(target)), std::move(value));
       }
     }
-    return Status::Ok();
-  };
-  using Error = std::optional<std::string>;
-  auto integer = [](std::string_view t, std::int64_t& out) -> Error {
-    auto v = ParseInteger(t);
-    if (!v) return "expected an integer, not " + Quote(t);
-    out = *v;
     return std::nullopt;
   };
-  auto count = [](std::string_view t, std::uint32_t& out) -> Error {
-    auto v = ParseUnsigned(t);
-    if (!v || *v > 9999999) return "expected a non-negative count, not " + Quote(t);
-    out = static_cast<std::uint32_t>(*v);
-    return std::nullopt;
-  };
-  auto duration = [](std::string_view t, Duration& out) -> Error {
-    auto v = ParseDuration(t);
-    if (!v) return "expected a time (seconds, h:m:s or INFINITY), not " + Quote(t);
-    out = *v;
-    return std::nullopt;
-  };
-  auto memory = [](std::string_view t, double& out) -> Error {
-    auto v = ParseGeNumber(t);
-    if (!v) return "expected a memory size or INFINITY, not " + Quote(t);
-    out = *v;
-    return std::nullopt;
-  };
-  auto complex_values = [&](std::string_view t, ComplexValueList& out) { return ComplexValuesFrom(t, out); };
-  auto userset_list = [&](std::string_view t, std::vector<UsersetId>& out) { return UsersetsFrom(t, out); };
-  auto project_list = [&](std::string_view t, std::vector<ProjectId>& out) { return ProjectsFrom(t, out); };
-  auto pe_list = [&](std::string_view t, std::vector<PeId>& out) -> Error {
-    out.clear();
-    for (std::string_view name : SplitList(t)) {
-      auto id = s_.names.pes.Find(name);
-      if (!id) return "unknown parallel environment " + Quote(name);
-      out.emplace_back(*id);
+}
+
+Reason IntegerValue(std::string_view t, std::int64_t& out) {
+  auto v = ParseInteger(t);
+  if (!v) return "expected an integer, not " + Quote(t);
+  out = *v;
+  return std::nullopt;
+}
+
+Reason QueueCountValue(std::string_view t, std::uint32_t& out) {
+  auto v = ParseUnsigned(t);
+  if (!v || *v > 9999999) return "expected a non-negative count, not " + Quote(t);
+  out = static_cast<std::uint32_t>(*v);
+  return std::nullopt;
+}
+
+Reason MemoryValue(std::string_view t, double& out) {
+  auto v = ParseGeNumber(t);
+  if (!v) return "expected a memory size or INFINITY, not " + Quote(t);
+  out = *v;
+  return std::nullopt;
+}
+
+Reason QueueTypeValue(std::string_view t, std::uint8_t& out) {
+  out = 0;
+  for (std::string_view word : SplitList(t)) {
+    if (EqualsIgnoreCase(word, "BATCH")) out |= kQueueBatch;
+    else if (EqualsIgnoreCase(word, "INTERACTIVE")) out |= kQueueInteractive;
+    else if (EqualsIgnoreCase(word, "PARALLEL")) out |= kQueueParallel;
+    else if (EqualsIgnoreCase(word, "CHECKPOINTING")) out |= kQueueCheckpointing;
+    else return "expected BATCH, INTERACTIVE, PARALLEL or CHECKPOINTING, not " + Quote(word);
+  }
+  return std::nullopt;
+}
+
+// The states qstat -f prints for an instance (schedk's `states` attribute):
+// d D s S C P E u o close it; alarms (a A) schedk computes from the
+// thresholds itself, and c (configuration ambiguous) changes nothing.
+Reason ClosedStatesValue(std::string_view t, std::uint8_t& out) {
+  out = 0;
+  if (IsNone(t)) return std::nullopt;
+  for (char letter : t) {
+    if (std::string_view("aAcCdDEoPsSu").find(letter) == std::string_view::npos) {
+      return "expected qstat's state letters (a A c C d D E o P s S u) or NONE, not " + Quote(t);
     }
-    return std::nullopt;
-  };
-  auto qtype = [](std::string_view t, std::uint8_t& out) -> Error {
-    out = 0;
-    for (std::string_view word : SplitList(t)) {
-      if (EqualsIgnoreCase(word, "BATCH")) out |= kQueueBatch;
-      else if (EqualsIgnoreCase(word, "INTERACTIVE")) out |= kQueueInteractive;
-      else if (EqualsIgnoreCase(word, "PARALLEL")) out |= kQueueParallel;
-      else if (EqualsIgnoreCase(word, "CHECKPOINTING")) out |= kQueueCheckpointing;
-      else return "expected BATCH, INTERACTIVE, PARALLEL or CHECKPOINTING, not " + Quote(word);
-    }
-    return std::nullopt;
-  };
-  auto any_text = [](std::string_view, std::string&) -> Error { return std::nullopt; };
-  // The states qstat -f prints for an instance (schedk's `states` attribute):
-  // d D s S C P E u o close it; alarms (a A) schedk computes from the
-  // thresholds itself, and c (configuration ambiguous) changes nothing.
-  auto states = [](std::string_view t, std::uint8_t& out) -> Error {
-    out = 0;
-    if (IsNone(t)) return std::nullopt;
-    for (char letter : t) {
-      if (std::string_view("aAcCdDEoPsSu").find(letter) == std::string_view::npos) {
-        return "expected qstat's state letters (a A c C d D E o P s S u) or NONE, not " + Quote(t);
-      }
-      if (std::string_view("CdDEoPsSu").find(letter) != std::string_view::npos) out = 1;
-    }
-    return std::nullopt;
-  };
-  static const std::set<std::string, std::less<>> kMemoryLimits = {
-      "s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack", "s_core", "h_core",
-      "s_rss",   "h_rss",   "s_vmem", "h_vmem"};
-  static const std::set<std::string, std::less<>> kTextAttributes = {
+    if (std::string_view("CdDEoPsSu").find(letter) != std::string_view::npos) out = 1;
+  }
+  return std::nullopt;
+}
+
+Reason AnyTextValue(std::string_view, std::string&) { return std::nullopt; }
+
+}  // namespace
+
+Status ClusterBuilder::BuildQueue(const ObjectBlock& block) {
+  // Limits and settings execd applies: checked, then left (schedk plans no CPU time, memory or commands).
+  static constexpr std::string_view kCpuLimits[] = {"s_cpu", "h_cpu"};
+  static constexpr std::string_view kMemoryLimits[] = {"s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack",
+                                                       "s_core",  "h_core",  "s_rss",  "h_rss",  "s_vmem",  "h_vmem"};
+  static constexpr std::string_view kTextAttributes[] = {
       "priority", "processors", "ckpt_list", "rerun", "tmpdir", "shell", "prolog", "epilog", "shell_start_mode",
       "starter_method", "suspend_method", "resume_method", "terminate_method", "notify", "owner_list",
       "subordinate_list", "calendar", "initial_state", "min_cpu_interval", "jc_list"};
-  std::set<std::string> seen;
-  for (const Attribute& a : block.attributes) {
-    if (!seen.insert(a.key).second) return ErrorAt(block, a, "given twice");
-    Status st = Status::Ok();
-    if (a.key == "qname") {
-      if (a.value != block.name) return ErrorAt(block, a, "does not match the block name");
-    } else if (a.key == "hostlist") {
-      q.hosts.clear();
-      for (std::string_view member : SplitList(a.value)) {
-        if (member.front() == '@') {
-          auto g = s_.names.hostgroups.Find(member);
-          if (!g) return ErrorAt(block, a, "unknown hostgroup " + Quote(member));
-          const auto& hosts = s_.cluster.hostgroups[*g].hosts;
-          q.hosts.insert(q.hosts.end(), hosts.begin(), hosts.end());
-        } else {
-          q.hosts.emplace_back(s_.names.hosts.Intern(member));
-        }
-      }
-      std::sort(q.hosts.begin(), q.hosts.end());
-      q.hosts.erase(std::unique(q.hosts.begin(), q.hosts.end()), q.hosts.end());
-    } else if (a.key == "seq_no") {
-      st = per_host(a, q.seq_no, integer);
-    } else if (a.key == "load_thresholds") {
-      st = per_host(a, q.load_thresholds, complex_values);
-    } else if (a.key == "suspend_thresholds") {
-      st = per_host(a, q.suspend_thresholds, complex_values);
-    } else if (a.key == "nsuspend") {
-      st = per_host(a, q.nsuspend, count);
-    } else if (a.key == "suspend_interval") {
-      st = per_host(a, q.suspend_interval, duration);
-    } else if (a.key == "qtype") {
-      st = per_host(a, q.qtype, qtype);
-    } else if (a.key == "pe_list") {
-      st = per_host(a, q.pe_list, pe_list);
-    } else if (a.key == "slots") {
-      st = per_host(a, q.slots, count);
-    } else if (a.key == "complex_values") {
-      st = per_host(a, q.complex_values, complex_values);
-    } else if (a.key == "user_lists") {
-      st = per_host(a, q.user_lists, userset_list);
-    } else if (a.key == "xuser_lists") {
-      st = per_host(a, q.xuser_lists, userset_list);
-    } else if (a.key == "projects") {
-      st = per_host(a, q.projects, project_list);
-    } else if (a.key == "xprojects") {
-      st = per_host(a, q.xprojects, project_list);
-    } else if (a.key == "h_rt") {
-      st = per_host(a, q.h_rt, duration);
-    } else if (a.key == "s_rt") {
-      st = per_host(a, q.s_rt, duration);
-    } else if (a.key == "states") {
-      st = per_host(a, q.closed, states);
-    } else if (a.key == "s_cpu" || a.key == "h_cpu") {
-      PerHost<Duration> limit;
-      st = per_host(a, limit, duration);
-    } else if (kMemoryLimits.count(a.key)) {
-      PerHost<double> limit;
-      st = per_host(a, limit, memory);
-    } else if (kTextAttributes.count(a.key)) {
-      PerHost<std::string> text;
-      st = per_host(a, text, any_text);
+  ClusterQueue& q = s_.cluster.queues[*s_.names.queues.Find(block.name)];
+  auto per_host = [this](auto& field, auto parse) { return PerHostField(s_.names, field, parse); };
+  auto complex_values = [this](std::string_view t, ComplexValueList& out) { return ComplexValuesFrom(t, out); };
+  auto usersets = [this](std::string_view t, std::vector<UsersetId>& out) { return UsersetsFrom(t, out); };
+  auto projects = [this](std::string_view t, std::vector<ProjectId>& out) { return ProjectsFrom(t, out); };
+  auto pes = [this](std::string_view t, std::vector<PeId>& out) { return PesFrom(t, out); };
+  // The rows of the execd-side lists read into these, which are then dropped.
+  PerHost<Duration> cpu_limit;
+  PerHost<double> memory_limit;
+  PerHost<std::string> text;
+  AttributeTable table{RepeatedKey::kRefused,
+                       {
+                           {"qname", SameAs(block.name)},
+                           {"hostlist", [this, &q](const Attribute& a) { return QueueHostsFrom(a.value, q.hosts); }},
+                           {"seq_no", per_host(q.seq_no, IntegerValue)},
+                           {"load_thresholds", per_host(q.load_thresholds, complex_values)},
+                           {"suspend_thresholds", per_host(q.suspend_thresholds, complex_values)},
+                           {"nsuspend", per_host(q.nsuspend, QueueCountValue)},
+                           {"suspend_interval", per_host(q.suspend_interval, DurationValue)},
+                           {"qtype", per_host(q.qtype, QueueTypeValue)},
+                           {"pe_list", per_host(q.pe_list, pes)},
+                           {"slots", per_host(q.slots, QueueCountValue)},
+                           {"complex_values", per_host(q.complex_values, complex_values)},
+                           {"user_lists", per_host(q.user_lists, usersets)},
+                           {"xuser_lists", per_host(q.xuser_lists, usersets)},
+                           {"projects", per_host(q.projects, projects)},
+                           {"xprojects", per_host(q.xprojects, projects)},
+                           {"h_rt", per_host(q.h_rt, DurationValue)},
+                           {"s_rt", per_host(q.s_rt, DurationValue)},
+                           {"states", per_host(q.closed, ClosedStatesValue)},
+                       }};
+  AddRows(table, kCpuLimits, per_host(cpu_limit, DurationValue));
+  AddRows(table, kMemoryLimits, per_host(memory_limit, MemoryValue));
+  AddRows(table, kTextAttributes, per_host(text, AnyTextValue));
+  return ApplyAttributeTable(s_, block, table, "queue " + block.name);
+}
+
+// hostlist: hosts and @hostgroups (their resolved hosts), sorted and unique.
+Reason ClusterBuilder::QueueHostsFrom(std::string_view text, std::vector<HostId>& out) {
+  out.clear();
+  for (std::string_view member : SplitList(text)) {
+    if (member.front() == '@') {
+      auto g = s_.names.hostgroups.Find(member);
+      if (!g) return "unknown hostgroup " + Quote(member);
+      const auto& hosts = s_.cluster.hostgroups[*g].hosts;
+      out.insert(out.end(), hosts.begin(), hosts.end());
     } else {
-      Warn(a.line, "queue " + block.name + ": unknown attribute " + Quote(a.key) + " kept but not interpreted");
+      out.emplace_back(s_.names.hosts.Intern(member));
     }
-    if (!st.ok()) return st;
   }
-  return Status::Ok();
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return std::nullopt;
+}
+
+Reason ClusterBuilder::PesFrom(std::string_view text, std::vector<PeId>& out) const {
+  out.clear();
+  for (std::string_view name : SplitList(text)) {
+    auto id = s_.names.pes.Find(name);
+    if (!id) return "unknown parallel environment " + Quote(name);
+    out.emplace_back(*id);
+  }
+  return std::nullopt;
 }
 
 const char* UsageKindName(UsageKind kind) {
@@ -1013,21 +949,7 @@ Status ClusterBuilder::Build() {
     if (b.kind == "sconf") sconf_block = &b;
   }
   if (Status st = BuildComplex(complex_block); !st.ok()) return st;
-  // Names of every object first, so references resolve whatever the block order.
-  for (const ObjectBlock& b : s_.blocks) {
-    const BlockKind* kind = FindBlockKind(b.kind);
-    if (kind != nullptr && kind->names != nullptr) (s_.names.*kind->names).Intern(b.name);
-  }
-  EntityTables& entities = s_.cluster.entities;
-  if (!s_.names.usersets.Find("defaultdepartment")) s_.names.usersets.Intern("defaultdepartment");
-  entities.usersets.resize(s_.names.usersets.size());
-  entities.default_department = UsersetId(*s_.names.usersets.Find("defaultdepartment"));
-  entities.usersets[entities.default_department.index()].is_department = true;
-  entities.projects.resize(s_.names.projects.size());
-  s_.cluster.hostgroups.resize(s_.names.hostgroups.size());
-  s_.cluster.pes.resize(s_.names.pes.size());
-  s_.cluster.queues.resize(s_.names.queues.size());
-
+  InternNames();
   // Without an sconf block every key takes its install default.
   const ObjectBlock no_sconf{"sconf", "", 0, {}, {}, ""};
   if (Status st = BuildSchedulerConfig(sconf_block != nullptr ? *sconf_block : no_sconf); !st.ok()) return st;
@@ -1072,6 +994,24 @@ Status ClusterBuilder::Build() {
   return Status::Ok();
 }
 
+// Names of every object first, so references resolve whatever the block order; then the tables indexed
+// by them take their sizes.
+void ClusterBuilder::InternNames() {
+  for (const ObjectBlock& b : s_.blocks) {
+    const BlockKind* kind = FindBlockKind(b.kind);
+    if (kind != nullptr && kind->names != nullptr) (s_.names.*kind->names).Intern(b.name);
+  }
+  EntityTables& entities = s_.cluster.entities;
+  if (!s_.names.usersets.Find("defaultdepartment")) s_.names.usersets.Intern("defaultdepartment");
+  entities.usersets.resize(s_.names.usersets.size());
+  entities.default_department = UsersetId(*s_.names.usersets.Find("defaultdepartment"));
+  entities.usersets[entities.default_department.index()].is_department = true;
+  entities.projects.resize(s_.names.projects.size());
+  s_.cluster.hostgroups.resize(s_.names.hostgroups.size());
+  s_.cluster.pes.resize(s_.names.pes.size());
+  s_.cluster.queues.resize(s_.names.queues.size());
+}
+
 Status ClusterBuilder::ApplyLoad(const std::vector<LoadLine>& loads) {
   for (const LoadLine& l : loads) {
     ComplexValueList* target = nullptr;
@@ -1084,14 +1024,16 @@ Status ClusterBuilder::ApplyLoad(const std::vector<LoadLine>& loads) {
     }
     for (std::string_view item : SplitList(l.values)) {
       const std::size_t eq = item.find('=');
-      if (eq == std::string_view::npos) return Error(l.line, "load " + l.host + ": expected name=value, not " + Quote(item));
+      if (eq == std::string_view::npos)
+        return Error(l.line, "load " + l.host + ": expected name=value, not " + Quote(item));
       if (!FindComplex(item.substr(0, eq))) {
         Warn(l.line, "load " + l.host + ": " + Quote(item.substr(0, eq)) + " has no complex attribute and is ignored");
         continue;
       }
       ComplexValueList one;
       if (auto e = ComplexValuesFrom(item, one)) return Error(l.line, "load " + l.host + ": " + *e);
-      auto existing = std::find_if(target->begin(), target->end(), [&](const ComplexValue& v) { return v.complex == one.front().complex; });
+      auto existing = std::find_if(target->begin(), target->end(),
+                                   [&](const ComplexValue& v) { return v.complex == one.front().complex; });
       if (existing != target->end()) *existing = one.front();
       else target->push_back(one.front());
     }
@@ -1164,18 +1106,62 @@ Status ClusterBuilder::FinishUsers(const std::vector<UsageLine>& usage) {
   return Status::Ok();
 }
 
+// One `id=` stanza of the sharetree block and the lines after it.
+struct ClusterBuilder::ShareStanza {
+  int line = 0;
+  std::optional<std::uint64_t> id;
+  std::string name;
+  std::uint32_t shares = 0;
+  std::vector<std::uint64_t> children;
+};
+
 Status ClusterBuilder::BuildShareTree() {
-  auto stree = std::find_if(s_.blocks.begin(), s_.blocks.end(), [](const ObjectBlock& b) { return b.kind == "sharetree"; });
+  auto stree =
+      std::find_if(s_.blocks.begin(), s_.blocks.end(), [](const ObjectBlock& b) { return b.kind == "sharetree"; });
   if (stree == s_.blocks.end()) return Status::Ok();
   const ObjectBlock& block = *stree;
-  struct Stanza {
-    int line = 0;
-    std::optional<std::uint64_t> id;
-    std::string name;
-    std::uint32_t shares = 0;
-    std::vector<std::uint64_t> children;
-  };
-  std::vector<Stanza> stanzas;
+  std::vector<ShareStanza> stanzas;
+  if (Status st = ReadShareStanzas(block, stanzas); !st.ok()) return st;
+  if (stanzas.empty()) return Status::Ok();
+  std::unordered_map<std::uint64_t, std::uint32_t> index;
+  for (std::uint32_t i = 0; i < stanzas.size(); ++i) {
+    if (stanzas[i].name.empty())
+      return Error(stanzas[i].line, "sharetree: node " + std::to_string(*stanzas[i].id) + " has no name");
+    if (!index.emplace(*stanzas[i].id, i).second) {
+      return Error(stanzas[i].line, "sharetree: node id " + std::to_string(*stanzas[i].id) + " is defined twice");
+    }
+  }
+  ShareTree& tree = s_.cluster.share_tree;
+  tree.nodes.resize(stanzas.size());
+  std::vector<int> parents(stanzas.size(), 0);
+  for (std::uint32_t i = 0; i < stanzas.size(); ++i) {
+    ShareTreeNode& node = tree.nodes[i];
+    node.shares = stanzas[i].shares;
+    node.is_default = stanzas[i].name == "default";
+    if (auto u = s_.names.users.Find(stanzas[i].name)) node.user = UserId(*u);
+    if (auto p = s_.names.projects.Find(stanzas[i].name)) node.project = ProjectId(*p);
+    for (std::uint64_t c : stanzas[i].children) {
+      auto it = index.find(c);
+      if (it == index.end())
+        return Error(stanzas[i].line, "sharetree: childnodes names unknown node " + std::to_string(c));
+      node.children.emplace_back(it->second);
+      if (++parents[it->second] > 1) {
+        return Error(stanzas[it->second].line, "sharetree: node " + std::to_string(c) + " has more than one parent");
+      }
+    }
+    s_.names.share_nodes.push_back(stanzas[i].name);
+  }
+  std::vector<std::uint32_t> roots;
+  for (std::uint32_t i = 0; i < stanzas.size(); ++i) {
+    if (parents[i] == 0) roots.push_back(i);
+  }
+  if (roots.size() != 1)
+    return Error(block.line, "sharetree: expected exactly one root node, found " + std::to_string(roots.size()));
+  tree.root = ShareNodeId(roots[0]);
+  return CheckShareTreeReach(block, stanzas);
+}
+
+Status ClusterBuilder::ReadShareStanzas(const ObjectBlock& block, std::vector<ShareStanza>& stanzas) {
   for (const Attribute& raw : block.attributes) {
     // Lines are key=value; the block reader split them at the first blank.
     const std::string line = raw.value.empty() ? raw.key : raw.key + " " + raw.value;
@@ -1183,15 +1169,17 @@ Status ClusterBuilder::BuildShareTree() {
     if (eq == std::string::npos) return Error(raw.line, "sharetree: expected key=value, not " + Quote(line));
     const std::string key = std::string(Trim(std::string_view(line).substr(0, eq)));
     const std::string_view value = Trim(std::string_view(line).substr(eq + 1));
-    auto fail = [&](const std::string& what) { return Error(raw.line, "sharetree: attribute " + Quote(key) + ": " + what); };
+    auto fail = [&](const std::string& what) {
+      return Error(raw.line, "sharetree: attribute " + Quote(key) + ": " + what);
+    };
     if (key == "id") {
       auto v = ParseUnsigned(value);
       if (!v) return fail("expected a node number, not " + Quote(value));
-      stanzas.push_back(Stanza{raw.line, *v, {}, 0, {}});
+      stanzas.push_back(ShareStanza{raw.line, *v, {}, 0, {}});
       continue;
     }
     if (stanzas.empty()) return fail("comes before the first id=");
-    Stanza& s = stanzas.back();
+    ShareStanza& s = stanzas.back();
     if (key == "name") {
       s.name = std::string(value);
     } else if (key == "type") {
@@ -1210,42 +1198,14 @@ Status ClusterBuilder::BuildShareTree() {
       Warn(raw.line, "sharetree: unknown attribute " + Quote(key) + " kept but not interpreted");
     }
   }
-  if (stanzas.empty()) return Status::Ok();
-  std::unordered_map<std::uint64_t, std::uint32_t> index;
-  for (std::uint32_t i = 0; i < stanzas.size(); ++i) {
-    if (stanzas[i].name.empty()) return Error(stanzas[i].line, "sharetree: node " + std::to_string(*stanzas[i].id) + " has no name");
-    if (!index.emplace(*stanzas[i].id, i).second) {
-      return Error(stanzas[i].line, "sharetree: node id " + std::to_string(*stanzas[i].id) + " is defined twice");
-    }
-  }
-  ShareTree& tree = s_.cluster.share_tree;
-  tree.nodes.resize(stanzas.size());
-  std::vector<int> parents(stanzas.size(), 0);
-  for (std::uint32_t i = 0; i < stanzas.size(); ++i) {
-    ShareTreeNode& node = tree.nodes[i];
-    node.shares = stanzas[i].shares;
-    node.is_default = stanzas[i].name == "default";
-    if (auto u = s_.names.users.Find(stanzas[i].name)) node.user = UserId(*u);
-    if (auto p = s_.names.projects.Find(stanzas[i].name)) node.project = ProjectId(*p);
-    for (std::uint64_t c : stanzas[i].children) {
-      auto it = index.find(c);
-      if (it == index.end()) return Error(stanzas[i].line, "sharetree: childnodes names unknown node " + std::to_string(c));
-      node.children.emplace_back(it->second);
-      if (++parents[it->second] > 1) {
-        return Error(stanzas[it->second].line, "sharetree: node " + std::to_string(c) + " has more than one parent");
-      }
-    }
-    s_.names.share_nodes.push_back(stanzas[i].name);
-  }
-  std::vector<std::uint32_t> roots;
-  for (std::uint32_t i = 0; i < stanzas.size(); ++i) {
-    if (parents[i] == 0) roots.push_back(i);
-  }
-  if (roots.size() != 1) return Error(block.line, "sharetree: expected exactly one root node, found " + std::to_string(roots.size()));
-  tree.root = ShareNodeId(roots[0]);
-  // Every node must hang below the root (no cycles), at most kMaxShareTreeDepth levels down.
+  return Status::Ok();
+}
+
+// Every node must hang below the root (no cycles), at most kMaxShareTreeDepth levels down.
+Status ClusterBuilder::CheckShareTreeReach(const ObjectBlock& block, const std::vector<ShareStanza>& stanzas) const {
+  const ShareTree& tree = s_.cluster.share_tree;
   std::vector<bool> reached(stanzas.size(), false);
-  std::vector<std::pair<std::uint32_t, int>> walk = {{roots[0], 0}};
+  std::vector<std::pair<std::uint32_t, int>> walk = {{tree.root.index(), 0}};
   std::size_t count = 0;
   while (!walk.empty()) {
     const auto [n, depth] = walk.back();

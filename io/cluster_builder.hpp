@@ -5,7 +5,8 @@
 // departments, projects, users, hostgroups, hosts, parallel environments,
 // queues with per-host overrides, and the share tree. Attributes left out take
 // Grid Engine's template defaults; unknown attributes are kept with a warning;
-// a malformed value is an error naming file, line and attribute.
+// a malformed value is an error naming file, line and attribute. Each object
+// kind declares its attributes in one AttributeTable (io/attribute_table.hpp).
 // Usage: the blocks in snapshot.blocks in file order, then Build(), then (after
 // the jobs are read, so every job owner exists) FinishUsers() and
 // BuildShareTree(), possibly on a copy of the built snapshot with a builder of
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "io/attribute_table.hpp"
 #include "io/snapshot.hpp"
 #include "io/status.hpp"
 
@@ -67,31 +69,52 @@ class ClusterBuilder {
   std::optional<ComplexId> FindComplex(std::string_view name) const;
 
  private:
+  struct ShareStanza;  // one `id=` stanza of the sharetree block
+
+  // The steps of Build, one builder per object kind, and the share tree's.
+  void InternNames();
   Status BuildComplex(const ObjectBlock* block);
   Status BuildSchedulerConfig(const ObjectBlock& block);
+  AttributeTable SchedulerConfigTable(SchedulerConfig& c, bool& job_load_adjustments_given);
   Status BuildClusterConfig(const ObjectBlock& block);
   Status BuildUserset(const ObjectBlock& block);
   Status BuildProject(const ObjectBlock& block);
   Status BuildUser(const ObjectBlock& block);
   Status BuildHostgroups();
+  Status ResolveHostgroups(const std::vector<std::vector<std::uint32_t>>& direct_groups,
+                           const std::vector<std::vector<HostId>>& direct_hosts);
   Status HostgroupCycle(std::uint32_t group) const;  // the error naming the group's block
   Status BuildHost(const ObjectBlock& block, bool global);
   Status BuildPe(const ObjectBlock& block);
   Status BuildQueue(const ObjectBlock& block);
+  Status ReadShareStanzas(const ObjectBlock& block, std::vector<ShareStanza>& stanzas);
+  Status CheckShareTreeReach(const ObjectBlock& block, const std::vector<ShareStanza>& stanzas) const;
 
-  Status Error(int line, std::string message) const { return Status::InvalidInput(s_.source, line, std::move(message)); }
-  Status ErrorAt(const ObjectBlock& block, const Attribute& a, const std::string& what) const;
+  Status Error(int line, std::string message) const {
+    return Status::InvalidInput(s_.source, line, std::move(message));
+  }
   void Warn(int line, std::string message) { s_.warnings.push_back({s_.source, line, std::move(message)}); }
 
   // Value lists of attributes; each returns what is wrong, for the caller to place.
-  std::optional<std::string> ComplexValuesFrom(std::string_view text, ComplexValueList& out) const;
-  std::optional<std::string> UsersetsFrom(std::string_view text, std::vector<UsersetId>& out) const;
-  std::optional<std::string> ProjectsFrom(std::string_view text, std::vector<ProjectId>& out) const;
+  Reason ComplexValuesFrom(std::string_view text, ComplexValueList& out) const;
+  Reason UsersetsFrom(std::string_view text, std::vector<UsersetId>& out) const;
+  Reason ProjectsFrom(std::string_view text, std::vector<ProjectId>& out) const;
+  Reason PesFrom(std::string_view text, std::vector<PeId>& out) const;
+  Reason QueueHostsFrom(std::string_view text, std::vector<HostId>& out);
+  Reason JobLoadAdjustmentsFrom(std::string_view text, std::vector<std::pair<ComplexId, double>>& out) const;
+  Reason LoadScalingFrom(std::string_view text, std::vector<std::pair<ComplexId, double>>& out) const;
+  // These two also warn, at the attribute's line.
+  Reason LoadValuesFrom(const Attribute& a, const std::string& who, ComplexValueList& out);
+  Reason SchedulerParamsFrom(const Attribute& a, SchedulerConfig& c);
   Status ParseUsage(int line, std::string_view text, UsageRecord& out) const;
+  // The same as table handlers (the attribute's whole value); ProjectField takes NONE as no project.
+  AttributeHandler ComplexValuesField(ComplexValueList& field) const;
+  AttributeHandler UsersetsField(std::vector<UsersetId>& field) const;
+  AttributeHandler ProjectsField(std::vector<ProjectId>& field) const;
+  AttributeHandler ProjectField(ProjectId& field) const;
 
   Snapshot& s_;
   std::set<std::string, std::less<>> seen_auto_user_;  // auto_user_* keys the sconf block gave
-  std::vector<std::string> unknown_params_;  // sconf params keys without meaning, warned about
 };
 
 }  // namespace schedk::io

@@ -3,34 +3,28 @@
 #include <algorithm>
 
 #include "io/ge_value.hpp"
+#include "io/tuning.hpp"
 #include "io/untrusted_text.hpp"
 
 namespace schedk::io {
 namespace {
 
-// The keys of a job record (docs/protocol.md §1.2), in the order of kJobKeys; the
-// canonical record writes them in this order. `assumed` is schedk's own: a
-// session's start not yet confirmed by the master; so are the Maui policy's
-// `qos` (quality of service), `eligible` (since when the job accrues queue
-// time) and `bypass` (how often lower-priority jobs were backfilled past it).
-enum class JobKey : std::uint8_t {
-  kOwner, kGroup, kProject, kDepartment, kName,
-  kSubmit, kState, kPosixPriority, kReserve, kImmediate,
-  kHardResources, kSoftResources, kHardQueues, kSoftQueues, kPeName,
-  kPeMin, kPeMax, kHoldJid, kDeadline, kOverrideTickets,
-  kJobShare, kStart, kGranted, kMaster, kRuntime,
-  kAssumed, kQos, kEligible, kBypass, kMasterQueues,
-  kTaskConcurrency, kEnrolled,
+// A job record's key values land in the ParsedJob being parsed, except the
+// request parts, which are joined into its request key once every key is read.
+struct JobKeyTarget {
+  JobNameSpace& names;
+  ParsedJob& job;
+  int line;
+  std::string_view parts[kRequestParts] = {};  // by RequestPart
+  bool has_pe_min = false, has_pe_max = false;
 };
-constexpr std::string_view kJobKeys[] = {
-    "owner",   "group",  "project", "department", "name",    "submit",  "state",  "p",        "R",
-    "now",     "l_hard", "l_soft",  "q_hard",     "q_soft",  "pe_name", "pe_min", "pe_max",   "hold_jid",
-    "dl",      "oticket", "js",     "start",      "granted", "master",  "runtime", "assumed",
-    "qos",     "eligible", "bypass", "masterq", "tc",      "enrolled"};
-static_assert(std::size(kJobKeys) == static_cast<std::size_t>(JobKey::kEnrolled) + 1);
-static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
 
-constexpr std::uint64_t kMaxTasksPerLine = 10000000;  // see ParseJobId
+// Reads one key's value into `t`; returns what is wrong, naming the key.
+using JobKeyParse = Reason (*)(std::string_view key, std::string_view value, JobKeyTarget& t);
+
+std::string BadValue(std::string_view key, std::string_view value, const char* what) {
+  return "job key " + Quote(key) + ": " + what + ", not " + Quote(value);
+}
 
 std::uint32_t InternText(JobNames& table, std::string_view value, int line) {
   return value.empty() ? kNoName : table.Intern(value, line);
@@ -39,7 +33,7 @@ std::uint32_t InternText(JobNames& table, std::string_view value, int line) {
 // hold_jid is a comma-separated list of job numbers and job names (qsub
 // -hold_jid). An empty item or a character no job name may hold is refused
 // rather than dropped; so are wildcard patterns, which schedk does not expand.
-std::optional<std::string> CheckHoldList(std::string_view list) {
+Reason CheckHoldList(std::string_view list) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
@@ -58,6 +52,215 @@ std::optional<std::string> CheckHoldList(std::string_view list) {
   }
 }
 
+// --- the value parsers of the key table ----------------------------------------------------------
+
+// owner, group, department, name, qos: a name, interned as given.
+template <JobNames JobNameSpace::*kTable, std::uint32_t ParsedJob::*kField>
+Reason ParseName(std::string_view, std::string_view value, JobKeyTarget& t) {
+  t.job.*kField = (t.names.*kTable).Intern(value, t.line);
+  return std::nullopt;
+}
+
+// project: a name, or NONE for the owner's default project.
+Reason ParseProject(std::string_view, std::string_view value, JobKeyTarget& t) {
+  if (!IsNone(value)) t.job.project = t.names.projects.Intern(value, t.line);
+  return std::nullopt;
+}
+
+// granted, master, hold_jid: texts resolved against the cluster later; empty is none.
+template <std::uint32_t ParsedJob::*kField>
+Reason ParseText(std::string_view, std::string_view value, JobKeyTarget& t) {
+  t.job.*kField = InternText(t.names.texts, value, t.line);
+  return std::nullopt;
+}
+
+Reason ParseHoldJid(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  if (auto e = CheckHoldList(value)) return "job key 'hold_jid': " + *e;
+  return ParseText<&ParsedJob::hold_jid>(key, value, t);
+}
+
+// submit, start: a time, which the record then gives.
+template <Time ParsedJob::*kField, bool ParsedJob::*kGiven>
+Reason ParseGivenTime(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  auto v = ParseTime(value);
+  if (!v) return BadValue(key, value, "expected epoch seconds or ISO-8601 with Z or an offset");
+  t.job.*kField = *v;
+  t.job.*kGiven = true;
+  return std::nullopt;
+}
+
+// dl, eligible: a time after the epoch (0 stands for none).
+template <Time ParsedJob::*kField>
+Reason ParsePositiveTime(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  auto v = ParseTime(value);
+  if (!v || *v <= 0) return BadValue(key, value, "expected epoch seconds or ISO-8601 with Z or an offset");
+  t.job.*kField = *v;
+  return std::nullopt;
+}
+
+// oticket, js, tc, bypass: a 32-bit count.
+template <std::uint32_t ParsedJob::*kField>
+Reason ParseCount(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  auto v = ParseUnsigned(value);
+  if (!v || *v > UINT32_MAX) return BadValue(key, value, "expected a non-negative integer");
+  t.job.*kField = static_cast<std::uint32_t>(*v);
+  return std::nullopt;
+}
+
+// R, now, enrolled: y sets the job flag; n leaves it clear.
+template <JobFlags kFlag>
+Reason ParseFlag(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  auto v = ParseBool(value);
+  if (!v) return BadValue(key, value, "expected y or n");
+  if (*v) t.job.flags |= kFlag;
+  return std::nullopt;
+}
+
+Reason ParseAssumed(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  auto v = ParseBool(value);
+  if (!v) return BadValue(key, value, "expected y or n");
+  t.job.assumed = *v;
+  return std::nullopt;
+}
+
+// state: Grid Engine's state letters (qstat) for the states a snapshot row may be in.
+struct StateName {
+  std::string_view text;
+  JobState state;
+};
+constexpr StateName kStateNames[] = {{"qw", JobState::kPending},
+                                     {"hqw", JobState::kHeld},
+                                     {"r", JobState::kRunning},
+                                     {"s", JobState::kSuspended},
+                                     {"Eqw", JobState::kError}};
+
+Reason ParseState(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  for (const auto& [text, state] : kStateNames) {
+    if (value == text) {
+      t.job.state = state;
+      return std::nullopt;
+    }
+  }
+  return BadValue(key, value, "expected qw, hqw, r, s or Eqw");
+}
+
+Reason ParsePosixPriority(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  auto v = ParseInteger(value);
+  if (!v || *v < -1023 || *v > 1024) return BadValue(key, value, "expected a POSIX priority from -1023 to 1024");
+  t.job.posix_priority = static_cast<std::int16_t>(*v);
+  return std::nullopt;
+}
+
+Reason ParseRuntime(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  auto v = ParseDuration(value);
+  if (!v) return BadValue(key, value, "expected a duration (seconds or h:m:s)");
+  t.job.runtime = *v;
+  return std::nullopt;
+}
+
+// l_hard, l_soft, q_hard, q_soft, pe_name, masterq: kept as written for the request key.
+template <RequestPart kPart>
+Reason ParseRequestPart(std::string_view, std::string_view value, JobKeyTarget& t) {
+  t.parts[static_cast<int>(kPart)] = value;
+  return std::nullopt;
+}
+
+// pe_min, pe_max: an empty slot count would vanish from the canonical record,
+// which then no longer parses.
+template <RequestPart kPart, bool JobKeyTarget::*kGiven>
+Reason ParseSlotCount(std::string_view key, std::string_view value, JobKeyTarget& t) {
+  if (value.empty()) return BadValue(key, value, "expected a slot count");
+  t.parts[static_cast<int>(kPart)] = value;
+  t.*kGiven = true;
+  return std::nullopt;
+}
+
+// The keys of a job record (docs/protocol.md §1.2) and what each sets.
+// `assumed` is schedk's own: a session's start not yet confirmed by the
+// master; so are the Maui policy's `qos` (quality of service), `eligible`
+// (since when the job accrues queue time) and `bypass` (how often
+// lower-priority jobs were backfilled past it). A key's index is its bit in
+// the seen-set.
+struct JobKeyRule {
+  std::string_view key;
+  JobKeyParse parse;
+};
+constexpr JobKeyRule kJobKeys[] = {
+    {"owner", ParseName<&JobNameSpace::owners, &ParsedJob::owner>},
+    {"group", ParseName<&JobNameSpace::groups, &ParsedJob::group>},
+    {"project", ParseProject},
+    {"department", ParseName<&JobNameSpace::departments, &ParsedJob::department>},
+    {"name", ParseName<&JobNameSpace::job_names, &ParsedJob::name>},
+    {"submit", ParseGivenTime<&ParsedJob::submit, &ParsedJob::has_submit>},
+    {"state", ParseState},
+    {"p", ParsePosixPriority},
+    {"R", ParseFlag<kJobReserve>},
+    {"now", ParseFlag<kJobImmediate>},
+    {"l_hard", ParseRequestPart<RequestPart::kHard>},
+    {"l_soft", ParseRequestPart<RequestPart::kSoft>},
+    {"q_hard", ParseRequestPart<RequestPart::kQueueHard>},
+    {"q_soft", ParseRequestPart<RequestPart::kQueueSoft>},
+    {"pe_name", ParseRequestPart<RequestPart::kPeName>},
+    {"pe_min", ParseSlotCount<RequestPart::kPeMin, &JobKeyTarget::has_pe_min>},
+    {"pe_max", ParseSlotCount<RequestPart::kPeMax, &JobKeyTarget::has_pe_max>},
+    {"hold_jid", ParseHoldJid},
+    {"dl", ParsePositiveTime<&ParsedJob::deadline>},
+    {"oticket", ParseCount<&ParsedJob::oticket>},
+    {"js", ParseCount<&ParsedJob::jobshare>},
+    {"start", ParseGivenTime<&ParsedJob::start, &ParsedJob::has_start>},
+    {"granted", ParseText<&ParsedJob::granted>},
+    {"master", ParseText<&ParsedJob::master>},
+    {"runtime", ParseRuntime},
+    {"assumed", ParseAssumed},
+    {"qos", ParseName<&JobNameSpace::qos, &ParsedJob::qos>},
+    {"eligible", ParsePositiveTime<&ParsedJob::eligible>},
+    {"bypass", ParseCount<&ParsedJob::bypass>},
+    {"masterq", ParseRequestPart<RequestPart::kQueueMaster>},
+    {"tc", ParseCount<&ParsedJob::task_concurrency>},
+    {"enrolled", ParseFlag<kJobEnrolled>},
+};
+static_assert(std::size(kJobKeys) <= 64);  // the seen-set is one 64-bit mask
+
+// The checks of a record as a whole, once all its keys are read: an owner,
+// the PE keys together, and start, granted and master only where the state
+// allows them.
+Reason CheckJobRecord(const JobKeyTarget& t) {
+  const ParsedJob& job = t.job;
+  const bool has_pe_name = !t.parts[static_cast<int>(RequestPart::kPeName)].empty();
+  if (job.owner == kNoName) return std::string("job record has no owner= key");
+  if ((t.has_pe_min || t.has_pe_max) && !has_pe_name) return std::string("pe_min/pe_max given without pe_name");
+  if (has_pe_name && !t.has_pe_min) return std::string("pe_name given without pe_min");
+  if (job.running()) {
+    if (job.first != job.last) return std::string("a running or suspended record must name a single task");
+    if (!job.has_start) return std::string("a running or suspended job needs start=");
+    if (job.granted == kNoName) return std::string("a running or suspended job needs granted=");
+  } else {
+    if (job.has_start || job.granted != kNoName || job.master != kNoName) {
+      return std::string("start=, granted= and master= are only for running and suspended jobs");
+    }
+    if (job.assumed) return std::string("assumed= is only for running jobs");
+  }
+  if (job.running() && (job.flags & kJobEnrolled)) {
+    return std::string("enrolled= is for pending, held and error rows (running tasks always exist as objects)");
+  }
+  return std::nullopt;
+}
+
+// Joins the request parts into the job's request key (JobNameSpace::requests).
+Reason InternRequestKey(JobKeyTarget& t) {
+  std::string request_key;
+  for (int i = 0; i < kRequestParts; ++i) {
+    // The readers refuse control characters; this guards the key's separator for any other caller.
+    if (t.parts[i].find('\x1f') != std::string_view::npos) {
+      return std::string("a request holds the control character \\x1f");
+    }
+    request_key.append(t.parts[i]);
+    if (i + 1 < kRequestParts) request_key.push_back('\x1f');
+  }
+  t.job.requests = t.names.requests.Intern(request_key, t.line);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string_view RequestKeyPart(std::string_view key, RequestPart part) {
@@ -68,7 +271,7 @@ std::string_view RequestKeyPart(std::string_view key, RequestPart part) {
   return key.substr(0, key.find('\x1f'));
 }
 
-std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<JobToken>& tokens,
+Reason TokenizeRecord(std::string_view line, std::vector<JobToken>& tokens,
                                           std::deque<std::string>& storage) {
   tokens.clear();
   bool keys_started = false;
@@ -116,7 +319,7 @@ std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<Job
   return std::nullopt;
 }
 
-std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
+Reason ParseJobId(std::string_view t, ParsedJob& job) {
   const std::size_t dot = t.find('.');
   auto number = ParseUnsigned(t.substr(0, dot));
   if (!number || *number == 0 || *number > UINT32_MAX) return "malformed job id " + Quote(t);
@@ -142,9 +345,9 @@ std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
     return "malformed task range " + Quote(range) + " (expected first[-last[:step]] with 1 <= first <= last)";
   }
   // Every task of a job line becomes an output row, so a line may not name
-  // more than this many (Grid Engine's own limit, max_aj_tasks, defaults to 75,000).
-  if ((*last - *first) / *step + 1 > kMaxTasksPerLine) {
-    return "task range " + Quote(range) + " has more than " + std::to_string(kMaxTasksPerLine) +
+  // more than tuning::kMaxTasksPerLine (Grid Engine's own limit, max_aj_tasks, defaults to 75,000).
+  if ((*last - *first) / *step + 1 > tuning::kMaxTasksPerLine) {
+    return "task range " + Quote(range) + " has more than " + std::to_string(tuning::kMaxTasksPerLine) +
            " tasks (Grid Engine's max_aj_tasks limits array jobs too)";
   }
   job.first = static_cast<TaskNumber>(*first);
@@ -155,158 +358,26 @@ std::optional<std::string> ParseJobId(std::string_view t, ParsedJob& job) {
   return std::nullopt;
 }
 
-std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std::size_t first_key, int line_no,
+Reason ParseJobKeys(const std::vector<JobToken>& tokens, std::size_t first_key, int line_no,
                                         JobNameSpace& names, ParsedJob& job) {
   job.line = line_no;
-  std::string_view parts[kRequestParts];
-  bool has_pe_min = false, has_pe_max = false;
+  JobKeyTarget target{names, job, line_no};
   std::uint64_t seen = 0;
   for (std::size_t t = first_key; t < tokens.size(); ++t) {
     const std::string_view key = tokens[t].key;
-    const std::string_view value = tokens[t].value;
     if (tokens[t].bare) return "expected key=value, not " + Quote(key);
     std::size_t k = 0;
-    while (k < std::size(kJobKeys) && kJobKeys[k] != key) ++k;
+    while (k < std::size(kJobKeys) && kJobKeys[k].key != key) ++k;
     if (k == std::size(kJobKeys)) return "unknown job key " + Quote(key);
     if (seen & (std::uint64_t{1} << k)) return "job key " + Quote(key) + " given twice";
     seen |= std::uint64_t{1} << k;
-    auto bad = [&](const char* what) {
-      return "job key " + Quote(key) + ": " + what + ", not " + Quote(value);
-    };
-    const JobKey which = static_cast<JobKey>(k);
-    switch (which) {
-      case JobKey::kOwner: job.owner = names.owners.Intern(value, line_no); break;
-      case JobKey::kGroup: job.group = names.groups.Intern(value, line_no); break;
-      case JobKey::kProject:
-        if (!IsNone(value)) job.project = names.projects.Intern(value, line_no);
-        break;
-      case JobKey::kDepartment: job.department = names.departments.Intern(value, line_no); break;
-      case JobKey::kName: job.name = names.job_names.Intern(value, line_no); break;
-      case JobKey::kSubmit: {
-        auto v = ParseTime(value);
-        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
-        job.submit = *v;
-        job.has_submit = true;
-        break;
-      }
-      case JobKey::kState:
-        if (value == "qw") job.state = JobState::kPending;
-        else if (value == "hqw") job.state = JobState::kHeld;
-        else if (value == "r") job.state = JobState::kRunning;
-        else if (value == "s") job.state = JobState::kSuspended;
-        else if (value == "Eqw") job.state = JobState::kError;
-        else return bad("expected qw, hqw, r, s or Eqw");
-        break;
-      case JobKey::kPosixPriority: {
-        auto v = ParseInteger(value);
-        if (!v || *v < -1023 || *v > 1024) return bad("expected a POSIX priority from -1023 to 1024");
-        job.posix_priority = static_cast<std::int16_t>(*v);
-        break;
-      }
-      case JobKey::kReserve:
-      case JobKey::kImmediate:
-      case JobKey::kEnrolled:
-      case JobKey::kAssumed: {
-        auto v = ParseBool(value);
-        if (!v) return bad("expected y or n");
-        if (which == JobKey::kAssumed) {
-          job.assumed = *v;
-        } else if (*v) {
-          job.flags |= which == JobKey::kReserve ? kJobReserve : which == JobKey::kImmediate ? kJobImmediate : kJobEnrolled;
-        }
-        break;
-      }
-      case JobKey::kHardResources: parts[0] = value; break;
-      case JobKey::kSoftResources: parts[1] = value; break;
-      case JobKey::kHardQueues: parts[2] = value; break;
-      case JobKey::kSoftQueues: parts[3] = value; break;
-      case JobKey::kPeName: parts[4] = value; break;
-      case JobKey::kMasterQueues: parts[7] = value; break;
-      case JobKey::kPeMin:
-      case JobKey::kPeMax:
-        // An empty slot count would vanish from the canonical record, which then no longer parses.
-        if (value.empty()) return bad("expected a slot count");
-        (which == JobKey::kPeMin ? parts[5] : parts[6]) = value;
-        (which == JobKey::kPeMin ? has_pe_min : has_pe_max) = true;
-        break;
-      case JobKey::kHoldJid:
-        if (auto e = CheckHoldList(value)) return "job key 'hold_jid': " + *e;
-        job.hold_jid = InternText(names.texts, value, line_no);
-        break;
-      case JobKey::kDeadline: {
-        auto v = ParseTime(value);
-        if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
-        job.deadline = *v;
-        break;
-      }
-      case JobKey::kOverrideTickets:
-      case JobKey::kJobShare:
-      case JobKey::kTaskConcurrency: {
-        auto v = ParseUnsigned(value);
-        if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
-        (which == JobKey::kOverrideTickets ? job.oticket
-         : which == JobKey::kJobShare      ? job.jobshare
-                                           : job.task_concurrency) = static_cast<std::uint32_t>(*v);
-        break;
-      }
-      case JobKey::kStart: {
-        auto v = ParseTime(value);
-        if (!v) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
-        job.start = *v;
-        job.has_start = true;
-        break;
-      }
-      case JobKey::kGranted: job.granted = InternText(names.texts, value, line_no); break;
-      case JobKey::kMaster: job.master = InternText(names.texts, value, line_no); break;
-      case JobKey::kRuntime: {
-        auto v = ParseDuration(value);
-        if (!v) return bad("expected a duration (seconds or h:m:s)");
-        job.runtime = *v;
-        break;
-      }
-      case JobKey::kQos: job.qos = names.qos.Intern(value, line_no); break;
-      case JobKey::kEligible: {
-        auto v = ParseTime(value);
-        if (!v || *v <= 0) return bad("expected epoch seconds or ISO-8601 with Z or an offset");
-        job.eligible = *v;
-        break;
-      }
-      case JobKey::kBypass: {
-        auto v = ParseUnsigned(value);
-        if (!v || *v > UINT32_MAX) return bad("expected a non-negative integer");
-        job.bypass = static_cast<std::uint32_t>(*v);
-        break;
-      }
-    }
+    if (auto e = kJobKeys[k].parse(key, tokens[t].value, target)) return e;
   }
-  if (job.owner == kNoName) return std::string("job record has no owner= key");
-  if ((has_pe_min || has_pe_max) && parts[4].empty()) return std::string("pe_min/pe_max given without pe_name");
-  if (!parts[4].empty() && !has_pe_min) return std::string("pe_name given without pe_min");
-  if (job.running()) {
-    if (job.first != job.last) return std::string("a running or suspended record must name a single task");
-    if (!job.has_start) return std::string("a running or suspended job needs start=");
-    if (job.granted == kNoName) return std::string("a running or suspended job needs granted=");
-  } else {
-    if (job.has_start || job.granted != kNoName || job.master != kNoName) {
-      return std::string("start=, granted= and master= are only for running and suspended jobs");
-    }
-    if (job.assumed) return std::string("assumed= is only for running jobs");
-  }
-  if (job.running() && (job.flags & kJobEnrolled)) {
-    return std::string("enrolled= is for pending, held and error rows (running tasks always exist as objects)");
-  }
-  std::string request_key;
-  for (int i = 0; i < kRequestParts; ++i) {
-    // The readers refuse control characters; this guards the key's separator for any other caller.
-    if (parts[i].find('\x1f') != std::string_view::npos) return std::string("a request holds the control character \\x1f");
-    request_key.append(parts[i]);
-    if (i + 1 < kRequestParts) request_key.push_back('\x1f');
-  }
-  job.requests = names.requests.Intern(request_key, line_no);
-  return std::nullopt;
+  if (auto e = CheckJobRecord(target)) return e;
+  return InternRequestKey(target);
 }
 
-std::optional<std::string> ParseJobLine(std::string_view line, int line_no, JobNameSpace& names,
+Reason ParseJobLine(std::string_view line, int line_no, JobNameSpace& names,
                                         std::vector<JobToken>& tokens, std::deque<std::string>& storage,
                                         ParsedJob& job) {
   if (auto e = TokenizeRecord(line, tokens, storage)) return e;
@@ -364,11 +435,20 @@ void RenderJobLine(const ParsedJob& job, const JobNameSpace& names, std::string&
   name("name", names.job_names, job.name);
   if (job.has_submit) number("submit", job.submit);
   switch (job.state) {
-    case JobState::kPending: break;
-    case JobState::kHeld: AppendKeyValue(out, "state", "hqw"); break;
-    case JobState::kRunning: AppendKeyValue(out, "state", "r"); break;
-    case JobState::kSuspended: AppendKeyValue(out, "state", "s"); break;
-    case JobState::kError: AppendKeyValue(out, "state", "Eqw"); break;
+    case JobState::kPending:
+      break;
+    case JobState::kHeld:
+      AppendKeyValue(out, "state", "hqw");
+      break;
+    case JobState::kRunning:
+      AppendKeyValue(out, "state", "r");
+      break;
+    case JobState::kSuspended:
+      AppendKeyValue(out, "state", "s");
+      break;
+    case JobState::kError:
+      AppendKeyValue(out, "state", "Eqw");
+      break;
   }
   if (job.posix_priority != 0) number("p", job.posix_priority);
   if (job.flags & kJobReserve) AppendKeyValue(out, "R", "y");

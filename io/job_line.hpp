@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/status.hpp"
 #include "kernel/model/job_table.hpp"
 
 namespace schedk::io {
@@ -108,21 +109,21 @@ struct JobToken {
 
 // Splits a line into tokens: bare words first, then key=value with optional
 // double-quoted values (\" and \\ escapes; unescaped text goes to `storage`).
-std::optional<std::string> TokenizeRecord(std::string_view line, std::vector<JobToken>& tokens,
+Reason TokenizeRecord(std::string_view line, std::vector<JobToken>& tokens,
                                           std::deque<std::string>& storage);
 
 // Parses a job id `n[.first[-last[:step]]]` into number and task range.
-std::optional<std::string> ParseJobId(std::string_view text, ParsedJob& job);
+Reason ParseJobId(std::string_view text, ParsedJob& job);
 
 // Parses the key=value tokens of one job record (after "job <id>") into `job`,
 // interning its names into `names`; returns what is wrong, naming the key.
 // Checks the record on its own (owner given, PE keys together, running rows
 // with one task, start and granted), not against the cluster.
-std::optional<std::string> ParseJobKeys(const std::vector<JobToken>& tokens, std::size_t first_key, int line_no,
+Reason ParseJobKeys(const std::vector<JobToken>& tokens, std::size_t first_key, int line_no,
                                         JobNameSpace& names, ParsedJob& job);
 
 // Parses a whole `job <id> key=value ...` line.
-std::optional<std::string> ParseJobLine(std::string_view line, int line_no, JobNameSpace& names,
+Reason ParseJobLine(std::string_view line, int line_no, JobNameSpace& names,
                                         std::vector<JobToken>& tokens, std::deque<std::string>& storage,
                                         ParsedJob& job);
 

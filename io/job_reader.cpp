@@ -30,8 +30,9 @@ void ParseChunk(const JobChunk& input, const std::string& source, ParsedChunk& c
     const std::string_view before = input.text.substr(0, bad);
     const auto line = input.first_line + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
     const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
-    chunk.error = Status::InvalidInput(source, line, NonTextMessage(input.text.substr(line_start), bad - line_start) +
-                                                         " (the input must be UTF-8 text)");
+    chunk.error = Status::InvalidInput(
+        source, line,
+        NonTextMessage(input.text.substr(line_start), bad - line_start) + " (the input must be UTF-8 text)");
     return;
   }
   std::vector<JobToken> tokens;
@@ -70,9 +71,9 @@ std::vector<UsedNames> MarkUsedNames(const std::vector<const JobNameSpace*>& spa
   std::vector<UsedNames> used(spaces.size());
   for (std::size_t c = 0; c < spaces.size(); ++c) {
     const JobNameSpace& n = *spaces[c];
-    used[c] = {std::vector<std::uint8_t>(n.owners.size()),      std::vector<std::uint8_t>(n.groups.size()),
-               std::vector<std::uint8_t>(n.projects.size()),    std::vector<std::uint8_t>(n.departments.size()),
-               std::vector<std::uint8_t>(n.job_names.size()),   std::vector<std::uint8_t>(n.requests.size()),
+    used[c] = {std::vector<std::uint8_t>(n.owners.size()),    std::vector<std::uint8_t>(n.groups.size()),
+               std::vector<std::uint8_t>(n.projects.size()),  std::vector<std::uint8_t>(n.departments.size()),
+               std::vector<std::uint8_t>(n.job_names.size()), std::vector<std::uint8_t>(n.requests.size()),
                std::vector<std::uint8_t>(n.qos.size())};
   }
   tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t i) {
@@ -121,7 +122,7 @@ GlobalNames MergeNames(const std::vector<const JobNameSpace*>& spaces, JobNames 
 // What a numeric request may ask for: a consumable debits it (once per slot,
 // job or host), so it is a finite amount from 0 up; a time or memory limit
 // (h_rt, h_vmem) is never negative.
-std::optional<std::string> CheckAmount(const ComplexAttribute& a, double value) {
+Reason CheckAmount(const ComplexAttribute& a, double value) {
   const bool consumable = a.consumable != Consumable::kNo;
   if ((consumable || a.type == ValueType::kTime || a.type == ValueType::kMemory) && value < 0) {
     return std::string("cannot be negative");
@@ -134,7 +135,7 @@ class RequestParser {
  public:
   RequestParser(const ClusterBuilder& builder, const Snapshot& s) : builder_(builder), s_(s) {}
 
-  std::optional<std::string> Parse(std::string_view key, RequestSet& out) const {
+  Reason Parse(std::string_view key, RequestSet& out) const {
     auto part = [&](RequestPart p) { return RequestKeyPart(key, p); };
     if (auto e = Resources(part(RequestPart::kHard), "l_hard", out.hard)) return e;
     if (auto e = Resources(part(RequestPart::kSoft), "l_soft", out.soft)) return e;
@@ -143,7 +144,8 @@ class RequestParser {
     if (auto e = Queues(part(RequestPart::kQueueMaster), "masterq", out.queue_master)) return e;
     if (!part(RequestPart::kPeName).empty()) {
       out.has_pe = true;
-      if (auto e = Pe(part(RequestPart::kPeName), part(RequestPart::kPeMin), part(RequestPart::kPeMax), out.pe)) return e;
+      if (auto e = Pe(part(RequestPart::kPeName), part(RequestPart::kPeMin), part(RequestPart::kPeMax), out.pe))
+        return e;
     }
     if (!out.queue_master.empty() && !out.has_pe) {
       return std::string("masterq: only for parallel jobs (qsub refuses -masterq without -pe)");
@@ -152,7 +154,7 @@ class RequestParser {
   }
 
  private:
-  std::optional<std::string> Resources(std::string_view text, const char* key, ComplexValueList& out) const {
+  Reason Resources(std::string_view text, const char* key, ComplexValueList& out) const {
     if (text.empty()) return std::nullopt;
     for (std::string_view item : SplitList(text)) {
       const std::size_t eq = item.find('=');
@@ -173,7 +175,8 @@ class RequestParser {
         v.number = 1;
       } else if (IsNumeric(a.type)) {
         auto d = ParseTypedNumber(item.substr(eq + 1), a.type);
-        if (!d) return std::string(key) + ": malformed value " + Quote(item.substr(eq + 1)) + " for " + std::string(name);
+        if (!d)
+          return std::string(key) + ": malformed value " + Quote(item.substr(eq + 1)) + " for " + std::string(name);
         v.number = *d;
         if (auto e = CheckAmount(a, v.number)) return std::string(key) + ": " + std::string(name) + " " + *e;
       } else {
@@ -191,7 +194,7 @@ class RequestParser {
     return std::nullopt;
   }
 
-  std::optional<std::string> Queues(std::string_view text, const char* key, std::vector<QueueSelector>& out) const {
+  Reason Queues(std::string_view text, const char* key, std::vector<QueueSelector>& out) const {
     for (std::string_view item : SplitList(text)) {
       QueueSelector q;
       const std::size_t at = item.find('@');
@@ -223,7 +226,7 @@ class RequestParser {
     return std::nullopt;
   }
 
-  std::optional<std::string> Pe(std::string_view name, std::string_view min_text, std::string_view max_text,
+  Reason Pe(std::string_view name, std::string_view min_text, std::string_view max_text,
                                 PeRequest& pe) const {
     const std::string pattern(name);
     pe.wildcard = name.find_first_of("*?[") != std::string_view::npos;
@@ -246,7 +249,7 @@ class RequestParser {
 };
 
 // Resolves granted=queue@host:slots[,...] of a running row.
-std::optional<std::string> ParseGranted(std::string_view text, const Snapshot& s, std::vector<GrantedSlots>& out) {
+Reason ParseGranted(std::string_view text, const Snapshot& s, std::vector<GrantedSlots>& out) {
   for (std::string_view item : SplitList(text)) {
     const std::size_t colon = item.rfind(':');
     const std::size_t at = item.find('@');
@@ -300,6 +303,22 @@ bool TasksOverlap(std::uint64_t f1, std::uint64_t l1, std::uint64_t s1, std::uin
   return x <= Wide(hi);
 }
 
+// The job-level attributes the rows of one job share, by their job keys, in
+// the order they are compared: a row is reported for the first that differs.
+using Row = std::uint32_t;  // a row of a JobShard
+struct JobLevelField {
+  const char* key;
+  bool (*differs)(const JobShard& shard, Row a, Row b);
+};
+constexpr JobLevelField kJobLevelFields[] = {
+    {"owner", [](const JobShard& sh, Row a, Row b) { return sh.owner[a] != sh.owner[b]; }},
+    {"project", [](const JobShard& sh, Row a, Row b) { return sh.project[a] != sh.project[b]; }},
+    {"submit", [](const JobShard& sh, Row a, Row b) { return sh.submit[a] != sh.submit[b]; }},
+    {"requests", [](const JobShard& sh, Row a, Row b) { return sh.requests[a] != sh.requests[b]; }},
+    {"p", [](const JobShard& sh, Row a, Row b) { return sh.posix_priority[a] != sh.posix_priority[b]; }},
+    {"tc", [](const JobShard& sh, Row a, Row b) { return sh.task_concurrency(a) != sh.task_concurrency(b); }},
+};
+
 // Rows of one job must have disjoint tasks and the same job-level attributes.
 // Attributes are compared with the job's earliest line; tasks with the earlier
 // rows whose range still reaches the row's first task (a sweep over task_first),
@@ -308,7 +327,8 @@ std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>
   std::vector<std::uint32_t> order(shard.size());
   for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::tie(shard.number[a], shard.task_first[a], lines[a]) < std::tie(shard.number[b], shard.task_first[b], lines[b]);
+    return std::tie(shard.number[a], shard.task_first[a], lines[a]) <
+           std::tie(shard.number[b], shard.task_first[b], lines[b]);
   });
   std::optional<Status> first;
   auto report = [&](std::uint32_t row, const std::string& what) {
@@ -328,12 +348,12 @@ std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>
       for (std::size_t i = begin; i < end; ++i) {
         const std::uint32_t b = order[i];
         if (b != head) {
-          if (shard.owner[b] != shard.owner[head]) report(b, "owner" + other);
-          else if (shard.project[b] != shard.project[head]) report(b, "project" + other);
-          else if (shard.submit[b] != shard.submit[head]) report(b, "submit" + other);
-          else if (shard.requests[b] != shard.requests[head]) report(b, "requests" + other);
-          else if (shard.posix_priority[b] != shard.posix_priority[head]) report(b, "p" + other);
-          else if (shard.task_concurrency(b) != shard.task_concurrency(head)) report(b, "tc" + other);
+          for (const JobLevelField& f : kJobLevelFields) {
+            if (f.differs(shard, b, head)) {
+              report(b, f.key + other);
+              break;
+            }
+          }
         }
         std::erase_if(reaching, [&](std::uint32_t a) { return shard.task_last[a] < shard.task_first[b]; });
         for (std::uint32_t a : reaching) {
@@ -352,6 +372,392 @@ std::optional<Status> CheckJobRows(const JobShard& shard, const std::vector<int>
   return first;
 }
 
+// A row whose extras (deadline, placement of a running row, dependencies and
+// the other rarely given keys) are resolved once every row has its place.
+struct PendingExtras {
+  std::uint32_t shard, row;
+  const ParsedJob* job;
+  const JobNameSpace* names;
+};
+
+// Line order of pending extras: the error reported is the one on the earliest
+// line, as a sequential pass in line order would find.
+struct ByLine {
+  bool operator()(const PendingExtras* a, const PendingExtras* b) const {
+    return std::tie(a->job->line, a->job->number, a->job->first) <
+           std::tie(b->job->line, b->job->number, b->job->first);
+  }
+};
+
+bool HasExtras(const ParsedJob& j) {
+  return j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName || j.eligible != 0 ||
+         j.bypass != 0 || j.task_concurrency != 0;
+}
+
+// AddJobs in stages, in the order Load runs them; each stage reads what the
+// ones before it left in the members. Names are interned into the snapshot in
+// the same order whatever the thread count, so ids do not depend on it.
+class JobTableLoader {
+ public:
+  JobTableLoader(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& s, RequestCache* cache)
+      : sources_(sources), builder_(builder), s_(s), names_(s.names), entities_(s.cluster.entities), cache_(cache) {}
+
+  Status Load(bool check_rows) {
+    FindNameSpaces();
+    used_ = MarkUsedNames(spaces_, sources_, space_of_);
+    if (Status st = MergeJobNames(); !st.ok()) return st;
+    MergeRequestKeys();
+    if (Status st = ResolveProjectsAndDepartments(); !st.ok()) return st;
+    if (Status st = ResolveRequestSets(); !st.ok()) return st;
+    // Users known so far (declared, ACL entries, job owners) get objects now.
+    entities_.users.resize(names_.users.size());
+    FindDefaultDepartments();
+    SizeShards();
+    PlaceRows();
+    if (Status st = ResolveExtras(); !st.ok()) return st;
+    if (!check_rows) return Status::Ok();
+    return CheckRows();
+  }
+
+ private:
+  using GrantedSeen = std::unordered_map<std::string_view, std::vector<GrantedSlots>>;
+
+  // The distinct name spaces, and each source's.
+  void FindNameSpaces() {
+    space_of_.resize(sources_.size());
+    for (std::size_t i = 0; i < sources_.size(); ++i) {
+      auto it = std::find(spaces_.begin(), spaces_.end(), sources_[i].names);
+      space_of_[i] = static_cast<std::size_t>(it - spaces_.begin());
+      if (it == spaces_.end()) spaces_.push_back(sources_[i].names);
+    }
+  }
+
+  template <class Intern>
+  GlobalNames Merge(JobNames JobNameSpace::*field, std::vector<std::uint8_t> UsedNames::*used_field,
+                    Intern intern) const {
+    return MergeNames(spaces_, field, used_, used_field, intern);
+  }
+
+  // Owners, groups, job names and QOS names become the snapshot's; projects
+  // and departments get ids of their own, resolved against the cluster next.
+  Status MergeJobNames() {
+    owners_ =
+        Merge(&JobNameSpace::owners, &UsedNames::owners, [&](std::string_view n) { return names_.users.Intern(n); });
+    groups_ =
+        Merge(&JobNameSpace::groups, &UsedNames::groups, [&](std::string_view n) { return names_.groups.Intern(n); });
+    job_names_ = Merge(&JobNameSpace::job_names, &UsedNames::job_names,
+                       [&](std::string_view n) { return names_.job_names.Intern(n); });
+    qos_ = Merge(&JobNameSpace::qos, &UsedNames::qos, [&](std::string_view n) { return names_.qos.Intern(n); });
+    if (names_.qos.size() > std::size_t{kMaxQos} + 1) {
+      const int line = kMaxQos + 1 < qos_.first_line.size() ? qos_.first_line[kMaxQos + 1] : 0;
+      return Status::InvalidInput(s_.source, line,
+                                  "job key 'qos': more than " + std::to_string(kMaxQos + 1) + " distinct QOS names");
+    }
+    projects_ = Merge(&JobNameSpace::projects, &UsedNames::projects,
+                      [&](std::string_view n) { return project_names_.Intern(n); });
+    departments_ = Merge(&JobNameSpace::departments, &UsedNames::departments,
+                         [&](std::string_view n) { return department_names_.Intern(n); });
+    return Status::Ok();
+  }
+
+  // Request combinations. With a cache (one name space: a session's), the
+  // name space's ids are the snapshot's, and a combination no row uses stays
+  // an empty set; otherwise the used ones are numbered in order of first use.
+  void MergeRequestKeys() {
+    by_id_ = cache_ != nullptr && spaces_.size() == 1;
+    if (!by_id_) {
+      requests_ = Merge(&JobNameSpace::requests, &UsedNames::requests,
+                        [&](std::string_view n) { return request_keys_.Intern(n); });
+      return;
+    }
+    const JobNames& keys = spaces_[0]->requests;
+    requests_.map.assign(1, std::vector<std::uint32_t>(keys.size()));
+    requests_.first_line.resize(keys.size());
+    for (std::uint32_t r = 0; r < keys.size(); ++r) {
+      requests_.map[0][r] = r;
+      requests_.first_line[r] = keys.Line(r);
+    }
+  }
+
+  // References to objects that must exist.
+  Status ResolveProjectsAndDepartments() {
+    project_of_.resize(project_names_.size());
+    for (std::uint32_t p = 0; p < project_names_.size(); ++p) {
+      auto id = names_.projects.Find(project_names_.Name(p));
+      if (!id) {
+        return Status::InvalidInput(s_.source, projects_.first_line[p],
+                                    "job key 'project': unknown project " + Quote(project_names_.Name(p)));
+      }
+      project_of_[p] = ProjectId(*id);
+    }
+    department_of_.resize(department_names_.size());
+    for (std::uint32_t d = 0; d < department_names_.size(); ++d) {
+      auto id = names_.usersets.Find(department_names_.Name(d));
+      if (!id || !entities_.usersets[*id].is_department) {
+        return Status::InvalidInput(s_.source, departments_.first_line[d],
+                                    "job key 'department': unknown department " + Quote(department_names_.Name(d)));
+      }
+      department_of_[d] = UsersetId(*id);
+    }
+    return Status::Ok();
+  }
+
+  // Request combinations: parsed once each; an error names the first line using it.
+  Status ResolveRequestSets() {
+    RequestParser parser(builder_, s_);
+    std::vector<RequestSet>& sets = s_.jobs.request_sets();
+    if (by_id_) {
+      const JobNameSpace& space = *spaces_[0];
+      auto parse = [&](std::string_view key, RequestSet& set) { return parser.Parse(key, set); };
+      if (auto e = cache_->Fill(space, used_[0].requests, parse, sets)) {
+        return Status::InvalidInput(s_.source, space.requests.Line(e->first), e->second);
+      }
+      return Status::Ok();
+    }
+    sets.assign(request_keys_.size(), RequestSet{});
+    std::vector<std::uint32_t> order(request_keys_.size());
+    for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+    std::sort(order.begin(), order.end(),
+              [&](auto a, auto b) { return requests_.first_line[a] < requests_.first_line[b]; });
+    for (std::uint32_t r : order) {
+      if (auto e = parser.Parse(request_keys_.Name(r), sets[r])) {
+        return Status::InvalidInput(s_.source, requests_.first_line[r], *e);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Department of each user: the first department (in definition order) listing the user or the user's group.
+  void FindDefaultDepartments() {
+    user_department_.resize(names_.users.size());
+    group_department_.resize(names_.groups.size());
+    for (std::uint32_t d = 0; d < entities_.usersets.size(); ++d) {
+      const Userset& u = entities_.usersets[d];
+      if (!u.is_department) continue;
+      for (UserId user : u.users) {
+        if (!user_department_[user.index()].valid()) user_department_[user.index()] = UsersetId(d);
+      }
+      for (GroupId group : u.groups) {
+        if (!group_department_[group.index()].valid()) group_department_[group.index()] = UsersetId(d);
+      }
+    }
+  }
+
+  // Scatter rows into shards: count per (source, shard), then fill in parallel
+  // (PlaceRows), each source from its own start in each shard.
+  void SizeShards() {
+    JobTable& table = s_.jobs;
+    const std::size_t n_shards = table.shards().size();
+    std::vector<std::vector<std::uint32_t>> counts(sources_.size(), std::vector<std::uint32_t>(n_shards, 0));
+    tbb::parallel_for(std::size_t{0}, sources_.size(), [&](std::size_t c) {
+      for (const ParsedJob& j : sources_[c].jobs) ++counts[c][table.ShardOf(j.number)];
+    });
+    start_.assign(sources_.size(), std::vector<std::uint32_t>(n_shards, 0));
+    s_.job_lines.assign(n_shards, {});
+    for (std::size_t sh = 0; sh < n_shards; ++sh) {
+      std::uint32_t total = 0;
+      for (std::size_t c = 0; c < sources_.size(); ++c) {
+        start_[c][sh] = total;
+        total += counts[c][sh];
+      }
+      table.shards()[sh].Resize(total);
+      s_.job_lines[sh].resize(total);
+    }
+  }
+
+  void PlaceRows() {
+    JobTable& table = s_.jobs;
+    const Time now = s_.cluster.now;
+    std::mutex extras_mutex;
+    tbb::parallel_for(std::size_t{0}, sources_.size(), [&](std::size_t c) {
+      const std::size_t space = space_of_[c];
+      std::vector<std::uint32_t> next = start_[c];
+      std::vector<PendingExtras> local_extras;
+      for (const ParsedJob& j : sources_[c].jobs) {
+        const std::uint32_t sh = table.ShardOf(j.number);
+        const std::uint32_t r = next[sh]++;
+        PlaceRow(j, space, now, table.shards()[sh], r);
+        s_.job_lines[sh][r] = j.line;
+        if (HasExtras(j)) local_extras.push_back({sh, r, &j, sources_[c].names});
+      }
+      std::lock_guard<std::mutex> lock(extras_mutex);
+      with_extras_.insert(with_extras_.end(), local_extras.begin(), local_extras.end());
+    });
+  }
+
+  // Row r of `shard` becomes job row j, its names mapped from name space `space`
+  // to the snapshot's, its project and department defaulted from its owner.
+  void PlaceRow(const ParsedJob& j, std::size_t space, Time now, JobShard& shard, std::uint32_t r) const {
+    shard.number[r] = j.number;
+    shard.task_first[r] = j.first;
+    shard.task_last[r] = j.last;
+    shard.task_step[r] = j.step;
+    shard.state[r] = j.state;
+    shard.posix_priority[r] = j.posix_priority;
+    shard.flags[r] = j.flags;
+    const UserId owner(owners_.map[space][j.owner]);
+    shard.owner[r] = owner;
+    shard.group[r] = j.group == kNoName ? GroupId::None() : GroupId(groups_.map[space][j.group]);
+    ProjectId project = j.project == kNoName ? ProjectId::None() : project_of_[projects_.map[space][j.project]];
+    if (!project.valid()) project = entities_.users[owner.index()].default_project;
+    shard.project[r] = project;
+    UsersetId department = entities_.default_department;
+    if (j.department != kNoName) {
+      department = department_of_[departments_.map[space][j.department]];
+    } else if (user_department_[owner.index()].valid()) {
+      department = user_department_[owner.index()];
+    } else if (j.group != kNoName && group_department_[shard.group[r].index()].valid()) {
+      department = group_department_[shard.group[r].index()];
+    }
+    shard.department[r] = department;
+    shard.name[r] = j.name == kNoName ? JobNameId::None() : JobNameId(job_names_.map[space][j.name]);
+    shard.submit[r] = j.has_submit ? j.submit : now;
+    shard.jobshare[r] = j.jobshare;
+    shard.override_tickets[r] = j.oticket;
+    shard.requests[r] = RequestSetId(requests_.map[space][j.requests]);
+    shard.qos[r] = j.qos == kNoName ? kNoQos : static_cast<std::uint16_t>(qos_.map[space][j.qos]);
+  }
+
+  // Extras (deadlines, placements of running rows, dependencies): resolved per
+  // shard in parallel, each shard's in line order; the error reported is the
+  // one on the earliest line, as a sequential pass in line order would find.
+  Status ResolveExtras() {
+    const std::size_t n_shards = s_.jobs.shards().size();
+    std::vector<std::vector<const PendingExtras*>> extras_of_shard(n_shards);
+    bool any_hold_jid = false;
+    for (const PendingExtras& pe : with_extras_) {
+      extras_of_shard[pe.shard].push_back(&pe);
+      any_hold_jid |= pe.job->hold_jid != kNoName;
+    }
+    if (any_hold_jid) IndexJobsByName();
+    std::vector<std::optional<std::pair<const PendingExtras*, Status>>> extras_error(n_shards);
+    tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
+      std::vector<const PendingExtras*>& mine = extras_of_shard[sh];
+      std::sort(mine.begin(), mine.end(), ByLine());
+      JobShard& shard = s_.jobs.shards()[sh];
+      GrantedSeen granted_seen;  // running rows mostly share their granted lists (one slot of a queue instance)
+      for (const PendingExtras* pe : mine) {
+        JobExtras e;
+        if (auto err = BuildExtras(*pe, shard, granted_seen, e)) {
+          extras_error[sh].emplace(pe, Status::InvalidInput(s_.source, pe->job->line, std::move(*err)));
+          return;
+        }
+        shard.extras_index[pe->row] = static_cast<std::uint32_t>(shard.extras.size());
+        shard.extras.push_back(std::move(e));
+      }
+    });
+    const std::pair<const PendingExtras*, Status>* first_error = nullptr;
+    for (const auto& e : extras_error) {
+      if (e && (first_error == nullptr || ByLine()(e->first, first_error->first))) first_error = &*e;
+    }
+    if (first_error != nullptr) return first_error->second;
+    return Status::Ok();
+  }
+
+  // The job numbers of each job name, for hold_jid given by job name.
+  void IndexJobsByName() {
+    for (const JobShard& sh : s_.jobs.shards()) {
+      for (std::size_t r = 0; r < sh.size(); ++r) {
+        if (sh.name[r].valid()) jobs_by_name_[sh.name[r].value].push_back(sh.number[r]);
+      }
+    }
+  }
+
+  // The extras of one row: its keys as given, its granted queue instances
+  // (master first) and its hold_jid list as job numbers.
+  Reason BuildExtras(const PendingExtras& pe, const JobShard& shard, GrantedSeen& granted_seen,
+                                         JobExtras& e) const {
+    const ParsedJob& j = *pe.job;
+    e.deadline = j.deadline;
+    e.start = j.start;
+    e.runtime = j.runtime;
+    e.eligible = j.eligible;
+    e.bypass = j.bypass;
+    e.task_concurrency = j.task_concurrency;
+    if (j.granted != kNoName) {
+      if (auto err = ResolveGranted(pe, granted_seen, e)) return err;
+      const RequestSet& rs = s_.jobs.requests(shard.requests[pe.row]);
+      if (rs.has_pe) e.granted_pe = rs.pe.matching.front();
+    }
+    return ResolveHoldJid(pe, e);
+  }
+
+  Reason ResolveGranted(const PendingExtras& pe, GrantedSeen& granted_seen, JobExtras& e) const {
+    const ParsedJob& j = *pe.job;
+    const std::string_view granted = pe.names->texts.Name(j.granted);
+    if (auto seen = granted_seen.find(granted); seen != granted_seen.end()) {
+      e.granted = seen->second;
+    } else {
+      if (auto err = ParseGranted(granted, s_, e.granted)) return err;
+      granted_seen.emplace(granted, e.granted);
+    }
+    if (j.master == kNoName) return std::nullopt;
+    std::vector<GrantedSlots> master;
+    if (auto err = ParseGranted(std::string(pe.names->texts.Name(j.master)) + ":1", s_, master))
+      return "master: " + *err;
+    auto it = std::find_if(e.granted.begin(), e.granted.end(), [&](const GrantedSlots& g) {
+      return g.queue == master[0].queue && g.host == master[0].host;
+    });
+    if (it == e.granted.end()) return std::string("master: not one of the granted queue instances");
+    std::rotate(e.granted.begin(), it, it + 1);
+    return std::nullopt;
+  }
+
+  // hold_jid items: job numbers as given, job names as the numbers of the jobs so named.
+  Reason ResolveHoldJid(const PendingExtras& pe, JobExtras& e) const {
+    const ParsedJob& j = *pe.job;
+    const std::string_view list = j.hold_jid == kNoName ? std::string_view() : pe.names->texts.Name(j.hold_jid);
+    for (std::string_view item : SplitList(list)) {
+      if (auto number = ParseUnsigned(item)) {
+        if (*number == 0 || *number > UINT32_MAX) return "hold_jid: malformed job id " + Quote(item);
+        e.hold_jid.push_back(static_cast<JobNumber>(*number));
+        continue;
+      }
+      if (auto id = names_.job_names.Find(item)) {
+        if (auto named = jobs_by_name_.find(*id); named != jobs_by_name_.end()) {
+          e.hold_jid.insert(e.hold_jid.end(), named->second.begin(), named->second.end());
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The rows of each job agree and share no task (CheckJobRows); the earliest line's error is reported.
+  Status CheckRows() const {
+    const std::size_t n_shards = s_.jobs.shards().size();
+    std::vector<std::optional<Status>> shard_errors(n_shards);
+    tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
+      shard_errors[sh] = CheckJobRows(s_.jobs.shards()[sh], s_.job_lines[sh], s_.source);
+    });
+    std::optional<Status> earliest;
+    for (auto& e : shard_errors) {
+      if (e && (!earliest || e->line() < earliest->line())) earliest = e;
+    }
+    if (earliest) return *earliest;
+    return Status::Ok();
+  }
+
+  const std::vector<JobSource>& sources_;
+  const ClusterBuilder& builder_;
+  Snapshot& s_;
+  Names& names_;
+  EntityTables& entities_;
+  RequestCache* cache_;
+
+  std::vector<const JobNameSpace*> spaces_;
+  std::vector<std::size_t> space_of_;  // [source] -> index in spaces_
+  std::vector<UsedNames> used_;
+  GlobalNames owners_, groups_, job_names_, qos_, projects_, departments_, requests_;
+  NameTable project_names_, department_names_, request_keys_;  // this pass's own ids
+  bool by_id_ = false;                                         // request key ids are the request set ids
+  std::vector<ProjectId> project_of_;                          // [project id] -> the snapshot's
+  std::vector<UsersetId> department_of_;                       // [department id] -> the snapshot's
+  std::vector<UsersetId> user_department_, group_department_;
+  std::vector<std::vector<std::uint32_t>> start_;  // [source][shard] -> first row
+  std::vector<PendingExtras> with_extras_;
+  std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name_;
+};
+
 }  // namespace
 
 std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, const std::string& source) {
@@ -360,17 +766,17 @@ std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, con
   return results;
 }
 
-std::optional<std::string> ResolveRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& s,
+Reason ResolveRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& s,
                                              RequestSet& set) {
   return RequestParser(builder, s).Parse(key, set);
 }
 
-std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& s) {
+Reason CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& s) {
   RequestSet set;
   return ResolveRequestKey(key, builder, s, set);
 }
 
-std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameSpace& names, const Snapshot& s) {
+Reason CheckJobReferences(const ParsedJob& j, const JobNameSpace& names, const Snapshot& s) {
   if (j.project != kNoName && !s.names.projects.Find(names.projects.Name(j.project))) {
     return "job key 'project': unknown project " + Quote(names.projects.Name(j.project));
   }
@@ -386,9 +792,8 @@ std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameS
     if (j.master != kNoName) {
       std::vector<GrantedSlots> master;
       if (auto e = ParseGranted(std::string(names.texts.Name(j.master)) + ":1", s, master)) return "master: " + *e;
-      if (std::none_of(granted.begin(), granted.end(), [&](const GrantedSlots& g) {
-            return g.queue == master[0].queue && g.host == master[0].host;
-          })) {
+      if (std::none_of(granted.begin(), granted.end(),
+                       [&](const GrantedSlots& g) { return g.queue == master[0].queue && g.host == master[0].host; })) {
         return std::string("master: not one of the granted queue instances");
       }
     }
@@ -404,7 +809,8 @@ std::optional<std::string> CheckJobReferences(const ParsedJob& j, const JobNameS
 
 std::optional<std::pair<std::uint32_t, std::string>> RequestCache::Fill(const JobNameSpace& space,
                                                                         const std::vector<std::uint8_t>& used,
-                                                                        const Parse& parse, std::vector<RequestSet>& sets) {
+                                                                        const Parse& parse,
+                                                                        std::vector<RequestSet>& sets) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (space_ != &space) {
     space_ = &space;
@@ -443,273 +849,7 @@ void RequestCache::Clear() {
 
 Status AddJobs(const std::vector<JobSource>& sources, const ClusterBuilder& builder, Snapshot& s, bool check_rows,
                RequestCache* cache) {
-  Names& names = s.names;
-  EntityTables& entities = s.cluster.entities;
-  // The distinct name spaces, and each source's.
-  std::vector<const JobNameSpace*> spaces;
-  std::vector<std::size_t> space_of(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    auto it = std::find(spaces.begin(), spaces.end(), sources[i].names);
-    space_of[i] = static_cast<std::size_t>(it - spaces.begin());
-    if (it == spaces.end()) spaces.push_back(sources[i].names);
-  }
-
-  const std::vector<UsedNames> used = MarkUsedNames(spaces, sources, space_of);
-  auto merge = [&](JobNames JobNameSpace::*field, std::vector<std::uint8_t> UsedNames::*used_field, auto intern) {
-    return MergeNames(spaces, field, used, used_field, intern);
-  };
-  auto owners = merge(&JobNameSpace::owners, &UsedNames::owners, [&](std::string_view n) { return names.users.Intern(n); });
-  auto groups = merge(&JobNameSpace::groups, &UsedNames::groups, [&](std::string_view n) { return names.groups.Intern(n); });
-  auto job_names =
-      merge(&JobNameSpace::job_names, &UsedNames::job_names, [&](std::string_view n) { return names.job_names.Intern(n); });
-  auto qos = merge(&JobNameSpace::qos, &UsedNames::qos, [&](std::string_view n) { return names.qos.Intern(n); });
-  if (names.qos.size() > std::size_t{kMaxQos} + 1) {
-    const int line = kMaxQos + 1 < qos.first_line.size() ? qos.first_line[kMaxQos + 1] : 0;
-    return Status::InvalidInput(s.source, line, "job key 'qos': more than " + std::to_string(kMaxQos + 1) +
-                                                    " distinct QOS names");
-  }
-  NameTable project_names, department_names;
-  auto projects =
-      merge(&JobNameSpace::projects, &UsedNames::projects, [&](std::string_view n) { return project_names.Intern(n); });
-  auto departments = merge(&JobNameSpace::departments, &UsedNames::departments,
-                           [&](std::string_view n) { return department_names.Intern(n); });
-  // Request combinations. With a cache (one name space: a session's), the
-  // name space's ids are the snapshot's, and a combination no row uses stays
-  // an empty set; otherwise the used ones are numbered in order of first use.
-  const bool by_id = cache != nullptr && spaces.size() == 1;
-  NameTable request_keys;
-  GlobalNames requests;
-  if (!by_id) {
-    requests = merge(&JobNameSpace::requests, &UsedNames::requests, [&](std::string_view n) { return request_keys.Intern(n); });
-  } else {
-    const JobNames& keys = spaces[0]->requests;
-    requests.map.assign(1, std::vector<std::uint32_t>(keys.size()));
-    requests.first_line.resize(keys.size());
-    for (std::uint32_t r = 0; r < keys.size(); ++r) {
-      requests.map[0][r] = r;
-      requests.first_line[r] = keys.Line(r);
-    }
-  }
-
-  // References to objects that must exist.
-  std::vector<ProjectId> project_of(project_names.size());
-  for (std::uint32_t p = 0; p < project_names.size(); ++p) {
-    auto id = names.projects.Find(project_names.Name(p));
-    if (!id) {
-      return Status::InvalidInput(s.source, projects.first_line[p],
-                                  "job key 'project': unknown project " + Quote(project_names.Name(p)));
-    }
-    project_of[p] = ProjectId(*id);
-  }
-  std::vector<UsersetId> department_of(department_names.size());
-  for (std::uint32_t d = 0; d < department_names.size(); ++d) {
-    auto id = names.usersets.Find(department_names.Name(d));
-    if (!id || !entities.usersets[*id].is_department) {
-      return Status::InvalidInput(s.source, departments.first_line[d],
-                                  "job key 'department': unknown department " + Quote(department_names.Name(d)));
-    }
-    department_of[d] = UsersetId(*id);
-  }
-  // Request combinations: parsed once each; an error names the first line using it.
-  RequestParser parser(builder, s);
-  std::vector<RequestSet>& sets = s.jobs.request_sets();
-  if (by_id) {
-    const JobNameSpace& space = *spaces[0];
-    if (auto e = cache->Fill(space, used[0].requests, [&](std::string_view key, RequestSet& set) { return parser.Parse(key, set); },
-                             sets)) {
-      return Status::InvalidInput(s.source, space.requests.Line(e->first), e->second);
-    }
-  } else {
-    sets.assign(request_keys.size(), RequestSet{});
-    std::vector<std::uint32_t> order(request_keys.size());
-    for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return requests.first_line[a] < requests.first_line[b]; });
-    for (std::uint32_t r : order) {
-      if (auto e = parser.Parse(request_keys.Name(r), sets[r])) {
-        return Status::InvalidInput(s.source, requests.first_line[r], *e);
-      }
-    }
-  }
-  // Users known so far (declared, ACL entries, job owners) get objects now.
-  entities.users.resize(names.users.size());
-
-  // Department of each user: the first department (in definition order) listing the user or the user's group.
-  std::vector<UsersetId> user_department(names.users.size());
-  std::vector<UsersetId> group_department(names.groups.size());
-  for (std::uint32_t d = 0; d < entities.usersets.size(); ++d) {
-    const Userset& u = entities.usersets[d];
-    if (!u.is_department) continue;
-    for (UserId user : u.users) {
-      if (!user_department[user.index()].valid()) user_department[user.index()] = UsersetId(d);
-    }
-    for (GroupId group : u.groups) {
-      if (!group_department[group.index()].valid()) group_department[group.index()] = UsersetId(d);
-    }
-  }
-
-  // Scatter rows into shards: count per (source, shard), then fill in parallel.
-  JobTable& table = s.jobs;
-  const std::size_t n_shards = table.shards().size();
-  std::vector<std::vector<std::uint32_t>> counts(sources.size(), std::vector<std::uint32_t>(n_shards, 0));
-  tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t c) {
-    for (const ParsedJob& j : sources[c].jobs) ++counts[c][table.ShardOf(j.number)];
-  });
-  std::vector<std::vector<std::uint32_t>> start(sources.size(), std::vector<std::uint32_t>(n_shards, 0));
-  s.job_lines.assign(n_shards, {});
-  for (std::size_t sh = 0; sh < n_shards; ++sh) {
-    std::uint32_t total = 0;
-    for (std::size_t c = 0; c < sources.size(); ++c) {
-      start[c][sh] = total;
-      total += counts[c][sh];
-    }
-    table.shards()[sh].Resize(total);
-    s.job_lines[sh].resize(total);
-  }
-  const Time now = s.cluster.now;
-  std::mutex extras_mutex;
-  struct PendingExtras {
-    std::uint32_t shard, row;
-    const ParsedJob* job;
-    const JobNameSpace* names;
-  };
-  std::vector<PendingExtras> with_extras;
-  tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t c) {
-    const std::size_t space = space_of[c];
-    std::vector<std::uint32_t> next = start[c];
-    std::vector<PendingExtras> local_extras;
-    for (const ParsedJob& j : sources[c].jobs) {
-      const std::uint32_t sh = table.ShardOf(j.number);
-      const std::uint32_t r = next[sh]++;
-      JobShard& shard = table.shards()[sh];
-      shard.number[r] = j.number;
-      shard.task_first[r] = j.first;
-      shard.task_last[r] = j.last;
-      shard.task_step[r] = j.step;
-      shard.state[r] = j.state;
-      shard.posix_priority[r] = j.posix_priority;
-      shard.flags[r] = j.flags;
-      const UserId owner(owners.map[space][j.owner]);
-      shard.owner[r] = owner;
-      shard.group[r] = j.group == kNoName ? GroupId::None() : GroupId(groups.map[space][j.group]);
-      ProjectId project = j.project == kNoName ? ProjectId::None() : project_of[projects.map[space][j.project]];
-      if (!project.valid()) project = entities.users[owner.index()].default_project;
-      shard.project[r] = project;
-      UsersetId department = entities.default_department;
-      if (j.department != kNoName) {
-        department = department_of[departments.map[space][j.department]];
-      } else if (user_department[owner.index()].valid()) {
-        department = user_department[owner.index()];
-      } else if (j.group != kNoName && group_department[shard.group[r].index()].valid()) {
-        department = group_department[shard.group[r].index()];
-      }
-      shard.department[r] = department;
-      shard.name[r] = j.name == kNoName ? JobNameId::None() : JobNameId(job_names.map[space][j.name]);
-      shard.submit[r] = j.has_submit ? j.submit : now;
-      shard.jobshare[r] = j.jobshare;
-      shard.override_tickets[r] = j.oticket;
-      shard.requests[r] = RequestSetId(requests.map[space][j.requests]);
-      shard.qos[r] = j.qos == kNoName ? kNoQos : static_cast<std::uint16_t>(qos.map[space][j.qos]);
-      s.job_lines[sh][r] = j.line;
-      if (j.deadline != 0 || j.has_start || j.runtime >= 0 || j.hold_jid != kNoName || j.eligible != 0 ||
-          j.bypass != 0 || j.task_concurrency != 0) {
-        local_extras.push_back({sh, r, &j, sources[c].names});
-      }
-    }
-    std::lock_guard<std::mutex> lock(extras_mutex);
-    with_extras.insert(with_extras.end(), local_extras.begin(), local_extras.end());
-  });
-  // Extras (deadlines, placements of running rows, dependencies): resolved per
-  // shard in parallel, each shard's in line order; the error reported is the
-  // one on the earliest line, as a sequential pass in line order would find.
-  auto line_order = [](const PendingExtras* a, const PendingExtras* b) {
-    return std::tie(a->job->line, a->job->number, a->job->first) < std::tie(b->job->line, b->job->number, b->job->first);
-  };
-  std::vector<std::vector<const PendingExtras*>> extras_of_shard(n_shards);
-  bool any_hold_jid = false;
-  for (const PendingExtras& pe : with_extras) {
-    extras_of_shard[pe.shard].push_back(&pe);
-    any_hold_jid |= pe.job->hold_jid != kNoName;
-  }
-  std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name;  // for hold_jid given by job name
-  if (any_hold_jid) {
-    for (const JobShard& sh : table.shards()) {
-      for (std::size_t r = 0; r < sh.size(); ++r) {
-        if (sh.name[r].valid()) jobs_by_name[sh.name[r].value].push_back(sh.number[r]);
-      }
-    }
-  }
-  std::vector<std::optional<std::pair<const PendingExtras*, Status>>> extras_error(n_shards);
-  tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
-    std::vector<const PendingExtras*>& mine = extras_of_shard[sh];
-    std::sort(mine.begin(), mine.end(), line_order);
-    JobShard& shard = table.shards()[sh];
-    // Running rows mostly share their granted lists (one slot of a queue instance).
-    std::unordered_map<std::string_view, std::vector<GrantedSlots>> granted_seen;
-    for (const PendingExtras* pe : mine) {
-      const ParsedJob& j = *pe->job;
-      auto text = [&](std::uint32_t id) { return id == kNoName ? std::string_view() : pe->names->texts.Name(id); };
-      auto fail = [&](std::string message) {
-        extras_error[sh].emplace(pe, Status::InvalidInput(s.source, j.line, std::move(message)));
-      };
-      JobExtras e;
-      e.deadline = j.deadline;
-      e.start = j.start;
-      e.runtime = j.runtime;
-      e.eligible = j.eligible;
-      e.bypass = j.bypass;
-      e.task_concurrency = j.task_concurrency;
-      if (j.granted != kNoName) {
-        auto seen = granted_seen.find(text(j.granted));
-        if (seen != granted_seen.end()) {
-          e.granted = seen->second;
-        } else {
-          if (auto err = ParseGranted(text(j.granted), s, e.granted)) return fail(*err);
-          granted_seen.emplace(text(j.granted), e.granted);
-        }
-        if (j.master != kNoName) {
-          std::vector<GrantedSlots> master;
-          if (auto err = ParseGranted(std::string(text(j.master)) + ":1", s, master)) return fail("master: " + *err);
-          auto it = std::find_if(e.granted.begin(), e.granted.end(), [&](const GrantedSlots& g) {
-            return g.queue == master[0].queue && g.host == master[0].host;
-          });
-          if (it == e.granted.end()) return fail("master: not one of the granted queue instances");
-          std::rotate(e.granted.begin(), it, it + 1);
-        }
-        const RequestSet& rs = table.requests(shard.requests[pe->row]);
-        if (rs.has_pe) e.granted_pe = rs.pe.matching.front();
-      }
-      for (std::string_view item : SplitList(text(j.hold_jid))) {
-        if (auto number = ParseUnsigned(item)) {
-          if (*number == 0 || *number > UINT32_MAX) return fail("hold_jid: malformed job id " + Quote(item));
-          e.hold_jid.push_back(static_cast<JobNumber>(*number));
-          continue;
-        }
-        if (auto id = names.job_names.Find(item)) {
-          if (auto named = jobs_by_name.find(*id); named != jobs_by_name.end()) {
-            e.hold_jid.insert(e.hold_jid.end(), named->second.begin(), named->second.end());
-          }
-        }
-      }
-      shard.extras_index[pe->row] = static_cast<std::uint32_t>(shard.extras.size());
-      shard.extras.push_back(std::move(e));
-    }
-  });
-  const std::pair<const PendingExtras*, Status>* first_error = nullptr;
-  for (const auto& e : extras_error) {
-    if (e && (first_error == nullptr || line_order(e->first, first_error->first))) first_error = &*e;
-  }
-  if (first_error != nullptr) return first_error->second;
-  if (!check_rows) return Status::Ok();
-  std::vector<std::optional<Status>> shard_errors(n_shards);
-  tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
-    shard_errors[sh] = CheckJobRows(table.shards()[sh], s.job_lines[sh], s.source);
-  });
-  std::optional<Status> earliest;
-  for (auto& e : shard_errors) {
-    if (e && (!earliest || e->line() < earliest->line())) earliest = e;
-  }
-  if (earliest) return *earliest;
-  return Status::Ok();
+  return JobTableLoader(sources, builder, s, cache).Load(check_rows);
 }
 
 }  // namespace schedk::io

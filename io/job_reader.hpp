@@ -52,21 +52,21 @@ std::vector<ParsedChunk> ParseJobChunks(const std::vector<JobChunk>& chunks, con
 // Resolves a request key (JobNameSpace::requests) against the snapshot's
 // cluster into `set`: the error is what AddJobs would report for the first
 // row using it.
-std::optional<std::string> ResolveRequestKey(std::string_view key, const ClusterBuilder& builder,
+Reason ResolveRequestKey(std::string_view key, const ClusterBuilder& builder,
                                              const Snapshot& snapshot, RequestSet& set);
 // The same check, the set discarded.
-std::optional<std::string> CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& snapshot);
+Reason CheckRequestKey(std::string_view key, const ClusterBuilder& builder, const Snapshot& snapshot);
 
 // Checks one row's other references (project, department, granted queue
 // instances and master, numeric hold_jid ids) as AddJobs resolves them.
-std::optional<std::string> CheckJobReferences(const ParsedJob& job, const JobNameSpace& names, const Snapshot& snapshot);
+Reason CheckJobReferences(const ParsedJob& job, const JobNameSpace& names, const Snapshot& snapshot);
 
 // Request sets already resolved against one cluster, by the request key ids
 // of one name space: a session keeps one per configuration, so a pass parses
 // each combination once. Safe to share between passes running at once.
 class RequestCache {
  public:
-  using Parse = std::function<std::optional<std::string>(std::string_view key, RequestSet& set)>;
+  using Parse = std::function<Reason(std::string_view key, RequestSet& set)>;
   // `sets` becomes one set per key id of `space`: parsed (once) for the ids
   // marked in `used`, empty for the others. On a parse error returns the id
   // and the message.

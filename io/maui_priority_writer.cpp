@@ -8,6 +8,7 @@
 #include "io/job_line.hpp"
 #include "io/json_text.hpp"
 #include "io/row_text.hpp"
+#include "io/tuning.hpp"
 #include "kernel/priority/maui_priority.hpp"
 
 namespace schedk::io {
@@ -276,7 +277,7 @@ bool WriteMauiPriorities(const Snapshot& snapshot, const PriorityResult& result,
   }
   if (!sink(rows.Header())) return false;
   // Per-block sums of the footer's parts, added in block order: the same total with any thread count.
-  constexpr std::size_t kBlock = kRowBlockSize;  // one block's rows are formatted by one task
+  constexpr std::size_t kBlock = tuning::kRowBlockSize;  // WriteRowBlocks' block: one task formats its rows
   const std::size_t parts = kMauiComponents + kMauiSubs + 1;
   std::vector<std::vector<double>> sums((n + kBlock - 1) / kBlock, std::vector<double>(parts, 0.0));
   const bool written =

@@ -14,6 +14,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "io/tuning.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/urgency.hpp"
 
@@ -48,18 +49,15 @@ inline const char* QstatState(JobState state, std::uint8_t flags, RowRole role) 
   return "qw";
 }
 
-// Rows per block of WriteRowBlocks: rows [b * kRowBlockSize, (b + 1) * kRowBlockSize)
-// are formatted by one task, in order.
-inline constexpr std::size_t kRowBlockSize = 4096;
-
-// Calls format_row(i, out) for rows [0, rows) in blocks formatted in parallel,
+// Calls format_row(i, out) for rows [0, rows) in blocks formatted in parallel
+// (rows [b * tuning::kRowBlockSize, (b + 1) * tuning::kRowBlockSize) by one task, in order),
 // and hands each block's text to `sink` in order; returns false as soon as the
 // sink does.
 inline bool WriteRowBlocks(std::size_t rows, std::size_t bytes_per_row,
                            const std::function<void(std::size_t, std::string&)>& format_row,
                            const std::function<bool(std::string_view)>& sink) {
-  constexpr std::size_t kRowsPerBlock = kRowBlockSize;
-  constexpr std::size_t kBlocksPerBatch = 64;  // about 45 MB of table text
+  constexpr std::size_t kRowsPerBlock = tuning::kRowBlockSize;
+  constexpr std::size_t kBlocksPerBatch = tuning::kRowBlocksPerBatch;
   const std::size_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   std::vector<std::string> text(std::min(blocks, kBlocksPerBatch));
   for (std::size_t first = 0; first < blocks; first += kBlocksPerBatch) {

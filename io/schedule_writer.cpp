@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 
 #include "io/json_text.hpp"
+#include "io/tuning.hpp"
 
 namespace schedk::io {
 namespace {
@@ -117,7 +118,7 @@ class PendingTails {
   }
 
  private:
-  static constexpr std::size_t kKept = 16;
+  static constexpr std::size_t kKept = tuning::kKeptPendingTails;
   std::vector<std::pair<std::uint64_t, std::string>> tails_;
 };
 
@@ -198,8 +199,8 @@ void AppendMonitor(std::string& out, const Snapshot& s, const QueueInstanceTable
   }
 }
 
-constexpr std::size_t kItemsPerBlock = 2048;
-constexpr std::size_t kBlocksPerBatch = 64;
+constexpr std::size_t kItemsPerBlock = tuning::kScheduleItemsPerBlock;
+constexpr std::size_t kBlocksPerBatch = tuning::kScheduleBlocksPerBatch;
 
 }  // namespace
 

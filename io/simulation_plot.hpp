@@ -9,11 +9,12 @@
 
 #include <string>
 
+#include "io/tuning.hpp"
 #include "kernel/simulation/simulator.hpp"
 
 namespace schedk::io {
 
-inline constexpr std::size_t kPlotPoints = 2000;
+using tuning::kPlotPoints;
 
 std::string PlotSvg(const SimulationResult& result, double capacity, const std::string& title);
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "io/status.hpp"
+
 namespace schedk::io {
 
 struct GeneratorSpec {
@@ -44,7 +46,7 @@ struct GeneratorSpec {
 // What is wrong with `spec`, or nullopt: every count at least 1 (jobs: 0)
 // and small enough that the snapshot loads (job numbers, running tasks and
 // pending jobs together, fit in 32 bits), every fraction within 0..1.
-std::optional<std::string> CheckGeneratorSpec(const GeneratorSpec& spec);
+Reason CheckGeneratorSpec(const GeneratorSpec& spec);
 
 // Writes the snapshot to `sink` piece by piece; stops and returns false when `sink` does.
 // `spec` must pass CheckGeneratorSpec.

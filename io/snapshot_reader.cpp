@@ -12,14 +12,12 @@
 #include "io/job_reader.hpp"
 #include "io/line_cursor.hpp"
 #include "io/maui_config_reader.hpp"
+#include "io/tuning.hpp"
 #include "io/untrusted_text.hpp"
 #include "kernel/model/array_task_limit.hpp"
 
 namespace schedk::io {
 namespace {
-
-// Job runs are cut into chunks of about this many lines for parallel parsing.
-constexpr int kLinesPerChunk = 8192;
 
 std::pair<std::string_view, std::string_view> FirstWord(std::string_view line) {
   line = Trim(line);
@@ -134,7 +132,7 @@ Status StructureReader::Read() {
     if (header && block == nullptr &&
         (trimmed.substr(0, 4) == "job " || trimmed.substr(0, 4) == "job\t" ||
          (in_run && (trimmed.empty() || trimmed.front() == '#')))) {
-      if (!in_run || run_lines_ >= kLinesPerChunk) {
+      if (!in_run || run_lines_ >= tuning::kLinesPerChunk) {
         CloseJobRun(cursor_.line_start());
         run_start_ = cursor_.line_start();
         run_first_line_ = line_no;

@@ -4,6 +4,7 @@
 // Only tools/ turns a Status into text on stderr and an exit code.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -65,6 +66,12 @@ class [[nodiscard]] Result {
  private:
   std::variant<T, Status> v_;
 };
+
+// Why a value parser refused its text, or nullopt when it took it: the one
+// error form below Status. A parser of one value does not know where the
+// value stands; its caller, which does, adds the place: a Status naming file,
+// line and attribute, a session's refusal, or the command-line option.
+using Reason = std::optional<std::string>;
 
 // A non-fatal remark about the input (an unknown attribute kept for dump, an
 // ignored load value), with its place.

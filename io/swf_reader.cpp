@@ -11,6 +11,7 @@
 #include "io/ge_value.hpp"
 #include "io/line_cursor.hpp"
 #include "io/snapshot_reader.hpp"
+#include "io/tuning.hpp"
 #include "io/untrusted_text.hpp"
 
 namespace schedk::io {
@@ -48,7 +49,7 @@ bool IntegerField(std::string_view token, double& value) {
 }
 
 // The 18 fields of a job line; what is wrong otherwise.
-std::optional<std::string> ParseJobLine(std::string_view line, SwfJob& job) {
+Reason ParseJobLine(std::string_view line, SwfJob& job) {
   int n = 0;
   std::size_t i = 0;
   while (i < line.size()) {
@@ -112,9 +113,7 @@ Result<SwfTrace> ReadSwf(std::string_view text, const std::string& source, const
 // more than kMaxInflateRatio times the compressed size, which no real trace
 // reaches and a decompression bomb always does.
 Result<std::string> Gunzip(std::string_view data, const std::string& source) {
-  constexpr std::size_t kMaxTraceLineBytes = std::size_t{1} << 20;
-  constexpr std::size_t kBombFloorBytes = std::size_t{64} << 20;
-  constexpr std::size_t kMaxInflateRatio = 200;
+  using tuning::kBombFloorBytes, tuning::kMaxInflateRatio, tuning::kMaxTraceLineBytes;
   std::string out;
   z_stream z{};
   if (inflateInit2(&z, 15 + 32) != Z_OK) return Status::IoError(source, "cannot start gzip decompression");
@@ -122,7 +121,7 @@ Result<std::string> Gunzip(std::string_view data, const std::string& source) {
   char buffer[1 << 16];
   int rc = Z_OK;
   std::size_t line_bytes = 0;  // of the line being inflated
-  std::optional<std::string> refusal;
+  Reason refusal;
   while (!refusal) {
     if (z.avail_in == 0 && !unread.empty()) {
       const std::size_t n = std::min<std::size_t>(unread.size(), std::size_t{1} << 30);

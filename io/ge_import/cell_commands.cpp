@@ -16,15 +16,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/tuning.hpp"
 #include "io/untrusted_text.hpp"
 
 extern char** environ;
 
 namespace schedk::io {
 namespace {
-
-// A command's output beyond this is refused rather than held in memory.
-constexpr std::size_t kMaxOutputBytes = std::size_t{1} << 30;
 
 bool PlainByte(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
@@ -107,7 +105,7 @@ Result<std::string> Run(const CommandLine& argv, int timeout_seconds) {
       const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
       if (n > 0) {
         text[i].append(buffer, static_cast<std::size_t>(n));
-        if (text[i].size() > kMaxOutputBytes) too_long = true;
+        if (text[i].size() > tuning::kMaxCommandOutputBytes) too_long = true;
       } else if (n == 0 || errno != EINTR) {
         fds[i].fd = -1;
       }
@@ -184,7 +182,7 @@ CellCommands CaptureDirectory(std::string dir) {
     if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || !in) {
       return Status::IoError(CommandText(c.argv), "the capture " + dir + " holds no output of it (file " + c.capture + ")");
     }
-    if (static_cast<std::size_t>(info.st_size) > kMaxOutputBytes) {
+    if (static_cast<std::size_t>(info.st_size) > tuning::kMaxCommandOutputBytes) {
       return Status::IoError(path, "its output exceeds 1 GiB");
     }
     std::ostringstream text;

@@ -13,6 +13,7 @@
 #include "io/ge_value.hpp"
 #include "io/job_line.hpp"
 #include "io/snapshot_reader.hpp"
+#include "io/tuning.hpp"
 #include "io/untrusted_text.hpp"
 
 namespace schedk::io {
@@ -43,7 +44,6 @@ const UnsupportedObject kUnsupportedObjects[] = {
     {{"qrstat", "-u", "*"}, "advance reservations"},
 };
 
-constexpr int kLiveAttempts = 3;
 constexpr const char* kMessagesCapture = "qmaster-messages";
 constexpr const char* kClockCapture = "date";
 
@@ -495,9 +495,9 @@ Status CellReader::Read(GeImport& out) {
       auto after = LastSchedulerRun();
       if (!after.ok()) return after.status();
       if (after.value() != last_run_) {
-        if (attempt < kLiveAttempts) continue;
-        out.notes.push_back("the cell's scheduler ran while its jobs were read, " + std::to_string(kLiveAttempts) +
-                            " times: jobs and priorities may be from two runs");
+        if (attempt < tuning::kLiveAttempts) continue;
+        out.notes.push_back("the cell's scheduler ran while its jobs were read, " +
+                            std::to_string(tuning::kLiveAttempts) + " times: jobs and priorities may be from two runs");
       }
     }
     out.snapshot = header + clock + objects + text_;

@@ -139,8 +139,8 @@ std::vector<ParsedJob> LiveJobs::Rows(JobNumber number) const {
   });
 }
 
-std::optional<std::string> LiveJobs::Apply(JobNumber number, const Update& update) {
-  return shards_.Mutate(ShardOf(number), [&](LiveShard& shard) -> std::optional<std::string> {
+Reason LiveJobs::Apply(JobNumber number, const Update& update) {
+  return shards_.Mutate(ShardOf(number), [&](LiveShard& shard) -> Reason {
     auto lo = std::lower_bound(shard.rows.begin(), shard.rows.end(), number,
                                [](const ParsedJob& r, JobNumber n) { return r.number < n; });
     auto hi = lo;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "io/job_line.hpp"
+#include "io/status.hpp"
 #include "kernel/live/cow_shards.hpp"
 #include "kernel/model/job_table.hpp"
 
@@ -70,9 +71,9 @@ class LiveJobs {
   // fills `next` from `current` and returns an error text to refuse; on
   // success the rows become CanonicalRows(next) (none: the job is gone).
   // Returns the refusal, if any.
-  using Update = std::function<std::optional<std::string>(const std::vector<ParsedJob>& current,
+  using Update = std::function<Reason(const std::vector<ParsedJob>& current,
                                                           std::vector<ParsedJob>& next)>;
-  std::optional<std::string> Apply(JobNumber number, const Update& update);
+  Reason Apply(JobNumber number, const Update& update);
   // Adds a job of one row that must not exist yet; false (and nothing done) if it does.
   bool Insert(const ParsedJob& row);
 

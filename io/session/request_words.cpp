@@ -5,7 +5,7 @@
 
 namespace schedk::io {
 
-std::optional<std::string> SplitArgs(std::string_view text, std::vector<Arg>& args) {
+Reason SplitArgs(std::string_view text, std::vector<Arg>& args) {
   args.clear();
   std::size_t i = 0;
   auto quoted = [&](std::string& out) -> bool {  // at the opening quote

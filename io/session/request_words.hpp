@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/session/session_error.hpp"
+#include "io/status.hpp"
 
 namespace schedk::io {
 
@@ -24,7 +25,7 @@ struct Arg {
 };
 
 // Splits request arguments into `args` (cleared first); returns what is wrong.
-std::optional<std::string> SplitArgs(std::string_view text, std::vector<Arg>& args);
+Reason SplitArgs(std::string_view text, std::vector<Arg>& args);
 
 // The first word of `text` (trimmed) and the trimmed rest.
 std::pair<std::string_view, std::string_view> FirstWord(std::string_view text);

@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "io/status.hpp"
+
 namespace schedk::io {
 
 enum class ErrorCode : int {
@@ -45,6 +47,12 @@ using SessionStatus = std::optional<SessionError>;
 
 inline SessionError Refuse(ErrorCode code, std::string message, std::string object = {}, int line = 0) {
   return SessionError{code, std::move(message), line, std::move(object)};
+}
+
+// The session's form of an io Status (status.hpp), the one error form of the
+// readers it calls: its message, and its line within the request's body.
+inline SessionError FromStatus(const Status& status, ErrorCode code) {
+  return Refuse(code, status.message(), {}, status.line());
 }
 
 }  // namespace schedk::io

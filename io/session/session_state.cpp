@@ -28,10 +28,6 @@ bool IsSyntaxError(const std::string& message) {
   return message.find("given twice") != std::string::npos;
 }
 
-SessionError FromStatus(const Status& st, ErrorCode code) {
-  return Refuse(code, st.message(), {}, st.line());
-}
-
 std::string JobObject(JobNumber job) { return "job:" + std::to_string(job); }
 
 bool HoldsTask(const ParsedJob& r, TaskNumber t) {
@@ -188,7 +184,7 @@ std::string SessionState::ConfigText(const Config& config) {
   return text;
 }
 
-std::optional<std::string> SessionState::CheckRow(const ParsedJob& row) const {
+Reason SessionState::CheckRow(const ParsedJob& row) const {
   auto known = [](const std::vector<std::uint8_t>& checked, std::uint32_t id) {
     return id < checked.size() && checked[id] != 0;
   };
@@ -202,7 +198,7 @@ std::optional<std::string> SessionState::CheckRow(const ParsedJob& row) const {
     }
   }
   const Snapshot& base = base_.snapshot;
-  std::optional<std::string> error;
+  Reason error;
   jobs_->ReadNames([&](const JobNameSpace& names) {
     // ClusterBuilder only reads here (FindComplex), but takes the snapshot by reference.
     ClusterBuilder builder(const_cast<Snapshot&>(base));
@@ -226,7 +222,8 @@ std::optional<std::string> SessionState::CheckRow(const ParsedJob& row) const {
 SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
   // Called with the exclusive lock held.
   auto parts = ReadSnapshotParts(ConfigText(config), kSessionSource);
-  if (!parts.ok()) return Refuse(ErrorCode::kInvalidValue, parts.status().message());  // names the object
+  // The message names the object; a line of the rebuilt text would mean nothing to the client.
+  if (!parts.ok()) return Refuse(ErrorCode::kInvalidValue, parts.status().message());
   const Snapshot& base = parts->snapshot;
   // Every job must still resolve: each request combination once, then each row.
   const LiveJobs::View view = jobs_->Snapshot();
@@ -234,13 +231,13 @@ SessionStatus SessionState::Rebuild(Config config, const std::string& what) {
   std::string stranded_why;
   jobs_->ReadNames([&](const JobNameSpace& names) {
     ClusterBuilder builder(parts->snapshot);
-    std::vector<std::optional<std::optional<std::string>>> request_error(names.requests.size());
+    std::vector<std::optional<Reason>> request_error(names.requests.size());
     for (const auto& shard : view) {
       for (const ParsedJob& row : shard->rows) {
         if (stranded_job && row.number >= *stranded_job) break;  // rows are in job order
         auto& known = request_error[row.requests];
         if (!known) known = CheckRequestKey(names.requests.Name(row.requests), builder, base);
-        std::optional<std::string> e = *known;
+        Reason e = *known;
         if (!e) e = CheckJobReferences(row, names, base);
         if (e) {
           stranded_job = row.number;
@@ -383,7 +380,7 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
 SessionStatus SessionState::PutObject(const std::string& kind, const std::string& name, std::string_view body) {
   auto block = ReadObjectBlock(kind, name, body, kSessionSource);
   if (!block.ok()) {
-    return Refuse(ErrorCode::kBadSyntax, block.status().message(), {}, block.status().line());
+    return FromStatus(block.status(), ErrorCode::kBadSyntax);
   }
   std::unique_lock<std::shared_mutex> lock(config_mutex_);
   Config config = config_;
@@ -437,7 +434,7 @@ SessionStatus SessionState::SetLoad(const std::string& host, std::string_view va
   base.warnings.resize(warnings);  // unknown names are ignored, as in a snapshot
   if (!st.ok()) {
     *target = before;
-    return Refuse(ErrorCode::kInvalidValue, st.message());
+    return FromStatus(st, ErrorCode::kInvalidValue);  // a load record of its own: no line
   }
   auto it = std::find_if(config_.loads.begin(), config_.loads.end(), [&](const LoadEntry& e) { return e.host == host; });
   if (it == config_.loads.end()) it = config_.loads.insert(config_.loads.end(), LoadEntry{host, {}});
@@ -485,7 +482,7 @@ SessionStatus SessionState::Advance(Duration d) {
 
 // --- jobs --------------------------------------------------------------------------------------------
 
-std::optional<std::string> SessionState::ParseRow(std::string_view record, ParsedJob& row) {
+Reason SessionState::ParseRow(std::string_view record, ParsedJob& row) {
   return jobs_->WithNames([&](JobNameSpace& names) {
     std::vector<JobToken> tokens;
     std::deque<std::string> storage;
@@ -530,7 +527,7 @@ SessionStatus SessionState::ChangeJob(const TaskSelector& id, const TaskChange& 
         error = change(next);
       }
     }
-    return error ? std::optional<std::string>(error->message) : std::nullopt;
+    return error ? Reason(error->message) : std::nullopt;
   });
   if (refused) return error;
   Changed();

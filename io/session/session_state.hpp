@@ -32,6 +32,7 @@
 #include "io/session/live_jobs.hpp"
 #include "io/session/session_error.hpp"
 #include "io/snapshot_reader.hpp"
+#include "io/status.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/schedule_result.hpp"
 
@@ -126,9 +127,9 @@ class SessionState {
   // `config` and its cluster replace the current ones.
   SessionStatus Rebuild(Config config, const std::string& what);
   // Checks a parsed row's references against the cluster (caller holds the config lock).
-  std::optional<std::string> CheckRow(const ParsedJob& row) const;
+  Reason CheckRow(const ParsedJob& row) const;
   // Parses `record` into a row with the session's names.
-  std::optional<std::string> ParseRow(std::string_view record, ParsedJob& row);
+  Reason ParseRow(std::string_view record, ParsedJob& row);
   // Applies a task-level change under the job's shard lock.
   using TaskChange = std::function<std::optional<SessionError>(std::vector<ParsedJob>& rows)>;
   SessionStatus ChangeJob(const TaskSelector& id, const TaskChange& change);
