@@ -5,7 +5,7 @@
 // accepts exactly these kinds (and names them in its messages from here), the
 // cluster builder interns every block's name into the table given here before
 // it builds anything, and the session's `del` and `dump` take these kinds. A
-// new block kind is a row here plus what the builder makes of it.
+// new block kind is a row here plus its step in ClusterBuilder::Build.
 // Invariants: every kind is spelled once, across both tables; a kind with a
 // name table is named.
 #pragma once

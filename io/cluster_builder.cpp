@@ -581,33 +581,31 @@ Status ClusterBuilder::BuildUser(const ObjectBlock& block) {
 
 // --- hosts and hostgroups ------------------------------------------------------------------------
 
-Status ClusterBuilder::BuildHostgroups() {
-  // Members first, then resolve nested groups (rejecting cycles).
-  std::vector<std::vector<std::uint32_t>> direct_groups(s_.names.hostgroups.size());
-  std::vector<std::vector<HostId>> direct_hosts(s_.names.hostgroups.size());
-  for (const ObjectBlock& block : s_.blocks) {
-    if (block.kind != "hostgroup") continue;
-    const std::uint32_t g = *s_.names.hostgroups.Find(block.name);
-    auto hostlist = [&, g](const Attribute& a) -> Reason {  // adds to the members of earlier lines
-      for (std::string_view member : SplitList(a.value)) {
-        if (member.front() == '@') {
-          auto sub = s_.names.hostgroups.Find(member);
-          if (!sub) return "unknown hostgroup " + Quote(member);
-          direct_groups[g].push_back(*sub);
-        } else {
-          direct_hosts[g].emplace_back(s_.names.hosts.Intern(member));
-        }
+Status ClusterBuilder::ReadHostgroup(const ObjectBlock& block) {
+  direct_subgroups_.resize(s_.names.hostgroups.size());
+  direct_hosts_.resize(s_.names.hostgroups.size());
+  const std::uint32_t g = *s_.names.hostgroups.Find(block.name);
+  auto hostlist = [this, g](const Attribute& a) -> Reason {  // adds to the members of earlier lines
+    for (std::string_view member : SplitList(a.value)) {
+      if (member.front() == '@') {
+        auto sub = s_.names.hostgroups.Find(member);
+        if (!sub) return "unknown hostgroup " + Quote(member);
+        direct_subgroups_[g].push_back(*sub);
+      } else {
+        direct_hosts_[g].emplace_back(s_.names.hosts.Intern(member));
       }
-      return std::nullopt;
-    };
-    const AttributeTable table{RepeatedKey::kApplied, {{"group_name", SameAs(block.name)}, {"hostlist", hostlist}}};
-    if (Status st = ApplyAttributeTable(s_, block, table, "hostgroup " + block.name); !st.ok()) return st;
-  }
-  return ResolveHostgroups(direct_groups, direct_hosts);
+    }
+    return std::nullopt;
+  };
+  const AttributeTable table{RepeatedKey::kApplied, {{"group_name", SameAs(block.name)}, {"hostlist", hostlist}}};
+  return ApplyAttributeTable(s_, block, table, "hostgroup " + block.name);
 }
 
-Status ClusterBuilder::ResolveHostgroups(const std::vector<std::vector<std::uint32_t>>& direct_groups,
-                                         const std::vector<std::vector<HostId>>& direct_hosts) {
+Status ClusterBuilder::ResolveHostgroups() {
+  direct_subgroups_.resize(s_.names.hostgroups.size());
+  direct_hosts_.resize(s_.names.hostgroups.size());
+  const auto& direct_groups = direct_subgroups_;
+  const auto& direct_hosts = direct_hosts_;
   // Depth-first over the nesting with an explicit stack (its depth is the
   // input's to choose): a group's hosts are resolved after its subgroups'.
   std::vector<int> state(direct_groups.size(), 0);  // 0 new, 1 in progress, 2 done
@@ -651,7 +649,8 @@ Status ClusterBuilder::HostgroupCycle(std::uint32_t g) const {
   return Error(0, "hostgroups: a hostlist contains itself through nested groups");
 }
 
-Status ClusterBuilder::BuildHost(const ObjectBlock& block, bool global) {
+Status ClusterBuilder::BuildHost(const ObjectBlock& block) {
+  const bool global = block.kind == "global";
   ExecHost scratch;
   ExecHost& h = global ? scratch : s_.cluster.hosts[*s_.names.hosts.Find(block.name)];
   h.declared = true;
@@ -953,41 +952,33 @@ Status ClusterBuilder::Build() {
   // Without an sconf block every key takes its install default.
   const ObjectBlock no_sconf{"sconf", "", 0, {}, {}, ""};
   if (Status st = BuildSchedulerConfig(sconf_block != nullptr ? *sconf_block : no_sconf); !st.ok()) return st;
-  for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "conf") {
-      if (Status st = BuildClusterConfig(b); !st.ok()) return st;
+  // The other objects, kind by kind, each after the kinds its attributes
+  // name: usersets and projects before the users, hosts, PEs and queues that
+  // list them, hostgroups (resolved once all are read) before the hosts and
+  // queues. A step builds its kinds' blocks in file order, then finishes.
+  struct Step {
+    std::string_view kinds[2];
+    Status (ClusterBuilder::*build)(const ObjectBlock&);
+    Status (ClusterBuilder::*finish)();
+  };
+  static constexpr Step kSteps[] = {
+      {{"conf"}, &ClusterBuilder::BuildClusterConfig, nullptr},
+      {{"department"}, &ClusterBuilder::BuildUserset, nullptr},
+      {{"project"}, &ClusterBuilder::BuildProject, nullptr},
+      {{"user"}, &ClusterBuilder::BuildUser, nullptr},
+      {{"hostgroup"}, &ClusterBuilder::ReadHostgroup, &ClusterBuilder::ResolveHostgroups},
+      {{"global", "exechost"}, &ClusterBuilder::BuildHost, nullptr},
+      {{"pe"}, &ClusterBuilder::BuildPe, nullptr},
+      {{"queue"}, &ClusterBuilder::BuildQueue, nullptr},
+  };
+  for (const Step& step : kSteps) {
+    s_.cluster.hosts.resize(s_.names.hosts.size());  // hosts named by hostlists so far
+    for (const ObjectBlock& b : s_.blocks) {
+      if (b.kind != step.kinds[0] && b.kind != step.kinds[1]) continue;
+      if (Status st = (this->*step.build)(b); !st.ok()) return st;
     }
-  }
-  for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "department") {
-      if (Status st = BuildUserset(b); !st.ok()) return st;
-    }
-  }
-  for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "project") {
-      if (Status st = BuildProject(b); !st.ok()) return st;
-    }
-  }
-  for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "user") {
-      if (Status st = BuildUser(b); !st.ok()) return st;
-    }
-  }
-  if (Status st = BuildHostgroups(); !st.ok()) return st;
-  s_.cluster.hosts.resize(s_.names.hosts.size());
-  for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "global" || b.kind == "exechost") {
-      if (Status st = BuildHost(b, b.kind == "global"); !st.ok()) return st;
-    }
-  }
-  for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "pe") {
-      if (Status st = BuildPe(b); !st.ok()) return st;
-    }
-  }
-  for (const ObjectBlock& b : s_.blocks) {
-    if (b.kind == "queue") {
-      if (Status st = BuildQueue(b); !st.ok()) return st;
+    if (step.finish != nullptr) {
+      if (Status st = (this->*step.finish)(); !st.ok()) return st;
     }
   }
   s_.cluster.hosts.resize(s_.names.hosts.size());  // hosts named only in queue hostlists

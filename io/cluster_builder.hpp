@@ -80,11 +80,12 @@ class ClusterBuilder {
   Status BuildUserset(const ObjectBlock& block);
   Status BuildProject(const ObjectBlock& block);
   Status BuildUser(const ObjectBlock& block);
-  Status BuildHostgroups();
-  Status ResolveHostgroups(const std::vector<std::vector<std::uint32_t>>& direct_groups,
-                           const std::vector<std::vector<HostId>>& direct_hosts);
+  // A hostgroup block's direct members; ResolveHostgroups then expands the
+  // nesting (rejecting cycles) once every hostgroup block is read.
+  Status ReadHostgroup(const ObjectBlock& block);
+  Status ResolveHostgroups();
   Status HostgroupCycle(std::uint32_t group) const;  // the error naming the group's block
-  Status BuildHost(const ObjectBlock& block, bool global);
+  Status BuildHost(const ObjectBlock& block);        // an exechost or the global block
   Status BuildPe(const ObjectBlock& block);
   Status BuildQueue(const ObjectBlock& block);
   Status ReadShareStanzas(const ObjectBlock& block, std::vector<ShareStanza>& stanzas);
@@ -115,6 +116,9 @@ class ClusterBuilder {
 
   Snapshot& s_;
   std::set<std::string, std::less<>> seen_auto_user_;  // auto_user_* keys the sconf block gave
+  // By hostgroup: the subgroups and hosts its hostlist names (ReadHostgroup).
+  std::vector<std::vector<std::uint32_t>> direct_subgroups_;
+  std::vector<std::vector<HostId>> direct_hosts_;
 };
 
 }  // namespace schedk::io
