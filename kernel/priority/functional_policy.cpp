@@ -150,8 +150,6 @@ class PendingLoop {
     s.job += cat.job_value;
     return FunctionalTickets(f, cat.job_value, s, config_.weight_tickets_functional, weights_);
   }
-  // Starts loading what EstimateTickets and HeadCandidate read of category c.
-  void Prefetch(std::uint32_t c) const { __builtin_prefetch(&loop_categories_[c]); }
   // The selection criterion: the estimate plus, for a dependent policy, earlier tickets.
   double Criterion(std::uint32_t c, double estimate) const {
     return dependent_ ? estimate + refs_.tickets[head(c)] : estimate;
@@ -339,7 +337,7 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
   tbb::task_group beside;
   if (beside_rounds) beside.run(beside_rounds);
   for (std::size_t round = 0; round < rounds; ++round) {
-    const std::uint32_t winner = heap.Top(fresh, [&](std::uint32_t c) { loop.Prefetch(c); }).category;
+    const std::uint32_t winner = heap.Top(fresh).category;
     if (round + 1 == rounds) {
       // The last round's estimates are what the remaining heads keep.
       for (const std::span<const Heap::Entry> entries : {heap.backlog(), std::span<const Heap::Entry>(heap.heap())}) {

@@ -166,9 +166,8 @@ class CategoryGrouping {
   // No member has this key: it has no job value and no entity with a value.
   static constexpr std::uint32_t kNone = UserId::kNoneValue;
   static constexpr CategoryKey kEmpty{0, kNone, kNone, kNone};
-  // Keys are computed a block ahead and their slots prefetched: the table does
-  // not fit in the nearest caches once categories number in the tens of thousands.
-  static constexpr std::size_t kBlock = 32;
+  // Members a chunk may list beyond its share before it stops listing them.
+  static constexpr std::size_t kListedSlack = 32;
 
   struct Chunk {
     std::vector<CategoryKey> keys;     // by chunk id
@@ -176,7 +175,7 @@ class CategoryGrouping {
     // The chunk's members in ref order while they are few (most tasks have no
     // override tickets), so that the later walks skip the others; empty and
     // `listed` false once more than 1/tuning::kCategoryListedShare of the refs
-    // walked so far (and a block) are members.
+    // walked so far (and kListedSlack) are members.
     std::vector<std::uint32_t> members;
     bool listed = true;
     // Dependent groupings (parallel): the submission times of the chunk's
@@ -212,36 +211,21 @@ class CategoryGrouping {
     ForEachIndex(mode_, chunks_, [&](std::size_t k) {
       Chunk& part = parts_[k];
       FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);  // a local: its fields stay in registers
-      CategoryKey block_keys[kBlock];
-      std::uint64_t block_hashes[kBlock];
-      std::uint32_t block_refs[kBlock];
-      const std::size_t stop = ChunkBegin(k + 1);
-      for (std::size_t begin = ChunkBegin(k); begin < stop; begin += kBlock) {
-        const std::size_t end = std::min(stop, begin + kBlock);
-        std::size_t n = 0;
-        for (std::size_t i = begin; i < end; ++i) {
-          block_keys[n] = key_of_(i);
-          if (block_keys[n] == kEmpty) {
-            category_of_[i] = kNoCategory;
-            continue;
-          }
-          block_hashes[n] = CategoryHash{}(block_keys[n]);
-          block_refs[n] = static_cast<std::uint32_t>(i);
-          ids.Prefetch(block_hashes[n]);
-          ++n;
+      const std::size_t begin = ChunkBegin(k), stop = ChunkBegin(k + 1);
+      for (std::size_t i = begin; i < stop; ++i) {
+        const CategoryKey key = key_of_(i);
+        if (key == kEmpty) {
+          category_of_[i] = kNoCategory;
+          continue;
         }
-        for (std::size_t b = 0; b < n; ++b) {
-          const auto [id, fresh] =
-              ids.TryEmplace(block_keys[b], block_hashes[b], static_cast<std::uint32_t>(part.keys.size()));
-          if (fresh) part.keys.push_back(block_keys[b]);
-          category_of_[block_refs[b]] = id;
-        }
-        if (part.listed) {
-          part.members.insert(part.members.end(), block_refs, block_refs + n);
-          if (part.members.size() > (end - ChunkBegin(k)) / tuning::kCategoryListedShare + kBlock) {
-            part.listed = false;
-            std::vector<std::uint32_t>().swap(part.members);
-          }
+        const auto [id, fresh] = ids.TryEmplace(key, CategoryHash{}(key), static_cast<std::uint32_t>(part.keys.size()));
+        if (fresh) part.keys.push_back(key);
+        category_of_[i] = id;
+        if (!part.listed) continue;
+        part.members.push_back(static_cast<std::uint32_t>(i));
+        if (part.members.size() > (i + 1 - begin) / tuning::kCategoryListedShare + kListedSlack) {
+          part.listed = false;
+          std::vector<std::uint32_t>().swap(part.members);
         }
       }
       tables_[k] = std::move(ids);

@@ -2,8 +2,7 @@
 // FlatIdMap<Key, Hash>: a map from small, trivially copyable keys to 32-bit
 // values (ids, node numbers) for the hot per-task lookups of the ticket passes.
 // Open addressing with linear probing; each key sits beside its value, so a
-// probe is one memory access. The caller passes the hash in, so it can compute
-// hashes ahead and Prefetch their slots.
+// probe is one memory access. The caller passes the hash in.
 // Invariants: the slot count is a power of two (or zero) and at most half the
 // slots are used; Hash{}(key) is the hash the caller passes for key; the empty
 // key given at construction is never inserted (it marks free slots, so a slot
@@ -48,11 +47,6 @@ class FlatIdMap {
       if (slot.key == empty_) return nullptr;
       if (slot.key == key) return &slot.value;
     }
-  }
-
-  // Starts loading the slot a later TryEmplace or Find with this hash probes first.
-  void Prefetch(std::uint64_t hash) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
   }
 
   std::size_t size() const { return used_; }

@@ -54,23 +54,15 @@ class LazyMaxHeap {
 
   // Returns the category whose current key is the best of all, re-keying stale
   // tops with `fresh(category)` until the top is current. The entry stays.
-  // `ahead(category)` is told of the backlog's entry kAhead places on whenever
-  // the front is evaluated, so that it can fetch what fresh will read.
-  static constexpr std::size_t kAhead = 8;
-  template <class Fresh, class Ahead>
-  Entry& Top(Fresh&& fresh, Ahead&& ahead) {
+  template <class Fresh>
+  Entry& Top(Fresh&& fresh) {
     for (;;) {
       top_in_backlog_ = front_ < backlog_.size() && (heap_.empty() || better_(backlog_[front_].key, heap_.front().key));
-      if (top_in_backlog_ && front_ + kAhead < backlog_.size()) ahead(backlog_[front_ + kAhead].category);
       Entry& top = top_in_backlog_ ? backlog_[front_] : heap_.front();
       const Key now = fresh(top.category);
       if (!better_(top.key, now) && !better_(now, top.key)) return top;
       ReplaceTop(now);
     }
-  }
-  template <class Fresh>
-  Entry& Top(Fresh&& fresh) {
-    return Top(fresh, [](std::uint32_t) {});
   }
   // Replaces the top's key (after its category advanced to a new head). From
   // the backlog the entry moves into the heap; in the heap it sinks from the

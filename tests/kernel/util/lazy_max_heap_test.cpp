@@ -101,23 +101,5 @@ TEST(LazyMaxHeapTest, BuildOrdersEntriesGivenInAnyOrder) {
   EXPECT_EQ(order, (std::vector<std::uint32_t>{1, 3, 11, 6, 4, 8, 0, 9, 5, 7, 2, 10}));
 }
 
-// While the winners come from the backlog, `ahead` is told of the entry
-// kAhead places on, in the backlog's (best first) order.
-TEST(LazyMaxHeapTest, AheadFollowsTheBacklog) {
-  using Heap = LazyMaxHeap<Key, KeyBetter>;
-  Heap heap;
-  const std::size_t n = Heap::kAhead + 5;
-  for (std::uint32_t c = 0; c < n; ++c) heap.PushUnordered(Key{c, c}, c);  // category n-1 is best
-  heap.Build();
-  std::vector<std::uint32_t> told;
-  auto same = [](std::uint32_t c) { return Key{c, c}; };
-  while (!heap.empty()) {
-    heap.Top(same, [&](std::uint32_t c) { told.push_back(c); });
-    heap.PopTop();
-  }
-  // Rounds 0..4 are told of categories n-1-kAhead .. n-5-kAhead: 4, 3, 2, 1, 0.
-  EXPECT_EQ(told, (std::vector<std::uint32_t>{4, 3, 2, 1, 0}));
-}
-
 }  // namespace
 }  // namespace schedk
