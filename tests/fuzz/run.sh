@@ -15,7 +15,9 @@
 # (minimise each corpus before its run: a grown corpus takes long to load),
 # CC/CXX (default clang-16/clang++-16), FUZZ_NO_BUILD=1 (use BUILD as is),
 # FUZZ_IGNORE="name,..." (skip the properties whose name contains one: a known,
-# unfixed class; see fuzz_checks.hpp).
+# unfixed class; see fuzz_checks.hpp), FUZZ_UNIT_TESTS=1 (also build the
+# GoogleTest suite in BUILD and run it under the same sanitizers first, less
+# the whole-trace replays: CI's one sanitizer build for both).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-60}
@@ -23,6 +25,7 @@ build=${2:-build-fuzz}
 case "$build" in /*) ;; *) build=$root/$build ;; esac
 jobs=${FUZZ_JOBS:-2}
 parallel=${FUZZ_PARALLEL:-2}
+unit_tests=$([ "${FUZZ_UNIT_TESTS:-0}" = 1 ] && echo ON || echo OFF)
 fuzzers=(fuzz_snapshot fuzz_session fuzz_job_line fuzz_swf fuzz_ge_import)
 declare -A max_len=([fuzz_snapshot]=65536 [fuzz_session]=65536 [fuzz_job_line]=8192 [fuzz_swf]=32768
                    [fuzz_ge_import]=65536)
@@ -36,8 +39,11 @@ if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   CC=${CC:-clang-16} CXX=${CXX:-clang++-16} \
     cmake -S "$root" -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g" -DSCHEDK_SANITIZE=address,undefined \
-      -DSCHEDK_USE_JEMALLOC=OFF -DSCHEDK_BUILD_TESTS=OFF -DSCHEDK_BUILD_BENCH=OFF -DSCHEDK_BUILD_FUZZERS=ON >/dev/null
-  nice -n 10 cmake --build "$build" -j "$jobs" --target fuzzers schedk
+      -DSCHEDK_USE_JEMALLOC=OFF -DSCHEDK_BUILD_TESTS="$unit_tests" -DSCHEDK_BUILD_BENCH=OFF \
+      -DSCHEDK_BUILD_FUZZERS=ON >/dev/null
+  targets=(fuzzers schedk)
+  [ "$unit_tests" = ON ] && targets+=(schedk_tests)
+  nice -n 10 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 fi
 "$root/tests/fuzz/seed_corpus.sh" "$build"
 
@@ -48,6 +54,10 @@ if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ]; then
   done
 fi
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+if [ "$unit_tests" = ON ]; then
+  ctest --test-dir "$build" --output-on-failure -j "$jobs" \
+    -E SimulationDatasetTest
+fi
 stamp=$build/findings/.stamp
 mkdir -p "$build/findings" "$build/logs"
 touch "$stamp"
