@@ -11,7 +11,7 @@
 //       command does; R=1: freed pages are kept, as `schedk serve` keeps them
 //       between its passes.
 //   BM_MauiPass/jobs:N/threads:T/retain:0  the same population under PRIORITY_POLICY=maui
-//       with every component weighted (ApplyMauiPolicy); goal: within 1.5x of
+//       with every component weighted (PolicyMix::kMaui); goal: within 1.5x of
 //       BM_PriorityPass at 1M jobs.
 //   BM_SortBaseline/keys:N            std::sort of N random uint64 keys.
 //   BM_TaskKeySort/keys:N/algo:A/same_prio:P  N 128-bit task keys on two threads,
@@ -36,23 +36,15 @@
 
 namespace {
 
-schedk::Population& PopulationOf(std::size_t jobs, bool maui = false) {
+const schedk::io::Snapshot& PopulationOf(std::size_t jobs, bool maui = false) {
   // One population at a time: the next size (or policy) frees the previous one.
   static std::size_t cached_size = 0;
   static bool cached_maui = false;
-  static std::unique_ptr<schedk::Population> cached;
+  static std::unique_ptr<schedk::io::Snapshot> cached;
   if (cached_size != jobs || cached_maui != maui) {
     cached.reset();
-    schedk::PopulationSpec spec;
-    spec.seed = 42;
-    spec.pending_jobs = jobs;
-    spec.running_jobs = jobs / 100;
-    spec.users = 10000;
-    spec.projects = 100;
-    spec.departments = 20;
-    spec.hosts = std::max<std::size_t>(100, jobs / 1000);
-    cached = std::make_unique<schedk::Population>(schedk::GeneratePopulation(spec));
-    if (maui) schedk::ApplyMauiPolicy(*cached);
+    cached = std::make_unique<schedk::io::Snapshot>(schedk::GeneratePopulation(
+        schedk::PriorityBenchmarkSpec(jobs, maui ? schedk::io::PolicyMix::kMaui : schedk::io::PolicyMix::kEvery)));
     cached_size = jobs;
     cached_maui = maui;
   }
@@ -63,7 +55,7 @@ void RunPass(benchmark::State& state, bool maui) {
   const auto jobs = static_cast<std::size_t>(state.range(0));
   const int threads = static_cast<int>(state.range(1));
   const bool retain = state.range(2) != 0;
-  const schedk::Population& p = PopulationOf(jobs, maui);
+  const schedk::io::Snapshot& p = PopulationOf(jobs, maui);
   tbb::task_arena arena(threads);
   const schedk::tools::PageDecay before = retain ? schedk::tools::RetainFreedPages() : schedk::tools::PageDecay{};
   for (auto _ : state) {

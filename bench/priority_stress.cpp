@@ -1,7 +1,7 @@
 // priority_stress: one priority pass over a generated population, reporting
 // the time and the resident memory it costs per pending job.
 //   priority_stress JOBS [THREADS [MAX_FUNCTIONAL_JOBS_TO_SCHEDULE [ARRAY_FRACTION [RETAIN]]]]
-// ARRAY_FRACTION (default 0) is the share of pending jobs that are array jobs of 2..20 tasks.
+// ARRAY_FRACTION (default 0) is the share of pending jobs that are array jobs of 2..21 tasks.
 // RETAIN=1 keeps the pages the pass frees, as `schedk serve` does (tools/allocator.hpp).
 // Memory per job = (peak resident set while the population is loaded and one
 // pass runs - resident set before the population existed) / JOBS, read from
@@ -30,14 +30,12 @@ int main(int argc, char** argv) {
   const std::size_t jobs = std::strtoull(argv[1], nullptr, 10);
   const int threads = argc > 2 ? std::atoi(argv[2]) : tbb::this_task_arena::max_concurrency();
   const long before = StatusKb("VmRSS:");
-  schedk::PopulationSpec spec;
-  spec.seed = 42;
-  spec.pending_jobs = jobs;
-  spec.running_jobs = jobs / 100;
-  spec.hosts = jobs / 1000 > 100 ? jobs / 1000 : 100;
-  if (argc > 3) spec.max_functional_jobs_to_schedule = static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10));
+  schedk::io::GeneratorSpec spec = schedk::PriorityBenchmarkSpec(jobs, schedk::io::PolicyMix::kEvery);
   if (argc > 4) spec.array_fraction = std::strtod(argv[4], nullptr);
-  const schedk::Population p = schedk::GeneratePopulation(spec);
+  schedk::io::Snapshot p = schedk::GeneratePopulation(spec);
+  if (argc > 3)
+    p.cluster.config.max_functional_jobs_to_schedule = static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10));
+  schedk::tools::PurgeFreedPages();  // the generated text's, freed once read
   const long loaded = StatusKb("VmRSS:");
   if (argc > 5 && std::string(argv[5]) == "1") schedk::tools::RetainFreedPages();
   ResetPeak();

@@ -20,6 +20,7 @@
 #include "io/snapshot_generator.hpp"
 #include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
+#include "tests/support/population.hpp"
 #include "tools/allocator.hpp"
 
 namespace {
@@ -30,21 +31,8 @@ const schedk::io::Snapshot& SnapshotOf(std::uint32_t hosts, std::uint64_t jobs, 
   const auto key = std::make_tuple(hosts, jobs, max_reservation);
   if (!cached || cached_key != key) {
     cached.reset();
-    schedk::io::GeneratorSpec spec;
-    spec.seed = 42;
-    spec.hosts = hosts;
-    spec.jobs = jobs;
-    spec.users = 1000;
-    spec.projects = 50;
-    spec.max_reservation = max_reservation;
-    std::string text;
-    schedk::io::GenerateSnapshot(spec, [&](std::string_view piece) {
-      text += piece;
-      return true;
-    });
-    auto snapshot = schedk::io::ReadSnapshot(text, "generated");
-    if (!snapshot.ok()) std::abort();
-    cached = std::make_unique<schedk::io::Snapshot>(std::move(snapshot).value());
+    cached = std::make_unique<schedk::io::Snapshot>(schedk::GeneratePopulation(
+        {.seed = 42, .jobs = jobs, .hosts = hosts, .users = 1000, .projects = 50, .max_reservation = max_reservation}));
     cached_key = key;
   }
   return *cached;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "io/ge_value.hpp"
 #include "io/tuning.hpp"
@@ -16,7 +17,24 @@ std::string Rack(std::uint32_t r) { return "@rack" + std::to_string(r + 1); }
 
 constexpr std::uint32_t kHostsPerRack = 32;
 constexpr std::uint32_t kMemoryPerHostGiB = 256;
+constexpr std::int64_t kWeek = 7 * 86400;
 const char* const kPes[] = {"mpi", "mpi_rr", "smp"};
+
+// The running tasks a spec asks for: running_tasks, else running_fraction of every host's slots.
+std::uint64_t RunningTasks(const GeneratorSpec& spec) {
+  if (spec.running_tasks) return *spec.running_tasks;
+  return std::uint64_t{spec.hosts} * static_cast<std::uint32_t>(spec.slots_per_host * spec.running_fraction);
+}
+
+const char* const kTargetModes[] = {"", "+", "-"};  // a Maui FSTARGET: target, floor, ceiling
+
+// PolicyMix::kMaui's maui.cfg weights: every component weighted.
+const char* const kMauiWeights =
+    "USERWEIGHT 1\nACCOUNTWEIGHT 1\nQOSWEIGHT 1\nFSUSERWEIGHT 100\nFSACCOUNTWEIGHT 50\nQUEUETIMEWEIGHT 1\n"
+    "XFACTORWEIGHT 100\nBYPASSWEIGHT 10\nTARGETQUEUETIMEWEIGHT 1000\nPROCWEIGHT 10\nPEWEIGHT 5\n"
+    "WALLTIMEWEIGHT 1\nUSAGECONSUMEDWEIGHT 1\nUSAGEPERCENTWEIGHT 10\nFSCAP 5000\nXFACTORCAP 20\n"
+    "FSPOLICY UTILIZEDPS\nENABLENEGJOBPRIORITY TRUE\nUSERCFG[DEFAULT] FSTARGET=1\n"
+    "QOSCFG[qos1] PRIORITY=1000\nQOSCFG[qos2] QTWEIGHT=5\nQOSCFG[qos3] QTTARGET=168:00:00\n";
 
 // GenerateSnapshot's text, section by section in snapshot order; every draw
 // from the one random stream happens in the order the sections are written,
@@ -32,7 +50,9 @@ class SnapshotGenerator {
         users_(std::max<std::uint32_t>(1, spec.users)),
         projects_(std::max<std::uint32_t>(1, spec.projects)),
         departments_(std::max<std::uint32_t>(1, spec.departments)),
-        racks_((hosts_ + kHostsPerRack - 1) / kHostsPerRack) {}
+        racks_((hosts_ + kHostsPerRack - 1) / kHostsPerRack),
+        every_(spec.policies != PolicyMix::kTickets),
+        maui_(spec.policies == PolicyMix::kMaui) {}
 
   bool Generate() {
     WriteHeader();
@@ -43,6 +63,7 @@ class SnapshotGenerator {
     if (!WriteDepartments()) return false;
     if (!WriteProjectsAndUsers()) return false;
     WriteShareTree();
+    if (maui_) WriteMaui();
     if (!WriteRunningJobs()) return false;
     if (!WritePendingJobs()) return false;
     return Flush(true);
@@ -79,6 +100,7 @@ class SnapshotGenerator {
             "\ndefault_duration 8:0:0\nweight_tickets_functional 100000\nweight_tickets_share 100000\n"
             "weight_waiting_time 0.01\nparams MONITOR=1" +
             std::string(spec_.reserve_in_gaps ? ",RESERVE_IN_GAPS=1" : "") +
+            std::string(maui_ ? ",PRIORITY_POLICY=maui" : "") +
             "\nend sconf\n\n"
             "begin global\ncomplex_values license=" +
             std::to_string(licenses) +
@@ -140,7 +162,7 @@ class SnapshotGenerator {
   bool WriteDepartments() {
     for (std::uint32_t d = 0; d < departments_; ++d) {
       out_ += "begin department dept" + std::to_string(d + 1) + "\ntype DEPT\nfshare " + std::to_string(100 * (d + 1)) +
-              "\nentries";
+              (every_ && d == 0 ? "\noticket 5000" : "") + "\nentries";
       for (std::uint32_t u = d; u < users_; u += departments_) {
         out_ += (u == d ? " " : ",") + ("user" + std::to_string(u + 1));
       }
@@ -150,41 +172,95 @@ class SnapshotGenerator {
     return true;
   }
 
+  // Projects and users with their shares; under kEvery some with override
+  // tickets, and the usage records after them.
   bool WriteProjectsAndUsers() {
     for (std::uint32_t p = 0; p < projects_; ++p) {
       out_ += "begin project proj" + std::to_string(p + 1) + "\nfshare " + std::to_string(10 + rng_.Below(90)) +
-              "\nend project\n";
+              (every_ && rng_.Chance(0.05) ? "\noticket 2000" : "") + "\nend project\n";
     }
     for (std::uint32_t u = 0; u < users_; ++u) {
       out_ += "begin user user" + std::to_string(u + 1) + "\nfshare " + std::to_string(1 + rng_.Below(100)) +
-              "\nend user\n";
+              (every_ && rng_.Chance(0.01) ? "\noticket 1000" : "") + "\nend user\n";
+      if (!Flush(false)) return false;
+    }
+    return !every_ || WriteUsage();
+  }
+
+  // cpu usage of every project and user, decayed from up to a day ago, and of each user in its project.
+  bool WriteUsage() {
+    for (std::uint32_t p = 0; p < projects_; ++p) {
+      out_ += "usage project proj" + std::to_string(p + 1) + " cpu=" + std::to_string(rng_.Below(10000000)) +
+              " at=" + std::to_string(spec_.now - static_cast<std::int64_t>(rng_.Below(86400))) + "\n";
+    }
+    for (std::uint32_t u = 0; u < users_; ++u) {
+      const std::string user = "usage user user" + std::to_string(u + 1) + " cpu=";
+      out_ += user + std::to_string(rng_.Below(1000000)) +
+              " at=" + std::to_string(spec_.now - static_cast<std::int64_t>(rng_.Below(86400))) + "\n";
+      out_ += user + std::to_string(rng_.Below(100000)) + " project=proj" + std::to_string(u % projects_ + 1) +
+              " at=" + std::to_string(spec_.now - 3600) + "\n";
       if (!Flush(false)) return false;
     }
     return true;
   }
 
-  // One level of projects below the root.
+  // Projects below the root; under kEvery, below each project up to three
+  // named users (consecutive, from a drawn one) and a default leaf.
   void WriteShareTree() {
+    const std::uint32_t named = every_ ? std::min<std::uint32_t>(3, users_) : 0;
+    const std::uint32_t children = every_ ? named + 1 : 0;
     out_ += "\nbegin sharetree\nid=0\nname=Root\ntype=0\nshares=1\nchildnodes=";
     for (std::uint32_t p = 0; p < projects_; ++p) out_ += (p ? "," : "") + std::to_string(p + 1);
     out_ += "\n";
+    const auto child_id = [&](std::uint32_t p, std::uint32_t k) { return projects_ + 1 + p * children + k; };
     for (std::uint32_t p = 0; p < projects_; ++p) {
       out_ += "id=" + std::to_string(p + 1) + "\nname=proj" + std::to_string(p + 1) +
-              "\ntype=1\nshares=" + std::to_string(10 + rng_.Below(90)) + "\nchildnodes=NONE\n";
+              "\ntype=1\nshares=" + std::to_string(10 + rng_.Below(90)) + "\nchildnodes=";
+      for (std::uint32_t k = 0; k < children; ++k) out_ += (k ? "," : "") + std::to_string(child_id(p, k));
+      out_ += children ? "\n" : "NONE\n";
+    }
+    for (std::uint32_t p = 0; p < projects_ && every_; ++p) {
+      const std::uint64_t first = rng_.Below(users_);
+      for (std::uint32_t k = 0; k < named; ++k) {
+        out_ += "id=" + std::to_string(child_id(p, k)) + "\nname=user" + std::to_string((first + k) % users_ + 1) +
+                "\ntype=0\nshares=" + std::to_string(1 + rng_.Below(20)) + "\nchildnodes=NONE\n";
+      }
+      out_ += "id=" + std::to_string(child_id(p, named)) + "\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n";
     }
     out_ += "end sharetree\n\n";
   }
 
-  // A job's owner, drawn, and the owner's project.
+  // kMaui's maui.cfg: the weights, then every 7th user with a priority, every
+  // 11th with a fair-share target (a target, a floor or a ceiling in turn),
+  // every 3rd project with a priority and every project with a target.
+  void WriteMaui() {
+    out_ += std::string("begin maui\n") + kMauiWeights;
+    for (std::uint32_t u = 0; u < users_; ++u) {
+      if (u % 7 != 0 && u % 11 != 0) continue;
+      out_ += "USERCFG[user" + std::to_string(u + 1) + "]";
+      if (u % 7 == 0) out_ += " PRIORITY=" + std::to_string(static_cast<int>(u % 40) * 50 - 500);
+      if (u % 11 == 0) out_ += std::string(" FSTARGET=5") + kTargetModes[u / 11 % 3];
+      out_ += "\n";
+    }
+    for (std::uint32_t p = 0; p < projects_; ++p) {
+      out_ += "ACCOUNTCFG[proj" + std::to_string(p + 1) + "]" +
+              (p % 3 == 0 ? " PRIORITY=" + std::to_string(p % 10 * 100) : "") + " FSTARGET=10\n";
+    }
+    out_ += "end maui\n\n";
+  }
+
+  // A job's owner, drawn, and the owner's project; under kMaui the QOS of job number job_.
   std::string Owner() {
     const std::uint64_t u = rng_.Below(users_);
-    return " owner=user" + std::to_string(u + 1) + " project=proj" + std::to_string(u % projects_ + 1);
+    return " owner=user" + std::to_string(u + 1) + " project=proj" + std::to_string(u % projects_ + 1) +
+           (maui_ && job_ % 4 != 0 ? " qos=qos" + std::to_string(job_ % 4) : "");
   }
 
   // Running tasks on part of the slots, one job per task, started in the last 8 hours.
   bool WriteRunningJobs() {
+    const std::uint64_t total = RunningTasks(spec_);
     for (std::uint32_t h = 0; h < hosts_; ++h) {
-      const auto busy = static_cast<std::uint32_t>(slots_ * spec_.running_fraction);
+      const auto busy = static_cast<std::uint32_t>((h + 1) * total / hosts_ - h * total / hosts_);
       std::uint64_t memory = 0;
       for (std::uint32_t k = 0; k < busy; ++k, ++job_) {
         const std::int64_t start = spec_.now - static_cast<std::int64_t>(rng_.Below(8 * 3600));
@@ -201,27 +277,51 @@ class SnapshotGenerator {
     return true;
   }
 
-  // Pending jobs, submitted over the last day in job-number order.
+  // Pending jobs, submitted over the last day in job-number order (or over the
+  // last week at random); with spec_.categories, their requests drawn from that
+  // many request combinations, drawn first.
   bool WritePendingJobs() {
+    std::vector<std::string> categories(spec_.categories);
+    for (std::string& category : categories) category = Requests();
     for (std::uint64_t j = 0; j < spec_.jobs; ++j, ++job_) {
       const std::int64_t submit =
-          spec_.now - 86400 + static_cast<std::int64_t>(86400 * j / std::max<std::uint64_t>(1, spec_.jobs));
+          spec_.random_submit
+              ? spec_.now - static_cast<std::int64_t>(rng_.Below(kWeek))
+              : spec_.now - 86400 + static_cast<std::int64_t>(86400 * j / std::max<std::uint64_t>(1, spec_.jobs));
       out_ += "job " + std::to_string(job_);
       if (rng_.Chance(spec_.array_fraction)) out_ += ".1-" + std::to_string(2 + rng_.Below(20));
       out_ += Owner() + " submit=" + std::to_string(submit);
       if (rng_.Chance(spec_.reserve_fraction)) out_ += " R=y";
       if (rng_.Chance(0.02)) out_ += " p=" + std::to_string(static_cast<std::int64_t>(rng_.Below(200)) - 100);
-      const std::string requests = PendingRequests();
-      if (rng_.Chance(spec_.parallel_fraction)) {
-        const char* pe = kPes[rng_.Below(3)];
-        const std::uint64_t low = 2 + rng_.Below(std::max<std::uint32_t>(2, slots_) - 1);
-        const std::uint64_t high = low + rng_.Below(2 * slots_);
-        out_ += std::string(" pe_name=") + pe + " pe_min=" + std::to_string(low) + " pe_max=" + std::to_string(high);
-      }
-      out_ += " l_hard=" + requests + "\n";
+      if (every_) out_ += TicketKeys();
+      out_ += categories.empty() ? Requests() : categories[rng_.Below(categories.size())];
+      out_ += "\n";
       if (!Flush(false)) return false;
     }
     return true;
+  }
+
+  // A pending job's requests: a PE and its slot range by the parallel share, and l_hard.
+  std::string Requests() {
+    const std::string requests = PendingRequests();
+    std::string pe;
+    if (rng_.Chance(spec_.parallel_fraction)) {
+      const char* name = kPes[rng_.Below(3)];
+      const std::uint64_t low = 2 + rng_.Below(std::max<std::uint32_t>(2, slots_) - 1);
+      const std::uint64_t high = low + rng_.Below(2 * slots_);
+      pe = std::string(" pe_name=") + name + " pe_min=" + std::to_string(low) + " pe_max=" + std::to_string(high);
+    }
+    return pe + " l_hard=" + requests;
+  }
+
+  // kEvery's keys of a pending job: held, a job share, override tickets, a deadline, each by its share.
+  std::string TicketKeys() {
+    std::string keys = rng_.Chance(0.01) ? " state=hqw" : "";
+    if (rng_.Chance(0.02)) keys += " js=" + std::to_string(rng_.Below(100));
+    if (rng_.Chance(0.005)) keys += " oticket=500";
+    if (rng_.Chance(0.01))
+      keys += " dl=" + std::to_string(spec_.now - 5000 + static_cast<std::int64_t>(rng_.Below(20000)));
+    return keys;
   }
 
   // A pending job's l_hard: h_rt, and licenses, memory, an exclusive host or scratch by their shares.
@@ -238,6 +338,8 @@ class SnapshotGenerator {
   const std::function<bool(std::string_view)>& sink_;
   SplitMix64 rng_;
   const std::uint32_t hosts_, slots_, users_, projects_, departments_, racks_;
+  const bool every_;  // PolicyMix kEvery or kMaui
+  const bool maui_;   // PolicyMix kMaui
   std::string out_;
   std::uint64_t job_ = 1;  // the next job number
 };
@@ -256,10 +358,7 @@ Reason CheckGeneratorSpec(const GeneratorSpec& spec) {
       return std::string(what) + " must be from 1 to " + std::to_string(kMaxGeneratorCount);
   }
   if (spec.jobs > kMaxGeneratorJobs) return "jobs must be from 0 to " + std::to_string(kMaxGeneratorJobs);
-  const double running = static_cast<double>(spec.hosts) * spec.slots_per_host * spec.running_fraction;
-  if (running + static_cast<double>(spec.jobs) > static_cast<double>(kMaxGeneratorJobs)) {
-    return "running tasks and pending jobs together must be at most " + std::to_string(kMaxGeneratorJobs);
-  }
+  if (spec.categories > kMaxGeneratorCount) return "categories must be from 0 to " + std::to_string(kMaxGeneratorCount);
   const std::pair<const char*, double> fractions[] = {
       {"parallel", spec.parallel_fraction},   {"array", spec.array_fraction},    {"reserve", spec.reserve_fraction},
       {"license", spec.license_fraction},     {"memory", spec.memory_fraction},  {"running", spec.running_fraction},
@@ -267,7 +366,13 @@ Reason CheckGeneratorSpec(const GeneratorSpec& spec) {
   for (const auto& [what, f] : fractions) {
     if (!(f >= 0 && f <= 1)) return std::string(what) + " fraction must be from 0 to 1";
   }
-  if (!InTimeRange(spec.now) || spec.now < 86400) return std::string("now must be a time from 1970-01-02 to 2106");
+  if (spec.running_tasks && *spec.running_tasks > std::uint64_t{spec.hosts} * spec.slots_per_host)
+    return std::string("running tasks must be at most the slots, hosts times slots per host");
+  const double running = static_cast<double>(RunningTasks(spec));
+  if (running + static_cast<double>(spec.jobs) > static_cast<double>(kMaxGeneratorJobs)) {
+    return "running tasks and pending jobs together must be at most " + std::to_string(kMaxGeneratorJobs);
+  }
+  if (!InTimeRange(spec.now) || spec.now < kWeek) return std::string("now must be a time from 1970-01-08 to 2106");
   return std::nullopt;
 }
 

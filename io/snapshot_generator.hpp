@@ -6,7 +6,9 @@
 // tree, tasks already running on part of the slots, and pending jobs: some
 // parallel with slot ranges, some array jobs, some asking for licenses or
 // memory, some with -R y. The same spec always gives the same bytes. Jobs are
-// written as they are drawn, so ten million jobs never sit in memory.
+// written as they are drawn, so ten million jobs never sit in memory. This is
+// the one generator of synthetic clusters: the tests' and the priority
+// benchmarks' populations (tests/support/population.hpp) are its snapshots.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,22 @@
 #include "io/status.hpp"
 
 namespace schedk::io {
+
+// Which priority inputs a generated snapshot puts in play (`--policies`).
+enum class PolicyMix : std::uint8_t {
+  // Functional and share-tree tickets: users', projects' and departments'
+  // shares, a share tree of projects (what the dispatch benchmarks use).
+  kTickets,
+  // Every input of Grid Engine's ticket policies besides: override tickets on
+  // departments, projects, users and jobs; usage records of users (also per
+  // project) and projects; named users and a default leaf under each project
+  // in the share tree; held jobs, job shares and deadlines.
+  kEvery,
+  // kEvery's cluster under PRIORITY_POLICY=maui with every component weighted:
+  // credential priorities, fair-share targets, floors and ceilings, queue time,
+  // XFACTOR, bypass, a QOS per job, resources and usage.
+  kMaui,
+};
 
 struct GeneratorSpec {
   std::uint64_t seed = 1;
@@ -33,6 +51,13 @@ struct GeneratorSpec {
   double license_fraction = 0.10;
   double memory_fraction = 0.30;
   double running_fraction = 0.50;     // of all slots, busy with running tasks
+  // In place of running_fraction: this many running tasks, spread evenly over the hosts.
+  std::optional<std::uint64_t> running_tasks = std::nullopt;
+  PolicyMix policies = PolicyMix::kTickets;
+  bool random_submit = false;  // submit times drawn over the last week, not rising with job numbers
+  // Pending jobs take their requests (PE, slot range, l_hard) from this many
+  // combinations, Grid Engine's job categories, drawn first; 0: each job draws its own.
+  std::uint32_t categories = 0;
   std::uint32_t max_reservation = 100;
   bool reserve_in_gaps = false;       // params RESERVE_IN_GAPS=1
   // Off by default (the benchmarks' clusters have neither): exclusive hosts
@@ -45,7 +70,8 @@ struct GeneratorSpec {
 
 // What is wrong with `spec`, or nullopt: every count at least 1 (jobs: 0)
 // and small enough that the snapshot loads (job numbers, running tasks and
-// pending jobs together, fit in 32 bits), every fraction within 0..1.
+// pending jobs together, fit in 32 bits), every fraction within 0..1, at most
+// as many running tasks as slots, at most a million categories.
 Reason CheckGeneratorSpec(const GeneratorSpec& spec);
 
 // Writes the snapshot to `sink` piece by piece; stops and returns false when `sink` does.

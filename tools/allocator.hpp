@@ -49,12 +49,17 @@ inline PageDecay RetainFreedPages() {
   return before;
 }
 
+// Hands every freed page back to the kernel now.
+inline void PurgeFreedPages() {
+  if (mallctl != nullptr) mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);  // 4096: MALLCTL_ARENAS_ALL
+}
+
 // Hands the kept pages back to the kernel and restores the decay times
 // RetainFreedPages returned.
 inline void ReturnFreedPages(PageDecay decay) {
   if (mallctl == nullptr) return;
   SetPageDecay(decay);
-  mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);  // 4096: MALLCTL_ARENAS_ALL
+  PurgeFreedPages();
 }
 
 }  // namespace schedk::tools

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -30,10 +31,20 @@ void SetupGenerate(CLI::App& command, io::GeneratorSpec& spec) {
   AddCount(command, "--slots-per-host", spec.slots_per_host, "Slots per host");
   AddCount(command, "--users", spec.users, "Users");
   AddCount(command, "--projects", spec.projects, "Projects");
+  AddCount(command, "--departments", spec.departments, "Departments");
   AddFraction(command, "--parallel-fraction", spec.parallel_fraction, "Share of parallel jobs");
   AddFraction(command, "--array-fraction", spec.array_fraction, "Share of array jobs");
   AddFraction(command, "--reserve-fraction", spec.reserve_fraction, "Share of -R y jobs");
   AddFraction(command, "--running-fraction", spec.running_fraction, "Share of slots busy with running tasks");
+  command.add_option("--running-tasks", spec.running_tasks, "Running tasks, spread evenly (in place of the fraction)");
+  const std::map<std::string, io::PolicyMix> mixes = {
+      {"tickets", io::PolicyMix::kTickets}, {"every", io::PolicyMix::kEvery}, {"maui", io::PolicyMix::kMaui}};
+  command.add_option("--policies", spec.policies, "Priority inputs: tickets, every (all ticket inputs), maui")
+      ->transform(CLI::CheckedTransformer(mixes, CLI::ignore_case))
+      ->default_str("tickets");
+  command.add_flag("--random-submit", spec.random_submit, "Submit times at random over the last week");
+  command.add_option("--categories", spec.categories, "Request combinations the jobs share (0: each its own)")
+      ->capture_default_str();
   command.add_option("--max-reservation", spec.max_reservation, "sconf max_reservation")->capture_default_str();
   AddFraction(command, "--exclusive-fraction", spec.exclusive_fraction,
               "Share of jobs asking for an exclusive host (every other host offers one)");

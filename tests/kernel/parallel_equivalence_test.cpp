@@ -34,24 +34,24 @@ void ExpectIdentical(const Cluster& c, const JobTable& jobs, const PriorityResul
   }
 }
 
-// A generated population with random submission times, which exercise every
-// ordering path.
-PopulationSpec SpecOf(std::uint64_t seed, std::size_t pending, std::size_t running, std::size_t users,
-                      std::size_t projects, std::size_t hosts, double array_fraction) {
-  return PopulationSpec{.seed = seed,
-                        .pending_jobs = pending,
-                        .running_jobs = running,
-                        .users = users,
-                        .projects = projects,
-                        .hosts = hosts,
-                        .array_fraction = array_fraction,
-                        .submit_in_job_order = false};
+// A generated population with every ticket input and random submission times,
+// which exercise every ordering path.
+io::GeneratorSpec SpecOf(std::uint64_t seed, std::uint64_t pending, std::uint64_t running, std::uint32_t users,
+                         std::uint32_t projects, std::uint32_t hosts, double array_fraction) {
+  return io::GeneratorSpec{.seed = seed,
+                           .jobs = pending,
+                           .hosts = hosts,
+                           .users = users,
+                           .projects = projects,
+                           .array_fraction = array_fraction,
+                           .running_tasks = running,
+                           .policies = io::PolicyMix::kEvery,
+                           .random_submit = true};
 }
 
-// Generates the population, runs the parallel pass and its reference twin, expects
-// identical results and returns the parallel one.
-PriorityResult ExpectTwinsAgree(const PopulationSpec& spec) {
-  const Population p = GeneratePopulation(spec);
+// Runs the parallel pass and its reference twin on a generated population,
+// expects identical results and returns the parallel one.
+PriorityResult ExpectTwinsAgree(const io::Snapshot& p) {
   PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
   const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   ExpectIdentical(p.cluster, p.jobs, parallel, serial);
@@ -61,15 +61,15 @@ PriorityResult ExpectTwinsAgree(const PopulationSpec& spec) {
 class ParallelEquivalenceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    population_ = new Population(GeneratePopulation(SpecOf(7, 120000, 6000, 3000, 60, 200, 0.05)));
+    population_ = new io::Snapshot(GeneratePopulation(SpecOf(7, 120000, 6000, 3000, 60, 200, 0.05)));
   }
   static void TearDownTestSuite() { delete population_; }
-  static Population* population_;
+  static io::Snapshot* population_;
 };
-Population* ParallelEquivalenceTest::population_ = nullptr;
+io::Snapshot* ParallelEquivalenceTest::population_ = nullptr;
 
 TEST_F(ParallelEquivalenceTest, SerialTwinGivesTheSameResult) {
-  const Population& p = *population_;
+  const io::Snapshot& p = *population_;
   const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
   const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   EXPECT_GT(parallel.dispatchable_tasks, 100000u);
@@ -77,7 +77,7 @@ TEST_F(ParallelEquivalenceTest, SerialTwinGivesTheSameResult) {
 }
 
 TEST_F(ParallelEquivalenceTest, OneThreadAndManyThreadsAgree) {
-  const Population& p = *population_;
+  const io::Snapshot& p = *population_;
   PriorityResult one;
   tbb::task_arena single(1);
   single.execute([&] { one = ComputePriorities(p.cluster, p.jobs); });
@@ -88,7 +88,7 @@ TEST_F(ParallelEquivalenceTest, OneThreadAndManyThreadsAgree) {
 }
 
 TEST_F(ParallelEquivalenceTest, EveryPolicyContributes) {
-  const Population& p = *population_;
+  const io::Snapshot& p = *population_;
   const PriorityResult r = ComputePriorities(p.cluster, p.jobs);
   double f = 0, o = 0, s = 0;
   for (std::size_t i = 0; i < r.tickets.refs.size(); ++i) {
@@ -106,7 +106,7 @@ TEST_F(ParallelEquivalenceTest, EveryPolicyContributes) {
 // .ci/run: Debian's oneTBB is not instrumented, and ThreadSanitizer reports
 // TBB's own work stealing inside any parallel_for of the pass.)
 TEST(PrioritySideTaskTest, TreePreparedBesideTheOverridePassMatchesTheSerialTwin) {
-  const Population p = GeneratePopulation(SpecOf(13, 20000, 1000, 800, 20, 50, 0.05));
+  const io::Snapshot p = GeneratePopulation(SpecOf(13, 20000, 1000, 800, 20, 50, 0.05));
   ASSERT_FALSE(p.cluster.config.policy_hierarchy.empty());
   ASSERT_EQ(p.cluster.config.policy_hierarchy.front(), TicketPolicy::kOverride);
   const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
@@ -126,16 +126,17 @@ TEST(PrioritySideTaskTest, TreePreparedBesideTheOverridePassMatchesTheSerialTwin
 // Without array jobs every job is one task of the parallel pass's sort; the
 // reference twin still takes the general merge.
 TEST(ParallelEquivalenceSingleTaskTest, SortOfSingleTaskJobsMatchesTheMerge) {
-  EXPECT_GT(ExpectTwinsAgree(SpecOf(8, 40000, 2000, 1000, 20, 100, 0)).dispatchable_tasks, 35000u);
+  EXPECT_GT(ExpectTwinsAgree(GeneratePopulation(SpecOf(8, 40000, 2000, 1000, 20, 100, 0))).dispatchable_tasks, 35000u);
 }
 
 // With array jobs the parallel pass sorts all tasks by their job's running
-// worst key; the reference twin merges the jobs' task sequences. Three free slots
-// make L = 4, so later tasks of an array job keep the fourth one's values.
+// worst key; the reference twin merges the jobs' task sequences. L = 4
+// (max_pending_tasks_per_job 4, below the free slots), so later tasks of an
+// array job keep the fourth one's values.
 TEST(ParallelEquivalenceArrayTest, SortOfTasksMatchesTheMergeWithFewTicketedTasks) {
-  PopulationSpec spec = SpecOf(9, 30000, 97, 500, 10, 10, 0.3);
-  spec.slots_per_host = 10;
-  const PriorityResult parallel = ExpectTwinsAgree(spec);
+  io::Snapshot p = GeneratePopulation(SpecOf(9, 30000, 97, 500, 10, 10, 0.3));
+  p.cluster.config.max_pending_tasks_per_job = 4;
+  const PriorityResult parallel = ExpectTwinsAgree(p);
   EXPECT_EQ(parallel.tickets.pending_task_limit, 4u);
   EXPECT_GT(parallel.dispatchable_tasks, 60000u);
 }
@@ -192,13 +193,7 @@ namespace {
 
 // The opt-in priority options keep the twins and the thread counts in step.
 TEST(PriorityOptionsEquivalenceTest, EachOptionAgreesWithItsSerialTwinAndOneThread) {
-  PopulationSpec spec;
-  spec.seed = 11;
-  spec.pending_jobs = 60000;
-  spec.running_jobs = 3000;
-  spec.users = 2000;
-  spec.hosts = 100;
-  Population p = GeneratePopulation(spec);
+  io::Snapshot p = GeneratePopulation(SpecOf(11, 60000, 3000, 2000, 100, 100, 0));
   const std::pair<PriorityNormalization, FunctionalSplit> options[] = {
       {PriorityNormalization::kPendingOnly, FunctionalSplit::kGridEngine},
       {PriorityNormalization::kLinear, FunctionalSplit::kGridEngine},

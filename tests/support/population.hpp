@@ -1,55 +1,26 @@
 // population.hpp
-// Reproducible synthetic clusters and job populations for tests and
-// benchmarks: users spread over departments and projects, a two-level share
-// tree (projects, then a few named users and a "default" leaf), functional
-// shares, override tickets, waiting time and deadlines, PE jobs with slot
-// ranges, array jobs, running jobs with granted slots. The same spec and seed
-// always give the same population.
+// Synthetic clusters for the tests and the benchmarks. They come from the one
+// generator, io/snapshot_generator.hpp (`schedk generate`): a spec's snapshot
+// text, read as `schedk` reads it, so what a test or benchmark runs on can be
+// written out and replayed with the CLI. The same spec always gives the same
+// cluster and jobs.
 #pragma once
 
-#include <cstdint>
-
-#include "kernel/model/cluster.hpp"
-#include "kernel/model/job_table.hpp"
+#include "io/snapshot_generator.hpp"
+#include "io/snapshot_reader.hpp"
 
 namespace schedk {
 
-struct PopulationSpec {
-  std::uint64_t seed = 1;
-  std::size_t pending_jobs = 100000;
-  std::size_t running_jobs = 1000;
-  std::size_t users = 10000;
-  std::size_t projects = 100;
-  std::size_t departments = 20;
-  std::size_t hosts = 1000;
-  std::uint32_t slots_per_host = 64;
-  double array_fraction = 0.0;        // share of pending jobs that are array jobs
-  std::uint32_t max_array_tasks = 20;
-  double held_fraction = 0.01;
-  // Grid Engine numbers jobs in submission order, so submit times rise with job
-  // numbers; false draws them at random (exercises every ordering path).
-  bool submit_in_job_order = true;
-  // Policies.
-  double functional_tickets = 1000000;
-  double share_tree_tickets = 1000000;
-  bool override_tickets = true;
-  double weight_waiting_time = 0.278;
-  std::uint32_t max_functional_jobs_to_schedule = 200;
-};
+// The snapshot `schedk generate` writes for `spec`, loaded. `spec` must pass
+// io::CheckGeneratorSpec; the generated text always loads, so a failure is the
+// generator's defect and aborts with the reader's message.
+io::Snapshot GeneratePopulation(const io::GeneratorSpec& spec);
 
-struct Population {
-  Cluster cluster;
-  JobTable jobs;
-};
-
-Population GeneratePopulation(const PopulationSpec& spec);
-
-// Switches a population to PRIORITY_POLICY=maui with every component weighted:
-// credential priorities (users, accounts, four QOS), fair share against the
-// users' and projects' cpu usage with targets, floors and ceilings, queue time,
-// XFACTOR and bypass, a QOS queue-time target, processors, processor
-// equivalents and wallclock, and the running jobs' usage. Jobs get a QOS by
-// job number; nothing else of the population changes.
-void ApplyMauiPolicy(Population& population);
+// The priority benchmarks' population (schedk_bench's BM_PriorityPass and
+// BM_MauiPass, priority_stress): `pending_jobs` jobs and 1% as many running
+// tasks, 10,000 users, 100 projects, 20 departments, one host per 1,000 jobs
+// (at least 100), no array jobs, 100 request combinations (job categories),
+// seed 42, the priority inputs of `policies`.
+io::GeneratorSpec PriorityBenchmarkSpec(std::uint64_t pending_jobs, io::PolicyMix policies);
 
 }  // namespace schedk

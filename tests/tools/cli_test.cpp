@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -353,10 +354,56 @@ TEST(CliGenerateTest, SameSeedSameBytesAndTheSnapshotLoads) {
   EXPECT_EQ(Schedk("generate --hosts 4").exit_code, 2);  // --jobs is required
 }
 
+// --running-tasks spreads exactly that many running tasks; --policies every
+// adds every ticket input, maui switches the policy; the default has neither.
+TEST(CliGenerateTest, RunningTasksAndPolicyMixes) {
+  const std::string args = "generate --jobs 3000 --hosts 8 --users 50 --projects 4 --running-tasks 13 --policies ";
+  const CliRun tickets = Schedk(args + "tickets");
+  const CliRun every = Schedk(args + "every --random-submit");
+  const CliRun maui = Schedk(args + "maui");
+  for (const CliRun* r : {&tickets, &every, &maui}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(tickets.out, " state=r "), 13u);
+  EXPECT_EQ(count(every.out, " state=r "), 13u);
+  for (const char* input : {"\noticket ", " oticket=", "\nname=default\n", " state=hqw", " js=", " dl=", "\nusage "}) {
+    EXPECT_GT(count(every.out, input), 0u) << input;
+    EXPECT_EQ(count(tickets.out, input), 0u) << input;
+  }
+  EXPECT_EQ(count(every.out, "\nusage user "), 100u);  // each user's own, and in its project
+  EXPECT_EQ(count(every.out, "\nusage project "), 4u);
+  EXPECT_EQ(count(every.out, "\nname=default\n"), 4u);  // one default leaf per project
+  EXPECT_EQ(count(tickets.out, " qos="), 0u);
+  EXPECT_EQ(count(maui.out, " qos=qos1 "), 754u);  // job numbers 1..3013 that leave 1 modulo 4
+  EXPECT_NE(maui.out.find("PRIORITY_POLICY=maui"), std::string::npos);
+  // Under maui, `priorities` explains Maui's factors.
+  const CliRun explained = Schedk("priorities -", maui.out);
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  EXPECT_NE(explained.out.find("PRIORITY"), std::string::npos);
+  EXPECT_TRUE(explained.err.empty()) << explained.err;
+  // --categories 3: the pending jobs share three request combinations.
+  const CliRun shared = Schedk(args + "tickets --categories 3");
+  ASSERT_EQ(shared.exit_code, 0) << shared.err;
+  std::set<std::string> combinations;
+  std::istringstream lines(shared.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("job ", 0) == 0 && line.find(" state=r ") == std::string::npos) {
+      const std::size_t pe = line.find(" pe_name="), hard = line.find(" l_hard=");
+      combinations.insert(line.substr(pe != std::string::npos ? pe : hard));
+    }
+  }
+  EXPECT_EQ(combinations.size(), 3u);
+}
+
 // Hostile values: counts and intervals nobody can mean are bad input (exit 2), not wrapped or obeyed.
 TEST(CliGenerateTest, CountsItCannotMeanAreRefused) {
-  for (const char* args : {"--jobs -1 --hosts 4", "--jobs 10 --hosts 0", "--jobs 10 --hosts 4 --users 0",
-                           "--jobs 2000000000 --hosts 4", "--jobs 10 --hosts 4 --slots-per-host 4294967297"}) {
+  for (const char* args :
+       {"--jobs -1 --hosts 4", "--jobs 10 --hosts 0", "--jobs 10 --hosts 4 --users 0", "--jobs 2000000000 --hosts 4",
+        "--jobs 10 --hosts 4 --slots-per-host 4294967297", "--jobs 10 --hosts 4 --running-tasks 257",
+        "--jobs 10 --hosts 4 --policies none", "--jobs 10 --hosts 4 --categories 1000001"}) {
     const CliRun r = Schedk(std::string("generate ") + args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_TRUE(r.out.empty()) << args;

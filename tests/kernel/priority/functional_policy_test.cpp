@@ -110,19 +110,18 @@ TEST(FunctionalPolicyTest, WeightsOverCategoriesWithShares) {
 class FunctionalHeapTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(FunctionalHeapTest, MatchesTheStraightforwardLoop) {
-  PopulationSpec spec;
-  spec.seed = 100 + static_cast<std::uint64_t>(GetParam());
-  spec.pending_jobs = 3000;
-  spec.running_jobs = 300;
-  spec.users = 200;
-  spec.projects = 12;
-  spec.departments = 5;
-  spec.hosts = 20;
-  spec.array_fraction = 0.1;
-  spec.max_functional_jobs_to_schedule = GetParam() % 2 == 0 ? 100000 : 700;
-  spec.submit_in_job_order = GetParam() < 4;
-  Population p = GeneratePopulation(spec);
+  io::Snapshot p = GeneratePopulation({.seed = 100 + static_cast<std::uint64_t>(GetParam()),
+                                       .jobs = 3000,
+                                       .hosts = 20,
+                                       .users = 200,
+                                       .projects = 12,
+                                       .departments = 5,
+                                       .array_fraction = 0.1,
+                                       .running_tasks = 300,
+                                       .policies = io::PolicyMix::kEvery,
+                                       .random_submit = GetParam() >= 4});
   SchedulerConfig& c = p.cluster.config;
+  c.max_functional_jobs_to_schedule = GetParam() % 2 == 0 ? 100000 : 700;
   c.share_functional_shares = GetParam() % 3 != 0;
   c.share_override_tickets = GetParam() % 4 != 1;
   static const std::vector<std::vector<TicketPolicy>> kHierarchies = {

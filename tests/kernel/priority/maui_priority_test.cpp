@@ -311,13 +311,15 @@ TEST(MauiPriorityTest, MalformedLinesAreErrorsNamingTheLine) {
 }
 
 TEST(MauiPriorityTest, ParallelPassEqualsItsSerialTwinAndThreadCountsAgree) {
-  PopulationSpec spec;
-  spec.pending_jobs = 120000;
-  spec.running_jobs = 5000;
-  spec.array_fraction = 0.05;
-  spec.submit_in_job_order = false;
-  Population p = GeneratePopulation(spec);
-  ApplyMauiPolicy(p);  // every component weighted
+  const io::Snapshot p = GeneratePopulation({.jobs = 120000,
+                                             .hosts = 1000,
+                                             .users = 10000,
+                                             .projects = 100,
+                                             .departments = 20,
+                                             .array_fraction = 0.05,
+                                             .running_tasks = 5000,
+                                             .policies = io::PolicyMix::kMaui,  // every component weighted
+                                             .random_submit = true});
   const PriorityResult parallel = ComputePriorities(p.cluster, p.jobs, Twin::kOptimised);
   const PriorityResult serial = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
   PriorityResult one;
