@@ -11,14 +11,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
 
-#include "io/snapshot_generator.hpp"
-#include "io/snapshot_reader.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "tests/support/population.hpp"
 #include "tools/allocator.hpp"
