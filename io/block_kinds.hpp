@@ -32,7 +32,7 @@ inline constexpr BlockKind kBlockKinds[] = {
     {"queue", true, &Names::queues},       {"pe", true, &Names::pes},
     {"sharetree", false, nullptr},         {"user", true, nullptr},
     {"project", true, &Names::projects},   {"department", true, &Names::usersets},
-    {"maui", false, nullptr},
+    {"maui", false, nullptr},              {"rqs", true, nullptr},
 };
 
 // The one-line records, in the order the reader's messages list them. `job`

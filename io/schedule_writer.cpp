@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 
 #include "io/json_text.hpp"
+#include "io/quota_text.hpp"
 #include "io/tuning.hpp"
 
 namespace schedk::io {
@@ -37,28 +38,38 @@ char LevelLetter(ContainerLevel level) {
     case ContainerLevel::kGlobal: return 'G';
     case ContainerLevel::kHost: return 'H';
     case ContainerLevel::kQueue: return 'Q';
+    case ContainerLevel::kQuota: return 'L';
   }
   return '?';
 }
 
-std::string ObjectName(const Snapshot& s, const QueueInstanceTable& instances, ContainerRef c) {
+std::string ObjectName(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
+                       ContainerRef c) {
   switch (c.level) {
     case ContainerLevel::kPe: return s.names.pes.Name(c.index);
     case ContainerLevel::kGlobal: return "global";
     case ContainerLevel::kHost: return s.names.hosts.Name(c.index);
     case ContainerLevel::kQueue: return InstanceName(s, instances, c.index);
+    case ContainerLevel::kQuota: return s.cluster.quota_sets[r.quota_keys[c.index].set].name;
   }
   return "?";
 }
 
+// The name field: the resource, or for a quota line (L) the rule instance's usage key.
+std::string ResourceName(const Snapshot& s, const ScheduleResult& r, const MonitorRecord& m) {
+  if (m.container.level == ContainerLevel::kQuota) return QuotaKeyText(s.names, r.quota_keys[m.container.index]);
+  return ComplexName(s, m.resource.value);
+}
+
 // schedd_serf_record_func's line: %f amounts, `end - start` capped at U32MAX.
-std::string MonitorLine(const Snapshot& s, const QueueInstanceTable& instances, const MonitorRecord& m) {
+std::string MonitorLine(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
+                        const MonitorRecord& m) {
   char amount[64];
   std::snprintf(amount, sizeof amount, "%f", m.amount);
   const Time end = DiagramEnd(m.start, m.duration);
   return std::to_string(m.job) + ":" + std::to_string(m.task) + ":" + StateName(m.state) + ":" +
          std::to_string(m.start) + ":" + std::to_string(end - m.start) + ":" + LevelLetter(m.container.level) + ":" +
-         ObjectName(s, instances, m.container) + ":" + ComplexName(s, m.resource.value) + ":" + amount;
+         ObjectName(s, instances, r, m.container) + ":" + ResourceName(s, r, m) + ":" + amount;
 }
 
 // The record's type, then the session's request id when there is one.
@@ -81,15 +92,15 @@ void AppendType(std::string& out, const char* type, std::string_view tag, bool t
 }
 
 void AppendMonitorJson(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
-                       const MonitorRecord& m, std::string_view tag) {
+                       const ScheduleResult& r, const MonitorRecord& m, std::string_view tag) {
   AppendType(out, "sched", tag, false);
   out += ",\"job\":" + std::to_string(m.job) + ",\"task\":" + std::to_string(m.task) +
          ",\"state\":\"" + StateName(m.state) + "\",\"start\":" + std::to_string(m.start) +
          ",\"duration\":" + std::to_string(DiagramEnd(m.start, m.duration) - m.start) + ",\"level\":\"" +
          LevelLetter(m.container.level) + "\",\"object\":";
-  AppendJsonString(out, ObjectName(s, instances, m.container));
+  AppendJsonString(out, ObjectName(s, instances, r, m.container));
   out += ",\"resource\":";
-  AppendJsonString(out, ComplexName(s, m.resource.value));
+  AppendJsonString(out, ResourceName(s, r, m));
   out += ",\"amount\":";
   AppendJsonNumber(out, m.amount);
   out += "}\n";
@@ -100,14 +111,15 @@ void AppendMonitorJson(std::string& out, const Snapshot& s, const QueueInstanceT
 // it has written.
 class PendingTails {
  public:
-  const std::string& Of(const Snapshot& s, const QueueInstanceTable& instances, const Decision& d) {
+  const std::string& Of(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
+                        const Decision& d) {
     const std::uint64_t key = (std::uint64_t{static_cast<std::uint8_t>(d.reason)} << 40) |
                               (std::uint64_t{static_cast<std::uint8_t>(d.never)} << 32) | d.object;
     for (const auto& [k, tail] : tails_) {
       if (k == key) return tail;
     }
-    std::string tail = " reason=" + ReasonCode(s, instances, d) + " \"";
-    for (char c : ReasonText(s, instances, d)) {
+    std::string tail = " reason=" + ReasonCode(s, instances, r, d) + " \"";
+    for (char c : ReasonText(s, instances, r, d)) {
       if (c == '"' || c == '\\') tail += '\\';
       tail += c;
     }
@@ -137,13 +149,13 @@ void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTabl
     AppendType(out, "pending", tag, true);
     out += ' ';
     AppendTaskId(out, d.job, d.task);
-    out += tails.Of(s, instances, d);
+    out += tails.Of(s, instances, r, d);
     return;
   }
   const std::string id = std::to_string(d.job) + "." + std::to_string(d.task);
   if (d.kind == DecisionKind::kPending) {
-    const std::string code = ReasonCode(s, instances, d);
-    const std::string why = ReasonText(s, instances, d);
+    const std::string code = ReasonCode(s, instances, r, d);
+    const std::string why = ReasonText(s, instances, r, d);
     AppendType(out, "pending", tag, false);
     {
       out += ",\"job\":" + std::to_string(d.job) + ",\"task\":" + std::to_string(d.task) +
@@ -192,9 +204,9 @@ void AppendMonitor(std::string& out, const Snapshot& s, const QueueInstanceTable
   for (std::uint32_t m = begin; m < end; ++m) {
     if (format == ScheduleFormat::kText) {
       AppendType(out, "sched", tag, true);
-      out += " " + MonitorLine(s, instances, r.monitor[m]) + "\n";
+      out += " " + MonitorLine(s, instances, r, r.monitor[m]) + "\n";
     } else {
-      AppendMonitorJson(out, s, instances, r.monitor[m], tag);
+      AppendMonitorJson(out, s, instances, r, r.monitor[m], tag);
     }
   }
 }
@@ -204,7 +216,8 @@ constexpr std::size_t kBlocksPerBatch = tuning::kScheduleBlocksPerBatch;
 
 }  // namespace
 
-std::string ReasonCode(const Snapshot& s, const QueueInstanceTable& instances, const Decision& d) {
+std::string ReasonCode(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
+                       const Decision& d) {
   switch (d.reason) {
     case PendingReason::kNone: return "none";
     case PendingReason::kHold: return "hold";
@@ -218,6 +231,7 @@ std::string ReasonCode(const Snapshot& s, const QueueInstanceTable& instances, c
     case PendingReason::kUserLimit: return "user-limit";
     case PendingReason::kArrayTaskLimit: return "array-task-limit";
     case PendingReason::kReservationBlocked: return "reservation-blocked";
+    case PendingReason::kQuota: return "rqs:" + QuotaRuleName(s.cluster, r.quota_excesses[d.object].instance);
     case PendingReason::kNever:
       switch (d.never) {
         case NeverCause::kNoQueue: return "never:no-queue";
@@ -232,7 +246,8 @@ std::string ReasonCode(const Snapshot& s, const QueueInstanceTable& instances, c
   return "none";
 }
 
-std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, const Decision& d) {
+std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
+                       const Decision& d) {
   switch (d.reason) {
     case PendingReason::kNone: return "";
     case PendingReason::kHold: return "the job is on hold";
@@ -246,6 +261,11 @@ std::string ReasonText(const Snapshot& s, const QueueInstanceTable& instances, c
     case PendingReason::kArrayTaskLimit: return "not all array tasks may be started due to max_aj_instances or -tc";
     case PendingReason::kReservationBlocked:
       return "it would fit now, but reservations of higher-priority jobs block it";
+    case PendingReason::kQuota: {
+      const QuotaInstance& instance = r.quota_excesses[d.object].instance;
+      return "cannot run because it exceeds limit \"" + QuotaKeyText(s.names, instance) + "\" in rule \"" +
+             QuotaRuleName(s.cluster, instance) + "\"";
+    }
     case PendingReason::kNever:
       switch (d.never) {
         case NeverCause::kNoQueue: return "no queue instance matches its requests and access lists";
@@ -325,7 +345,7 @@ bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances
 std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTable& instances,
                                const ScheduleResult& result) {
   std::string out = "::::::::\n";
-  for (const MonitorRecord& m : result.monitor) out += MonitorLine(snapshot, instances, m) + "\n";
+  for (const MonitorRecord& m : result.monitor) out += MonitorLine(snapshot, instances, result, m) + "\n";
   return out;
 }
 

@@ -4,6 +4,7 @@
 //   reserve <job>.<task> at=<t> dur=<s> slots=<n> [pe=<pe>] granted=<qi>:<n>[,...]
 //   pending <job>.<task> reason=<code> "<text>"
 //   sched <job>:<task>:<STATE>:<start>:<duration>:<P|G|H|Q>:<object>:<resource>:<amount>
+//   sched <job>:<task>:<STATE>:<start>:<duration>:L:<quota set>:<usage key>:<amount>
 //   done starts=<n> reserves=<n> pending=<n> ms=<elapsed>
 // or as JSON Lines with the same fields. The `sched` lines of the running and
 // suspended tasks come first, then each decision followed by its own; their
@@ -44,7 +45,9 @@ std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTabl
 
 // The reason code of a pending decision ("resource:license", "never:no-queue", ...)
 // and its explanation.
-std::string ReasonCode(const Snapshot& snapshot, const QueueInstanceTable& instances, const Decision& d);
-std::string ReasonText(const Snapshot& snapshot, const QueueInstanceTable& instances, const Decision& d);
+std::string ReasonCode(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
+                       const Decision& d);
+std::string ReasonText(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,
+                       const Decision& d);
 
 }  // namespace schedk::io

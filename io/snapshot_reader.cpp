@@ -12,6 +12,7 @@
 #include "io/job_reader.hpp"
 #include "io/line_cursor.hpp"
 #include "io/maui_config_reader.hpp"
+#include "io/quota_set_reader.hpp"
 #include "io/tuning.hpp"
 #include "io/untrusted_text.hpp"
 #include "kernel/model/array_task_limit.hpp"
@@ -251,6 +252,7 @@ Status CompleteSnapshot(Snapshot& s, const std::vector<JobSource>& jobs, const s
   }
   if (Status st = builder.FinishUsers(usage); !st.ok()) return st;
   if (Status st = builder.BuildShareTree(); !st.ok()) return st;
+  if (Status st = BuildQuotaSets(s, builder); !st.ok()) return st;
   return BuildMauiConfig(s, builder, usage);
 }
 

@@ -16,6 +16,7 @@
 #include "tools/generate.hpp"
 #include "tools/import.hpp"
 #include "tools/priorities.hpp"
+#include "tools/quota.hpp"
 #include "tools/report.hpp"
 #include "tools/schedule.hpp"
 #include "tools/serve.hpp"
@@ -33,9 +34,12 @@ std::vector<Command> Commands() {
                   SetupPriorities, Priorities),
       MakeCommand("schedule", "One scheduling interval: starts, reservations and pending reasons", kTakesThreads,
                   SetupSchedule, Schedule),
-      MakeCommand("serve",
-                  "Session mode for a cluster master: requests on stdin, replies on stdout (docs/protocol.md section 3)",
-                  kTakesThreads, SetupServe, Serve),
+      MakeCommand("quota", "Resource quota usage as qquota -u '*' shows it: each rule instance in use, with its limit",
+                  kNoThreads, SetupQuota, Quota),
+      MakeCommand(
+          "serve",
+          "Session mode for a cluster master: requests on stdin, replies on stdout (docs/protocol.md section 3)",
+          kTakesThreads, SetupServe, Serve),
       MakeCommand("simulate",
                   "Replay a workload trace (SWF, plain or gzip, or a snapshot with runtime=) through the real "
                   "scheduling code",
@@ -48,8 +52,8 @@ std::vector<Command> Commands() {
                   "Run beside a live Grid Engine cell and compare schedk's decisions with its scheduler's, run by run "
                   "(needs params MONITOR=1,PROFILE=1)",
                   kNoThreads, SetupShadow, Shadow),
-      MakeCommand("generate", "Write a reproducible synthetic snapshot to standard output", kNoThreads,
-                  SetupGenerate, Generate),
+      MakeCommand("generate", "Write a reproducible synthetic snapshot to standard output", kNoThreads, SetupGenerate,
+                  Generate),
   };
 }
 

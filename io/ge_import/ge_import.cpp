@@ -31,7 +31,7 @@ constexpr ObjectKind kObjectKinds[] = {
     {"complex", "", "-sc"},         {"sconf", "", "-ssconf"},         {"conf", "", "-sconf"},
     {"department", "-sul", "-su"},  {"project", "-sprjl", "-sprj"},   {"user", "-suserl", "-suser"},
     {"hostgroup", "-shgrpl", "-shgrp"}, {"exechost", "-sel", "-se"},  {"pe", "-spl", "-sp"},
-    {"queue", "-sql", "-sq"},
+    {"queue", "-sql", "-sq"},       {"rqs", "-srqsl", "-srqs"},
 };
 
 // What a cell may use that a snapshot cannot say yet: the import stops.
@@ -40,7 +40,6 @@ struct UnsupportedObject {
   const char* what;
 };
 const UnsupportedObject kUnsupportedObjects[] = {
-    {{"qconf", "-srqsl"}, "resource quota sets"},
     {{"qrstat", "-u", "*"}, "advance reservations"},
 };
 
@@ -121,23 +120,29 @@ Status CellReader::Block(const char* kind, const std::string& name, const Comman
     const int line = 1 + static_cast<int>(std::count(body->begin(), body->begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
     return Status::InvalidInput(CommandText(argv), line, NonTextMessage(body.value(), bad));
   }
+  // qconf -srqs wraps a set in braces and indents it: the block's begin and
+  // end replace the braces, and its lines are pasted without the indent.
+  const bool braced = std::string_view(kind) == "rqs";
+  std::string pasted;
   const std::vector<std::string_view> lines = Lines(body.value());
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::size_t blank = lines[i].find_first_of(" \t");
-    const std::string_view first = lines[i].substr(0, blank);
+    const std::string_view text = braced ? Trim(lines[i]) : lines[i];
+    if (braced && (text == "{" || text == "}")) continue;
+    pasted.append(text).push_back('\n');
+    const std::size_t blank = text.find_first_of(" \t");
+    const std::string_view first = text.substr(0, blank);
     const int line = static_cast<int>(i + 1);
     if (first == "begin" || first == "end") {
       return Status::InvalidInput(CommandText(argv), line,
                                   "a line starting with " + Quote(first) + " cannot be pasted into a snapshot block");
     }
     if (std::string_view(kind) == "queue" && first == "calendar" && blank != std::string_view::npos &&
-        !IsNone(Trim(lines[i].substr(blank)))) {
+        !IsNone(Trim(text.substr(blank)))) {
       return Status::InvalidInput(CommandText(argv), line, "the queue uses a calendar, which a schedk snapshot cannot hold yet");
     }
   }
   text_ += "begin " + std::string(kind) + (name.empty() ? "" : " " + name) + "\n";
-  text_ += body.value();
-  if (!body->empty() && body->back() != '\n') text_ += '\n';
+  text_ += pasted;
   if (std::string(kind) == "queue") {
     auto states = queue_states_.find(name);
     if (states != queue_states_.end()) text_ += "states NONE" + states->second + "\n";

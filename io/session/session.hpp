@@ -103,6 +103,7 @@ class Session {
   SessionStatus Advance(Request& request);
   SessionStatus Schedule(Request& request);
   SessionStatus Priorities(Request& request);
+  SessionStatus Quota(Request& request);  // the quota table (quota_writer.hpp) as `data` lines
   SessionStatus Explain(Request& request);
   SessionStatus Dump(Request& request);
   SessionStatus Digest(Request& request);

@@ -23,6 +23,7 @@
 #include "io/block_kinds.hpp"
 #include "io/ge_value.hpp"
 #include "io/priority_writer.hpp"
+#include "io/quota_writer.hpp"
 #include "io/schedule_writer.hpp"
 #include "io/session/request_words.hpp"
 #include "io/session/session.hpp"
@@ -296,6 +297,7 @@ std::span<const Session::Verb> Session::Verb::Table() {
       {"schedule",   "schedule,assume", kText,         "",              false, &Session::Schedule},
       {"priorities", "priorities",      Counted(0, 0), "",              false, &Session::Priorities},
       {"explain",    "explain",         kText,         "",              false, &Session::Explain},
+      {"quota",      "quota",           Counted(0, 0), "",              false, &Session::Quota},
       {"dump",       "dump",            kText,         "",              false, &Session::Dump},
       {"digest",     "digest",          Counted(0, 0), "",              false, &Session::Digest},
   };
@@ -581,6 +583,20 @@ SessionStatus Session::Priorities(Request& request) {
   });
   Reply("done " + id + " rows=" + std::to_string(rows) + "\n");
   Log(id, "priorities", "done");
+  request.answered = true;
+  return std::nullopt;
+}
+
+SessionStatus Session::Quota(Request& request) {
+  const std::string& id = request.id;
+  auto pass = RunPass(state_, false);
+  if (!pass.ok()) return Refuse(ErrorCode::kInternal, pass.status().ToString());
+  const std::vector<std::string> rows = QuotaTable(pass.value()->snapshot);
+  reply_.clear();
+  for (const std::string& row : rows) reply_ += "data " + id + " " + row + "\n";
+  reply_ += "done " + id + " lines=" + std::to_string(rows.size()) + "\n";
+  Reply(reply_);
+  Log(id, "quota", "done");
   request.answered = true;
   return std::nullopt;
 }

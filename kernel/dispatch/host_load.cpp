@@ -75,8 +75,9 @@ std::optional<double> HostLoad::AttributeValue(HostId host, ComplexId complex) c
   return std::nullopt;
 }
 
-double HostLoad::FormulaValue(HostId host) const {
-  const LoadFormula& formula = cluster_.config.load_formula_terms;
+double HostLoad::FormulaValue(HostId host) const { return Evaluate(cluster_.config.load_formula_terms, host); }
+
+double HostLoad::Evaluate(const LoadFormula& formula, HostId host) const {
   auto operand = [&](const LoadFormulaOperand& o) -> std::optional<double> {
     if (o.is_number) return o.number;
     if (!o.attribute.valid() || !IsNumeric(cluster_.complexes[o.attribute].type)) return std::nullopt;

@@ -20,9 +20,6 @@
 
 namespace schedk {
 
-// The value a load formula gets when a lookup fails (ERROR_LOAD_VAL): the host sorts last.
-inline constexpr double kErrorLoadValue = 9999;
-
 class HostLoad {
  public:
   HostLoad(const Cluster& cluster, const JobTable& jobs);
@@ -33,6 +30,8 @@ class HostLoad {
   std::optional<double> GlobalLoadValue(ComplexId complex) const;
   // The load formula for `host`: kErrorLoadValue when any attribute has no value.
   double FormulaValue(HostId host) const;
+  // Any load formula for `host` (a quota's dynamic limit), read as FormulaValue reads load_formula.
+  double Evaluate(const LoadFormula& formula, HostId host) const;
   std::uint32_t correction(HostId host) const { return host_factor_[host.index()]; }
 
   // debit_job_from_hosts: `slots` more dispatched to `host` in this interval.

@@ -40,6 +40,7 @@
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/priority.hpp"
+#include "kernel/quota/quota_usage.hpp"
 #include "kernel/util/row_index.hpp"
 
 namespace schedk::dispatch_detail {
@@ -151,6 +152,10 @@ class Interval {
         index_(jobs),
         ledger_(cluster, instances, cluster.config.max_reservation > 0),
         load_(cluster, jobs),
+        quota_(
+            cluster.quota_sets, cluster.complexes,
+            [this](const LoadFormula& formula, HostId host) { return load_.Evaluate(formula, host); },
+            cluster.config.max_reservation > 0),
         alarm_(instances.size(), 0),
         has_free_(instances.size(), 0),
         free_on_host_(cluster.hosts.size(), 0),
@@ -262,7 +267,9 @@ class Interval {
   ParallelFit HarvestWithMasterQueue(const ParallelRoom& room, const ParallelEnvironment& p,
                                      std::uint32_t total) const;
   ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
-    return Distribute(RoomAt(job, pe, start), pe, total, why);
+    ParallelFit fit = Distribute(CapByQuotas(job, pe, start, RoomAt(job, pe, start)), pe, total, why);
+    fit.ok = fit.ok && !PlacementQuotaExcess(job, pe, fit.grants, start);
+    return fit;
   }
   std::optional<std::pair<PeId, ParallelFit>> StartParallel(const JobView& job, Decision& why);
 
@@ -337,6 +344,35 @@ class Interval {
   static bool RoomSuffices(const ParallelEnvironment& p, std::uint64_t sum, std::uint64_t roomy, std::size_t hosts,
                            const HostSlots& last, std::uint32_t enough);
 
+  // Resource quotas (interval_quota.cpp; docs/resource-quotas.md).
+  QuotaSubject SubjectAt(const JobView& job, PeId pe, std::uint32_t instance) const;
+  QuotaWindow WindowAt(const JobView& job, Time start) const { return {start, job.duration}; }
+  // The first quota limit one slot of a sequential job at `instance` would exceed from `start` on.
+  std::optional<QuotaExcess> SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start) const;
+  // `room` with each queue instance's slots cut to what the quotas leave
+  // over the job's window from `start`: the instances, host by host in the
+  // room's order, share each rule instance's limit; a host left below the
+  // allocation rule's per-host count gives its share back.
+  ParallelRoom CapByQuotas(const JobView& job, PeId pe, Time start, ParallelRoom room) const;
+  // The first quota limit the placement would exceed from `start` on; nullopt where the quotas admit it.
+  std::optional<QuotaExcess> PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,
+                                                  Time start) const;
+  // Makes the excess why's reason where it has none.
+  void NoteQuotaExcess(Decision& why, const QuotaExcess& excess);
+  // The earliest start at or after `from` at which a sequential job's slot at
+  // `instance` fits both its demands and the quotas (a reservation's).
+  std::optional<Time> ReservationStartUnderQuotas(const JobView& job, std::uint32_t instance,
+                                                  const std::vector<Demand>& demands, Time from) const;
+  // Debits the grants' quota usage (now and over time, a reservation over time
+  // only) and writes their `L` monitor lines.
+  void BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                  UsageState state);
+  // The index of a rule instance in result_.quota_keys, of an excess in result_.quota_excesses.
+  std::uint32_t QuotaKeyIndex(const QuotaInstance& instance);
+  std::uint32_t QuotaExcessIndex(const QuotaExcess& excess);
+  std::map<QuotaInstance, std::uint32_t> quota_key_index_;
+  std::map<std::pair<QuotaInstance, std::uint32_t>, std::uint32_t> quota_excess_index_;
+
   void RejectForNow(CategoryState& category, const Decision& why);
   // The dispatch loop over the dispatchable tasks' rows: the number
   // it reached before Grid Engine's queue list ran empty.
@@ -382,6 +418,7 @@ class Interval {
   RowIndex index_;
   ResourceLedger ledger_;
   HostLoad load_;
+  QuotaUsage quota_;  // running, starting and reserving jobs' resource quota usage
   std::vector<std::uint8_t> alarm_;
   std::vector<std::uint8_t> has_free_;
   std::int64_t free_instances_ = 0;
@@ -487,6 +524,7 @@ class Interval {
   ScheduleResult result_;
   bool ignore_plan_ = false;        // Fit weighs the amounts in use now only, not the diagrams
   bool access_lists_ = false;       // some host, queue, PE or the global host restricts users or projects
+  bool owner_categories_ = false;   // access lists or quotas: categories tell owners and projects apart
   std::uint32_t monitor_mark_ = 0;  // monitor lines up to here belong to earlier records
   // UtilizationDiagram::LastIncrease per ledger entry, cached until the entry is
   // booked again (threads fill different entries).

@@ -167,6 +167,7 @@ LevelFit Interval::MatchStatic(ContainerRef c, const JobView& job, std::uint64_t
         if (req.complex == complexes_.s_rt) builtin = static_cast<double>(instances_.s_rt[c.index]);
         break;
       case ContainerLevel::kPe:
+      case ContainerLevel::kQuota:  // no container of the ledger
         break;
     }
     if (fixed == nullptr && load_text == nullptr && !builtin) continue;  // not defined here
@@ -208,6 +209,7 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
     for (const QueueKey& key : free_order_) {
       const std::uint32_t i = key.instance;
       const HostId host = instances_.host[i];
+      if (SequentialQuotaExcess(job, i, cluster_.now)) continue;  // the quotas first
       if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
       std::uint64_t found = global_found;
       const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
@@ -252,6 +254,12 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
       if (!any_alarm) why.object = i;
       any_alarm = true;
       continue;
+    }
+    if (const std::optional<QuotaExcess> excess = SequentialQuotaExcess(job, i, cluster_.now)) {
+      why.reason = PendingReason::kQuota;
+      why.never = NeverCause::kNone;
+      why.object = QuotaExcessIndex(*excess);
+      return std::nullopt;
     }
     for (const LevelFit* level : {&global, &h, &q}) {
       if (level->slots == 0) {

@@ -458,13 +458,21 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
       continue;
     }
     const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(*bound)));
-    // The largest feasible count, by binary search over the candidates.
-    const ParallelRoom room = RoomNowFor(job, pe, enough);
+    // The largest feasible count, by binary search over the candidates. The
+    // quotas cut the room, so then it takes every host.
+    const ParallelRoom room =
+        CapByQuotas(job, pe, cluster_.now, RoomNowFor(job, pe, quota_.active() ? kUnlimited : enough));
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
     ParallelFit fit;
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
       ParallelFit f = Distribute(room, pe, candidates[mid], lo == 0 ? &why : nullptr);
+      if (f.ok) {
+        if (const std::optional<QuotaExcess> excess = PlacementQuotaExcess(job, pe, f.grants, cluster_.now)) {
+          f.ok = false;
+          if (lo == 0) NoteQuotaExcess(why, *excess);
+        }
+      }
       if (f.ok) {
         fit = std::move(f);
         lo = mid + 1;

@@ -313,6 +313,7 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
     debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0, true);
   }
   if (capture_ == nullptr) ledger_.DebitAll(booked_, mode_);
+  BookQuotas(job, pe, grants, start, d, state);  // after the containers': the `L` lines follow P, G, H and Q
 }
 
 void Interval::Record(Decision d, const std::vector<Grant>& grants) {

@@ -52,6 +52,8 @@ std::uint32_t ResourceLedger::Flat(ContainerRef c) const {
       return pes_ + 1 + c.index;
     case ContainerLevel::kQueue:
       return pes_ + 1 + hosts_ + c.index;
+    case ContainerLevel::kQuota:  // contract: never a ledger container
+      break;
   }
   return 0;
 }

@@ -24,7 +24,9 @@
 namespace schedk {
 
 // The MONITOR file's level letters: P, G, H, Q.
-enum class ContainerLevel : std::uint8_t { kPe, kGlobal, kHost, kQueue };
+// kQuota is the MONITOR file's `L` object, a resource quota rule instance
+// (ScheduleResult::quota_keys); the ledger holds no such container.
+enum class ContainerLevel : std::uint8_t { kPe, kGlobal, kHost, kQueue, kQuota };
 
 struct ContainerRef {
   ContainerLevel level = ContainerLevel::kGlobal;

@@ -28,12 +28,12 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
     Record(decision, {});
     return;
   }
-  // Owner and project belong to the category only where access lists can tell
-  // them apart; without any, a category is its request set and -now flag.
-  CategoryState& category =
-      access_lists_ ? categories_[CategoryKey{job.request_id.value, job.owner.value, job.group.value, job.project.value,
-                                              job.immediate}]
-                    : request_categories_[job.request_id.index() * 2 + (job.immediate ? 1 : 0)];
+  // Owner and project belong to the category only where access lists or
+  // quotas can tell them apart; otherwise a category is its request set and -now flag.
+  CategoryState& category = owner_categories_
+                                ? categories_[CategoryKey{job.request_id.value, job.owner.value, job.group.value,
+                                                          job.project.value, job.immediate}]
+                                : request_categories_[job.request_id.index() * 2 + (job.immediate ? 1 : 0)];
   const bool is_reserve = MayReserve(config_, reservations, job.reserve, job.immediate, category.rejected_reserve);
   const bool is_start = !category.rejected_now;
   if (!is_start && !is_reserve) {
@@ -169,7 +169,8 @@ void Interval::SetUpRequestTables() {
         PendingJobDuration(request_h_rt_[k], request_s_rt_[k], config_.default_duration, config_.duration_offset);
   }
   result_.decisions.reserve(priorities_.order.size());
-  request_categories_.assign(access_lists_ ? 0 : sets.size() * 2, CategoryState{});
+  owner_categories_ = access_lists_ || quota_.active();
+  request_categories_.assign(owner_categories_ ? 0 : sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
 }
@@ -328,6 +329,8 @@ ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std
   const std::uint32_t g0 = result.decisions[from].grant_begin, g1 = result.decisions[to - 1].grant_end;
   const std::uint32_t m0 = result.decisions[from].monitor_begin, m1 = result.decisions[to - 1].monitor_end;
   const auto base = static_cast<std::uint32_t>(slice.monitor.size());
+  slice.quota_keys = result.quota_keys;  // whole: records name them by index
+  slice.quota_excesses = result.quota_excesses;
   slice.grants.assign(result.grants.begin() + g0, result.grants.begin() + g1);
   slice.monitor.insert(slice.monitor.end(), result.monitor.begin() + m0, result.monitor.begin() + m1);
   slice.decisions.assign(result.decisions.begin() + static_cast<std::ptrdiff_t>(from),

@@ -5,7 +5,8 @@
 // waiting and error-state jobs in job order. Monitor records are the
 // MONITOR `schedule` file's lines in the order Grid Engine writes them:
 // running and suspended tasks first, then each start or reservation, per job
-// P, G, then per granted queue instance (master first) H and Q.
+// P, G, then per granted queue instance (master first) H and Q, then per
+// granted queue instance the L lines of its quota debits.
 // Invariant: a decision's grants are grants[grant_begin, grant_end) and its
 // monitor lines monitor[monitor_begin, monitor_end).
 #pragma once
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "kernel/dispatch/resource_ledger.hpp"
+#include "kernel/model/resource_quota.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk {
@@ -35,6 +37,7 @@ enum class PendingReason : std::uint8_t {
   kUserLimit,           // maxujobs
   kArrayTaskLimit,      // beyond the array job's max_aj_instances or -tc (array_task_limit.hpp)
   kReservationBlocked,  // it would fit now but for reservations of higher-priority jobs
+  kQuota,               // a resource quota limit (object: its index in quota_excesses)
   kNever,
 };
 
@@ -77,7 +80,7 @@ struct MonitorRecord {
   UsageState state = UsageState::kRunning;
   Time start = 0;
   Duration duration = 0;
-  ContainerRef container;  // object: PeId, global, HostId or queue instance
+  ContainerRef container;  // object: PeId, global, HostId, queue instance or quota rule instance (L)
   ComplexId resource;
   double amount = 0;
 };
@@ -86,6 +89,10 @@ struct ScheduleResult {
   std::vector<Decision> decisions;
   std::vector<Grant> grants;
   std::vector<MonitorRecord> monitor;
+  // Resource quota rule instances that monitor records (level kQuota) and
+  // pending decisions (kQuota, with the limit) name, by index.
+  std::vector<QuotaInstance> quota_keys;
+  std::vector<QuotaExcess> quota_excesses;
   std::uint32_t running_monitor = 0;  // monitor[0, running_monitor): RUNNING and SUSPENDED lines
   std::uint32_t starts = 0, reserves = 0, pending = 0;
 };

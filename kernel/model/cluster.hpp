@@ -1,8 +1,8 @@
 // cluster.hpp
 // Everything a scheduling interval needs except the jobs: the complex, the
 // scheduler configuration, hosts, hostgroups, queues, parallel environments,
-// users/projects/usersets, the share tree, the Maui priority configuration
-// and the interval's clock.
+// users/projects/usersets, the share tree, resource quota sets, the Maui
+// priority configuration and the interval's clock.
 // Invariants: every id stored anywhere in a Cluster or a JobTable built against
 // it indexes the matching table here.
 #pragma once
@@ -15,6 +15,7 @@
 #include "kernel/model/maui_config.hpp"
 #include "kernel/model/parallel_environment.hpp"
 #include "kernel/model/queue.hpp"
+#include "kernel/model/resource_quota.hpp"
 #include "kernel/model/scheduler_config.hpp"
 #include "kernel/model/share_tree.hpp"
 #include "kernel/types.hpp"
@@ -32,6 +33,7 @@ struct Cluster {
   std::vector<ParallelEnvironment> pes; // indexed by PeId
   EntityTables entities;
   ShareTree share_tree;
+  std::vector<ResourceQuotaSet> quota_sets;  // the `rqs` blocks in file order
   MauiConfig maui;  // the `maui` block; used when config.priority_policy is kMaui
 };
 

@@ -15,6 +15,9 @@
 
 namespace schedk {
 
+// The value a load formula gets when a lookup fails (ERROR_LOAD_VAL): the host sorts last.
+inline constexpr double kErrorLoadValue = 9999;
+
 struct LoadFormulaOperand {
   bool is_number = false;
   double number = 0;

@@ -5,15 +5,19 @@
 // (user, group, project, PE, cluster queue, host) is the set's rule for it,
 // even where none of its limits concern the request; every enabled set applies.
 // An expanded filter (`{...}`) keeps one usage counter per value of its kind.
+// A limit is static, or dynamic (`$num_proc*2`): a load formula evaluated on
+// each host, only in a rule whose hosts filter is expanded.
 // Invariants: a rule has at least one limit; every limit names a complex
 // attribute; a filter's id tables may be shorter than the tables they index
 // (an id beyond them matches no entry).
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernel/model/load_formula.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk {
@@ -28,11 +32,15 @@ struct QuotaFilter {
   bool positive = false;
   std::vector<std::uint8_t> in, out;              // by id
   std::vector<std::uint8_t> group_in, group_out;  // users only: by GroupId, through usersets listing `@group`
+  std::string text;                               // the entries as qconf prints them, negated ones last, without braces
 };
 
 struct QuotaLimit {
   ComplexId attribute;
-  double value = 0;
+  double value = 0;      // a static limit
+  bool dynamic = false;  // the limit is `formula` on the host
+  LoadFormula formula;
+  std::string text;  // as written (`slots=$num_proc*2`'s right side), for qquota
 };
 
 struct QuotaRule {
@@ -45,6 +53,26 @@ struct ResourceQuotaSet {
   std::string name;
   bool enabled = false;
   std::vector<QuotaRule> rules;
+};
+
+// A rule instance: Grid Engine's usage key `<set>/<rule>` with
+// `user/project/pe/queue/host/`, the subject's values in the rule's expanded
+// filters and None in the others.
+struct QuotaInstance {
+  std::uint32_t set = 0;  // index into Cluster::quota_sets
+  std::uint32_t rule = 0;
+  UserId user;
+  ProjectId project;
+  PeId pe;
+  QueueId queue;
+  HostId host;
+  friend auto operator<=>(const QuotaInstance&, const QuotaInstance&) = default;
+};
+
+// A limit that a request would exceed: its instance and the limit's index in its rule.
+struct QuotaExcess {
+  QuotaInstance instance;
+  std::uint32_t limit = 0;
 };
 
 }  // namespace schedk

@@ -1,5 +1,8 @@
 #include "kernel/quota/quota_usage.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "kernel/complex/complex_compare.hpp"
 
 namespace schedk {
@@ -50,18 +53,21 @@ QuotaInstance QuotaInstanceOf(const std::vector<ResourceQuotaSet>& sets, std::ui
           Expanded(r.hosts, s.host)};
 }
 
-QuotaUsage::QuotaUsage(const std::vector<ResourceQuotaSet>& sets, const ComplexTable& complexes)
-    : sets_(sets), complexes_(complexes) {}
+QuotaUsage::QuotaUsage(const std::vector<ResourceQuotaSet>& sets, const ComplexTable& complexes, DynamicLimit dynamic,
+                       bool diagrams)
+    : sets_(sets), complexes_(complexes), dynamic_(std::move(dynamic)), diagrams_(diagrams) {
+  for (const ResourceQuotaSet& set : sets) active_ |= set.enabled && !set.rules.empty();
+}
 
 std::optional<double> QuotaUsage::Amount(const QuotaLimit& limit, const RequestSet& requests, std::uint32_t slots,
                                          bool master) const {
   const ComplexAttribute& a = complexes_[limit.attribute];
   const ComplexValue* asked = FindValue(requests.hard, limit.attribute);
   double per_slot = 0;
-  if (asked != nullptr) {
-    per_slot = asked->number;
-  } else if (limit.attribute == complexes_.slots) {
+  if (limit.attribute == complexes_.slots) {
     per_slot = 1;
+  } else if (asked != nullptr) {
+    per_slot = asked->number;
   } else if (a.consumable != Consumable::kNo && a.default_value != 0) {
     per_slot = a.default_value;
   } else {
@@ -69,7 +75,7 @@ std::optional<double> QuotaUsage::Amount(const QuotaLimit& limit, const RequestS
   }
   switch (a.consumable) {
     case Consumable::kNo:
-      return std::nullopt;  // compared, not counted (Excess)
+      return std::nullopt;  // compared, not counted (RefusesRequest)
     case Consumable::kJob:
       return master ? per_slot : 0;
     default:
@@ -77,58 +83,147 @@ std::optional<double> QuotaUsage::Amount(const QuotaLimit& limit, const RequestS
   }
 }
 
-void QuotaUsage::Debit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master) {
-  for (std::uint32_t s = 0; s < sets_.size(); ++s) {
-    if (!sets_[s].enabled) continue;
-    const std::optional<std::uint32_t> rule = MatchingQuotaRule(sets_[s], subject);
-    if (!rule) continue;
-    const std::vector<QuotaLimit>& limits = sets_[s].rules[*rule].limits;
-    std::vector<double>* used = nullptr;
-    for (std::uint32_t l = 0; l < limits.size(); ++l) {
-      const std::optional<double> amount = Amount(limits[l], requests, slots, master);
-      if (!amount || *amount == 0) continue;
-      if (used == nullptr) {
-        used = &used_[QuotaInstanceOf(sets_, s, *rule, subject)];
-        used->resize(limits.size(), 0);
-      }
-      (*used)[l] += *amount;
-    }
-  }
+bool QuotaUsage::RefusesRequest(const QuotaLimit& limit, const RequestSet& requests) const {
+  const ComplexAttribute& a = complexes_[limit.attribute];
+  if (a.consumable != Consumable::kNo || !IsNumeric(a.type)) return false;
+  const ComplexValue* asked = FindValue(requests.hard, limit.attribute);
+  return asked != nullptr && !CompareNumbers(a.relop, asked->number, limit.value);
 }
 
-std::optional<QuotaExcess> QuotaUsage::Excess(const QuotaSubject& subject, const RequestSet& requests,
-                                              std::uint32_t slots, bool master) const {
-  for (std::uint32_t s = 0; s < sets_.size(); ++s) {
-    if (!sets_[s].enabled) continue;
-    const std::optional<std::uint32_t> rule = MatchingQuotaRule(sets_[s], subject);
-    if (!rule) continue;
-    const QuotaInstance instance = QuotaInstanceOf(sets_, s, *rule, subject);
-    const std::vector<QuotaLimit>& limits = sets_[s].rules[*rule].limits;
-    for (std::uint32_t l = 0; l < limits.size(); ++l) {
-      const QuotaLimit& limit = limits[l];
-      const ComplexAttribute& a = complexes_[limit.attribute];
-      if (a.consumable == Consumable::kNo) {
-        // A non-consumable limit bounds the request itself, where there is one.
-        const ComplexValue* asked = FindValue(requests.hard, limit.attribute);
-        if (asked != nullptr && IsNumeric(a.type) && !CompareNumbers(a.relop, asked->number, limit.value)) {
-          return QuotaExcess{instance, l};
+QuotaUsage::Counter& QuotaUsage::CounterOf(const QuotaInstance& instance) {
+  Counter& c = counters_[instance];
+  const std::size_t limits = sets_[instance.set].rules[instance.rule].limits.size();
+  if (c.now.size() < limits) c.now.resize(limits, 0);
+  if (diagrams_ && c.over_time.size() < limits) c.over_time.resize(limits);
+  return c;
+}
+
+void QuotaUsage::Debit(const QuotaInstance& instance, std::uint32_t limit, double amount, QuotaWindow window) {
+  Counter& c = CounterOf(instance);
+  c.now[limit] += amount;
+  if (diagrams_ && window.duration > 0) c.over_time[limit].Add(window.start, window.duration, amount);
+}
+
+void QuotaUsage::Reserve(const QuotaInstance& instance, std::uint32_t limit, double amount, QuotaWindow window) {
+  if (!diagrams_ || window.duration == 0) return;
+  CounterOf(instance).over_time[limit].Add(window.start, window.duration, amount);
+}
+
+void QuotaUsage::Debit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
+                       QuotaWindow window) {
+  ForEachDebit(subject, requests, slots, master, [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
+    Debit(instance, l, amount, window);
+  });
+}
+
+std::optional<QuotaExcess> QuotaUsage::Excess(const std::vector<QuotaGrant>& grants, const RequestSet& requests,
+                                              std::optional<QuotaWindow> window, bool master) const {
+  if (!active_) return std::nullopt;
+  std::map<std::pair<QuotaInstance, std::uint32_t>, double> adding;  // what the grants so far add
+  for (std::size_t g = 0; g < grants.size(); ++g) {
+    std::optional<QuotaExcess> excess;
+    ForEachRule(grants[g].subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
+      for (std::uint32_t l = 0; l < rule.limits.size() && !excess; ++l) {
+        if (RefusesRequest(rule.limits[l], requests)) {
+          excess = QuotaExcess{instance, l};
+          break;
         }
-        continue;
+        const std::optional<double> amount = Amount(rule.limits[l], requests, grants[g].slots, master && g == 0);
+        if (!amount) continue;
+        double& added = adding[{instance, l}];
+        added += *amount;
+        if (Peak(instance, l, window) + added > LimitOf(instance, l)) excess = QuotaExcess{instance, l};
       }
-      const std::optional<double> amount = Amount(limit, requests, slots, master);
-      if (amount && Used(instance, l) + *amount > limit.value) return QuotaExcess{instance, l};
-    }
+    });
+    if (excess) return excess;
   }
   return std::nullopt;
 }
 
-double QuotaUsage::Used(const QuotaInstance& instance, std::uint32_t limit) const {
-  const auto it = used_.find(instance);
-  return it == used_.end() || limit >= it->second.size() ? 0 : it->second[limit];
+std::uint32_t QuotaUsage::SlotRoom(const QuotaSubject& subject, const RequestSet& requests, bool master,
+                                   std::optional<QuotaWindow> window) const {
+  std::uint32_t room = UINT32_MAX;
+  if (!active_) return room;
+  ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
+    for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
+      if (RefusesRequest(rule.limits[l], requests)) {
+        room = 0;
+        continue;
+      }
+      const std::optional<double> one = Amount(rule.limits[l], requests, 1, master);
+      if (!one) continue;
+      const double fixed = *Amount(rule.limits[l], requests, 0, master);  // a per-job amount at the master
+      const double left = LimitOf(instance, l) - Peak(instance, l, window) - fixed;
+      const double per_slot = *one - fixed;
+      if (left < 0) {
+        room = 0;
+      } else if (per_slot > 0) {
+        room = static_cast<std::uint32_t>(std::min<double>(room, std::floor(left / per_slot)));
+      }
+    }
+  });
+  return room;
 }
 
-QuotaUsage RunningQuotaUsage(const Cluster& cluster, const std::vector<ResourceQuotaSet>& sets, const JobTable& jobs) {
-  QuotaUsage usage(sets, cluster.complexes);
+std::optional<Time> QuotaUsage::EarliestStart(const QuotaSubject& subject, const RequestSet& requests,
+                                              std::uint32_t slots, bool master, Time from, Duration duration) const {
+  if (!active_) return from;
+  // Each counter's earliest fit moves the start; the others are asked again
+  // from there until all agree (every answer only moves it later).
+  std::optional<Time> start = from;
+  for (bool moved = true; moved && start;) {
+    moved = false;
+    ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
+      for (std::uint32_t l = 0; l < rule.limits.size() && start; ++l) {
+        if (RefusesRequest(rule.limits[l], requests)) {
+          start = std::nullopt;
+          return;
+        }
+        const std::optional<double> amount = Amount(rule.limits[l], requests, slots, master);
+        if (!amount) continue;
+        const double room = LimitOf(instance, l) - *amount;
+        const auto it = counters_.find(instance);
+        std::optional<Time> fit;
+        if (room < 0) {
+          fit = std::nullopt;
+        } else if (it == counters_.end() || !diagrams_) {
+          fit = Used(instance, l) <= room ? std::optional<Time>(*start) : std::nullopt;
+        } else {
+          fit = it->second.over_time[l].EarliestFit(*start, duration, room);
+        }
+        if (!fit) {
+          start = std::nullopt;
+        } else if (*fit > *start) {
+          start = fit;
+          moved = true;
+        }
+      }
+    });
+  }
+  return start;
+}
+
+double QuotaUsage::Used(const QuotaInstance& instance, std::uint32_t limit) const {
+  const auto it = counters_.find(instance);
+  return it == counters_.end() || limit >= it->second.now.size() ? 0 : it->second.now[limit];
+}
+
+double QuotaUsage::Peak(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window) const {
+  if (!diagrams_ || !window) return Used(instance, limit);
+  const auto it = counters_.find(instance);
+  if (it == counters_.end() || limit >= it->second.over_time.size()) return 0;
+  return it->second.over_time[limit].Max(window->start, window->duration);
+}
+
+double QuotaUsage::LimitOf(const QuotaInstance& instance, std::uint32_t limit) const {
+  const QuotaLimit& l = sets_[instance.set].rules[instance.rule].limits[limit];
+  if (!l.dynamic) return l.value;
+  return dynamic_ && instance.host.valid() ? dynamic_(l.formula, instance.host) : kErrorLoadValue;
+}
+
+QuotaUsage RunningQuotaUsage(const Cluster& cluster, const std::vector<ResourceQuotaSet>& sets, const JobTable& jobs,
+                             QuotaUsage::DynamicLimit dynamic) {
+  QuotaUsage usage(sets, cluster.complexes, std::move(dynamic));
   for (const JobShard& shard : jobs.shards()) {
     for (std::size_t r = 0; r < shard.size(); ++r) {
       if (shard.state[r] != JobState::kRunning && shard.state[r] != JobState::kSuspended) continue;

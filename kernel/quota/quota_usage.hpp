@@ -5,6 +5,8 @@
 // Grid Engine's usage key: the set, the rule, and the subject's values in the
 // rule's expanded filters (none in the others), so `users {*}` keeps one
 // counter per user and `users *` one for all.
+// A parallel job's grants share the counters of the rule instances they have
+// in common.
 // Invariants: a debit of a queue instance adds, per consumable limit of each
 // applying rule, the slots times the per-slot request (`slots` counts 1 per
 // slot), and a per-job (JOB) consumable's request once, at the job's master
@@ -12,8 +14,8 @@
 // default) is not debited, `slots` always is.
 #pragma once
 
-#include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "kernel/model/resource_quota.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/model/request_set.hpp"
+#include "kernel/reservation/utilization_diagram.hpp"
 
 namespace schedk {
 
@@ -36,18 +39,6 @@ struct QuotaSubject {
   HostId host;
 };
 
-// A rule instance: the usage key of Grid Engine's `<set>/<rule>` and `user/project/pe/queue/host/`.
-struct QuotaInstance {
-  std::uint32_t set = 0;
-  std::uint32_t rule = 0;
-  UserId user;
-  ProjectId project;
-  PeId pe;
-  QueueId queue;
-  HostId host;
-  friend auto operator<=>(const QuotaInstance&, const QuotaInstance&) = default;
-};
-
 // Whether `filter` admits `value` (None: missing), with `group` for a users filter.
 bool QuotaFilterAdmits(const QuotaFilter& filter, std::uint32_t value, GroupId group = GroupId::None());
 
@@ -59,44 +50,129 @@ std::optional<std::uint32_t> MatchingQuotaRule(const ResourceQuotaSet& set, cons
 QuotaInstance QuotaInstanceOf(const std::vector<ResourceQuotaSet>& sets, std::uint32_t set, std::uint32_t rule,
                               const QuotaSubject& subject);
 
-// A limit that a request would exceed: its instance and the limit's index in its rule.
-struct QuotaExcess {
-  QuotaInstance instance;
-  std::uint32_t limit = 0;
+// `slots` slots of a job at one queue instance.
+struct QuotaGrant {
+  QuotaSubject subject;
+  std::uint32_t slots = 0;
+};
+
+// A booking's time: [start, DiagramEnd(start, duration)).
+struct QuotaWindow {
+  Time start = 0;
+  Duration duration = 0;
 };
 
 class QuotaUsage {
  public:
-  // `sets` and `complexes` outlive the usage.
-  QuotaUsage(const std::vector<ResourceQuotaSet>& sets, const ComplexTable& complexes);
+  // A dynamic limit's value on a host; without one, every dynamic limit is
+  // kErrorLoadValue's 9999, as where the formula cannot be read.
+  using DynamicLimit = std::function<double(const LoadFormula&, HostId)>;
 
-  // Debits `slots` slots of a job asking `requests` at subject's queue
-  // instance; `master`: the job's master queue instance.
-  void Debit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master);
+  // `sets` and `complexes` outlive the usage. With `diagrams` (max_reservation
+  // above 0) every counter also keeps its usage over time, and a check over a
+  // window weighs the counter's peak in it; otherwise what is in use now.
+  QuotaUsage(const std::vector<ResourceQuotaSet>& sets, const ComplexTable& complexes, DynamicLimit dynamic = {},
+             bool diagrams = false);
 
-  // The first limit, in set and limit order, that debiting the same would
-  // take above its value; nullopt when every set has room.
+  // Whether some set is enabled (otherwise nothing is ever limited).
+  bool active() const { return active_; }
+  bool with_diagrams() const { return diagrams_; }
+
+  // Calls visit(instance, limit index, amount) for each non-zero amount that
+  // `slots` slots of a job asking `requests` at the subject's queue instance
+  // debit, in set and limit order; `master`: the job's master queue instance.
+  template <class Visit>
+  void ForEachDebit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
+                    Visit visit) const;
+
+  // Debits now (running and starting jobs), and over `window` where diagrams are kept.
+  void Debit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
+             QuotaWindow window = {});
+  void Debit(const QuotaInstance& instance, std::uint32_t limit, double amount, QuotaWindow window = {});
+  // A reservation: over `window` only (nothing where no diagrams are kept).
+  void Reserve(const QuotaInstance& instance, std::uint32_t limit, double amount, QuotaWindow window);
+
+  // The first limit, in set and limit order, that the grants (the first the
+  // master) would take above its value, weighing each counter's peak over
+  // `window` (nullopt: now); grants that share a rule instance share its
+  // limit. nullopt when every set has room.
+  // `master`: the first grant is the master's.
+  std::optional<QuotaExcess> Excess(const std::vector<QuotaGrant>& grants, const RequestSet& requests,
+                                    std::optional<QuotaWindow> window = std::nullopt, bool master = true) const;
   std::optional<QuotaExcess> Excess(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots,
-                                    bool master) const;
+                                    bool master, std::optional<QuotaWindow> window = std::nullopt) const {
+    return Excess(std::vector<QuotaGrant>{{subject, slots}}, requests, window, master);
+  }
 
-  // What instance `instance` has used of its rule's limit `limit` (0 when unused).
+  // The most slots the subject's queue instance can take under every limit
+  // (UINT32_MAX where none concerns the job; 0 where even a master's per-job
+  // amount or a non-consumable limit is in the way).
+  std::uint32_t SlotRoom(const QuotaSubject& subject, const RequestSet& requests, bool master,
+                         std::optional<QuotaWindow> window = std::nullopt) const;
+
+  // The earliest start at or after `from` at which `slots` slots at the
+  // subject's queue instance fit every counter for `duration` (diagrams kept);
+  // nullopt where some limit never has room.
+  std::optional<Time> EarliestStart(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots,
+                                    bool master, Time from, Duration duration) const;
+
+  // What instance `instance` uses of its rule's limit `limit` now (0 when unused).
   double Used(const QuotaInstance& instance, std::uint32_t limit) const;
+  // Its peak over `window` where diagrams are kept; else Used.
+  double Peak(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window) const;
+  // The value of the rule's limit `limit` for the instance (a dynamic one on its host).
+  double LimitOf(const QuotaInstance& instance, std::uint32_t limit) const;
 
-  // Every instance with usage, in (set, rule, key) order, with its usage per limit.
-  const std::map<QuotaInstance, std::vector<double>>& instances() const { return used_; }
+  // A counter: per limit of its rule, the usage now and over time.
+  struct Counter {
+    std::vector<double> now;
+    std::vector<UtilizationDiagram> over_time;  // with diagrams
+  };
+  // Every instance with usage or a reservation, in (set, rule, key) order.
+  const std::map<QuotaInstance, Counter>& instances() const { return counters_; }
 
  private:
-  // What one slot (or, for a JOB consumable, the job at its master) adds to
-  // `limit`; nullopt where the limit does not concern the request.
+  // What `slots` slots (or, for a JOB consumable, the job at its master) add
+  // to `limit`; nullopt where the limit does not concern the request.
   std::optional<double> Amount(const QuotaLimit& limit, const RequestSet& requests, std::uint32_t slots,
                                bool master) const;
+  // Whether a non-consumable limit refuses the request itself.
+  bool RefusesRequest(const QuotaLimit& limit, const RequestSet& requests) const;
+  // Calls visit(instance, rule) for the rule each enabled set applies to the subject.
+  template <class Visit>
+  void ForEachRule(const QuotaSubject& subject, Visit visit) const;
+  Counter& CounterOf(const QuotaInstance& instance);
 
   const std::vector<ResourceQuotaSet>& sets_;
   const ComplexTable& complexes_;
-  std::map<QuotaInstance, std::vector<double>> used_;
+  DynamicLimit dynamic_;
+  bool diagrams_ = false;
+  bool active_ = false;
+  std::map<QuotaInstance, Counter> counters_;
 };
 
-// The usage of every running and suspended task's grants in `jobs`.
-QuotaUsage RunningQuotaUsage(const Cluster& cluster, const std::vector<ResourceQuotaSet>& sets, const JobTable& jobs);
+template <class Visit>
+void QuotaUsage::ForEachRule(const QuotaSubject& subject, Visit visit) const {
+  for (std::uint32_t s = 0; s < sets_.size(); ++s) {
+    if (!sets_[s].enabled) continue;
+    const std::optional<std::uint32_t> rule = MatchingQuotaRule(sets_[s], subject);
+    if (rule) visit(QuotaInstanceOf(sets_, s, *rule, subject), sets_[s].rules[*rule]);
+  }
+}
+
+template <class Visit>
+void QuotaUsage::ForEachDebit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
+                              Visit visit) const {
+  ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
+    for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
+      const std::optional<double> amount = Amount(rule.limits[l], requests, slots, master);
+      if (amount && *amount != 0) visit(instance, l, *amount);
+    }
+  });
+}
+
+// The usage now of every running and suspended task's grants in `jobs` (no diagrams).
+QuotaUsage RunningQuotaUsage(const Cluster& cluster, const std::vector<ResourceQuotaSet>& sets, const JobTable& jobs,
+                             QuotaUsage::DynamicLimit dynamic = {});
 
 }  // namespace schedk

@@ -104,7 +104,8 @@ std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const 
     const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, &demands);
     if (!AllFound(job, found) || h.static_mismatch || q.static_mismatch) return;
     Decision local;
-    const std::optional<Time> t = EarliestFor(demands, job.duration, local);
+    std::optional<Time> t = EarliestFor(demands, job.duration, local);
+    if (t) t = ReservationStartUnderQuotas(job, i, demands, *t);
     if (!t) {
       if (why.never == NeverCause::kNone) {
         why.never = local.never;
@@ -127,7 +128,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     ParallelRoom room;
     if (config_.reserve_in_gaps) {
       walk_start = EarliestGapStart(*this, job, pe, least);
-    } else if (twin_ == Twin::kReference || !job.requests->queue_master.empty()) {
+    } else if (twin_ == Twin::kReference || !job.requests->queue_master.empty() || quota_.active()) {
       walk_start = PlainQueueEndWalk(*this, job, pe, least);
     } else {
       // Past a few walks, the breakpoint index pays for its building.
@@ -144,14 +145,16 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     // instances in queue order, or with sorted-in full ones, in queue order
     // where no host has two instances whose keys tie.
     if (config_.reserve_in_gaps || twin_ == Twin::kReference || !job.requests->queue_master.empty() ||
-        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_)) {
-      room = RoomAt(job, pe, start, twin_ == Twin::kOptimised ? candidates.back() : kUnlimited);
+        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || quota_.active()) {
+      const bool cut = twin_ == Twin::kOptimised && !quota_.active();  // the quotas cut the room: every host
+      room = CapByQuotas(job, pe, start, RoomAt(job, pe, start, cut ? candidates.back() : kUnlimited));
     }
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
       ParallelFit f = Distribute(room, pe, candidates[mid], nullptr);
+      f.ok = f.ok && !PlacementQuotaExcess(job, pe, f.grants, start);
       if (f.ok) {
         fit = std::move(f);
         lo = mid + 1;

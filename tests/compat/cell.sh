@@ -105,6 +105,21 @@ wait_no_jobs() {
   for _ in $(seq 120); do [ -z "$(qstat -u '*' 2>/dev/null)" ] && return 0; sleep 1; done
   cell_fail "the jobs do not end"
 }
+# A resource quota set: mkrqs name enabled "limit ..." ["limit ..." ...]
+mkrqs() {
+  local name=$1 enabled=$2 text
+  shift 2
+  text=$(printf '{\nname %s\ndescription NONE\nenabled %s' "$name" "$enabled")
+  for rule in "$@"; do text+=$(printf '\nlimit %s' "$rule"); done
+  cell_put -Arqs -Mrqs -srqsl "$name" "$text"$'\n}' || cell_fail "qconf refuses the quota set $name"
+}
+# mkhgrp @name host...
+mkhgrp() {
+  local name=$1
+  shift
+  cell_put -Ahgrp -Mhgrp -shgrpl "$name" "$(printf 'group_name %s\nhostlist %s' "$name" "$*")" ||
+    cell_fail "qconf refuses the hostgroup $name"
+}
 # mkpe name slots allocation_rule urgency_slots
 mkpe() {
   cell_put -Ap -Mp -spl "$1" "$(printf 'pe_name %s\nslots %s\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots %s\naccounting_summary FALSE\nqsort_args NONE' "$1" "$2" "$3" "$4")"
@@ -156,7 +171,7 @@ wait_runs() {
 # Back to the baseline every scenario starts from: no jobs, the install's
 # scheduler configuration with short intervals, MONITOR and PROFILE on, one
 # queue all.q with 8 slots, no PEs, projects, departments, share tree or
-# extra queues, the test users without user objects.
+# extra queues, quota sets or hostgroups, the test users without user objects.
 cell_reset() {
   qmod -e '*' >/dev/null 2>&1 || true
   qdel -f -u '*' '*' >/dev/null 2>&1 || true
@@ -170,6 +185,8 @@ cell_reset() {
     [ "$(qconf -sql 2>/dev/null)" = all.q ] && [ -z "$(qconf -spl 2>/dev/null || true)" ] && break
     sleep 1
   done
+  for r in $(qconf -srqsl 2>/dev/null || true); do qconf -drqs "$r" >/dev/null 2>&1 || true; done
+  for g in $(qconf -shgrpl 2>/dev/null || true); do qconf -dhgrp "$g" >/dev/null 2>&1 || true; done
   for p in $(qconf -sprjl 2>/dev/null || true); do qconf -dprj "$p" >/dev/null 2>&1 || true; done
   for u in $(qconf -suserl 2>/dev/null || true); do qconf -duser "$u" >/dev/null 2>&1 || true; done
   for u in $CELL_USERS; do qconf -du "$u" deadlineusers >/dev/null 2>&1 || true; done

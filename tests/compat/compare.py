@@ -9,7 +9,11 @@
       urgency contributions rounded to whole numbers (%.0f), the tickets
       truncated to them.
   compare.py monitor CELL_SECTION SCHEDK_SECTION
-      The MONITOR lines of one scheduler run, in content and in order.
+      The MONITOR lines of one scheduler run, in content and in order, but
+      for the order within one booking's quota (L) lines: the cell writes
+      them in the order its scheduler's mirror holds the quota sets, which
+      moves a set to the end whenever the qmaster changes its usage, a
+      history no snapshot holds; schedk writes them in set order.
   compare.py starts CELL_SNAPSHOT SCHEDK_SCHEDULE TIME
       The jobs the cell started at TIME (an import made after that run: the
       tasks whose start= is TIME, with their granted queue instances and
@@ -87,7 +91,25 @@ def compare_priorities(qstat_path, jsonl_path):
 
 def monitor_lines(path):
     with open(path) as f:
-        return [l.rstrip("\n") for l in f if l.strip() and not l.startswith("::::::::")]
+        lines = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("::::::::")]
+    return sort_quota_runs(lines)
+
+
+def sort_quota_runs(lines):
+    """Sorts each run of consecutive L lines of one booking (job, task, state,
+    start, duration and level equal)."""
+    def run_key(line):
+        parts = line.split(":")
+        return parts[:6] if len(parts) > 5 and parts[5] == "L" else None
+    out, i = [], 0
+    while i < len(lines):
+        j = i + 1
+        key = run_key(lines[i])
+        while key is not None and j < len(lines) and run_key(lines[j]) == key:
+            j += 1
+        out.extend(sorted(lines[i:j]) if key is not None else lines[i:j])
+        i = j
+    return out
 
 
 def compare_monitor(cell_path, schedk_path):

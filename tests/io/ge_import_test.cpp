@@ -327,14 +327,37 @@ TEST_F(ImportGeTest, OutputThatDoesNotParseNamesCommandAndLine) {
   EXPECT_NE(imported.status().message().find("not well-formed XML"), std::string::npos);
 }
 
-TEST_F(ImportGeTest, WhatASnapshotCannotHoldStopsTheImport) {
+// qconf -srqs as the real 8.1.9 cell prints a set: in braces, indented.
+TEST_F(ImportGeTest, QuotaSetsArePastedWithoutTheirBraces) {
   const std::string dir = Copy("urgency");
   Write(dir + "/qconf_-srqsl", "max_slots\n");
-  auto rqs = Import(dir);
-  ASSERT_FALSE(rqs.ok());
-  EXPECT_NE(rqs.status().ToString().find("qconf -srqsl:1: the cell uses resource quota sets"), std::string::npos)
-      << rqs.status().ToString();
-  Write(dir + "/qconf_-srqsl", "");
+  Write(dir + "/qconf_-srqs_max%5Fslots",
+        "{\n   name         max_slots\n   description  NONE\n   enabled      TRUE\n"
+        "   limit        users {*} to slots=2\n}\n");
+  auto imported = Import(dir);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_NE(imported->snapshot.find("begin rqs max_slots\nname         max_slots\ndescription  NONE\n"
+                                    "enabled      TRUE\nlimit        users {*} to slots=2\nend rqs\n"),
+            std::string::npos)
+      << imported->snapshot;
+  auto snapshot = ReadSnapshot(imported->snapshot, "import");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  ASSERT_EQ(snapshot->cluster.quota_sets.size(), 1u);
+  EXPECT_TRUE(snapshot->cluster.quota_sets[0].enabled);
+  EXPECT_TRUE(snapshot->cluster.quota_sets[0].rules[0].users.expand);
+}
+
+TEST_F(ImportGeTest, WhatASnapshotCannotHoldStopsTheImport) {
+  const std::string dir = Copy("urgency");
+  Write(dir + "/qrstat_-u_%2A",
+        "ar-id   name       owner        state start at             end at               duration\n"
+        "----------------------------------------------------------------------------------------\n"
+        "      1            u1           r     11/27/2026 10:00:00  11/27/2026 11:00:00  01:00:00\n");
+  auto ar = Import(dir);
+  ASSERT_FALSE(ar.ok());
+  EXPECT_NE(ar.status().ToString().find("the cell uses advance reservations"), std::string::npos)
+      << ar.status().ToString();
+  Write(dir + "/qrstat_-u_%2A", "");
 
   std::string jobs = ReadText(dir + "/qstat_-j_%2A_-xml");
   const std::size_t first = jobs.find("<JB_pe>");

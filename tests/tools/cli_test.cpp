@@ -301,13 +301,71 @@ TEST(CliScheduleTest, JsonLinesRecords) {
 
 TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
   for (const char* name : {"reservation-2004", "reservation-2004-backfill", "reservation-2004-offset", "backfill-t54",
-                           "reserve-in-gaps", "reserve-in-gaps-on"}) {
+                           "reserve-in-gaps", "reserve-in-gaps-on", "quota-users", "quota-hosts"}) {
     const CliRun one = Schedk("schedule --threads 1 " + Dataset(std::string(name) + ".snap"));
     const CliRun many = Schedk("schedule --threads 8 " + Dataset(std::string(name) + ".snap"));
     ASSERT_EQ(one.exit_code, 0) << name << ": " << one.err;
     EXPECT_EQ(WithoutElapsed(one.out), ReadText(Dataset(std::string(name) + ".schedule.expected"))) << name;
     EXPECT_EQ(WithoutElapsed(one.out), WithoutElapsed(many.out)) << name;
   }
+}
+
+std::vector<std::string> NonEmptyLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (end > at) lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+// The quota datasets are real cells' scheduler runs: schedk's MONITOR lines
+// are the cell's own, but for the order of one booking's L lines, which the
+// cell takes from its scheduler's event history (tests/compat/compare.py).
+TEST(CliScheduleTest, QuotaMonitorLinesAreTheRealCells) {
+  auto sorted_runs = [](const std::vector<std::string>& lines) {
+    std::vector<std::string> out = lines;
+    auto booking = [](const std::string& l) {
+      std::size_t at = 0;
+      for (int field = 0; field < 5 && at != std::string::npos; ++field) at = l.find(':', at + 1);
+      return at != std::string::npos && l.compare(at + 1, 2, "L:") == 0 ? l.substr(0, at) : std::string();
+    };
+    for (std::size_t i = 0; i < out.size();) {
+      std::size_t j = i + 1;
+      while (!booking(out[i]).empty() && j < out.size() && booking(out[j]) == booking(out[i])) ++j;
+      std::sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j));
+      i = j;
+    }
+    return out;
+  };
+  for (const char* name : {"quota-users", "quota-hosts"}) {
+    const std::string monitor = ::testing::TempDir() + "/" + name + ".monitor";
+    std::remove(monitor.c_str());
+    const CliRun r = Schedk("schedule --monitor " + monitor + " " + Dataset(std::string(name) + ".snap"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> ours = NonEmptyLines(ReadText(monitor));
+    ASSERT_FALSE(ours.empty());
+    ours.erase(ours.begin());  // the section's "::::::::"
+    const std::vector<std::string> cell = NonEmptyLines(ReadText(Dataset(std::string(name) + ".cell-monitor")));
+    EXPECT_EQ(sorted_runs(ours), sorted_runs(cell)) << name;
+  }
+  // The pending reason names the set, the rule and the usage key as qstat -j does.
+  const CliRun hosts = Schedk("schedule " + Dataset("quota-hosts.snap"));
+  EXPECT_TRUE(Has(hosts.out,
+                  "pending 19.1 reason=rqs:hostlim/1 "
+                  "\"cannot run because it exceeds limit \\\"////vm/\\\" in rule \\\"hostlim/1\\\"\""))
+      << hosts.out;
+}
+
+// `schedk quota`: qquota's table of what running jobs use (the cell's qquota
+// printed `maxu/1 slots=1/3 users u1` for job 7).
+TEST(CliQuotaTest, RunningJobsUsageAsQquotaPrintsIt) {
+  const CliRun r = Schedk("quota " + Dataset("quota-users.snap"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "resource quota rule limit                filter\n" + std::string(80, '-') +
+                       "\nmaxu/1             slots=1/3            users u1\n");
 }
 
 // Requests that can never be met get `never:` reasons; requests that cannot be

@@ -43,9 +43,15 @@ QuotaFilter Filter(std::initializer_list<std::uint32_t> in, std::initializer_lis
 // `*` and `{*}`: every id.
 QuotaFilter All(bool expand = false) { return Filter({0, 1, 2, 3, 4, 5, 6, 7}, {}, expand); }
 
-QuotaRule Rule(std::vector<QuotaLimit> limits) {
+// A rule with static limits (attribute, value).
+QuotaRule Rule(std::vector<std::pair<ComplexId, double>> limits) {
   QuotaRule r;
-  r.limits = std::move(limits);
+  for (const auto& [attribute, value] : limits) {
+    QuotaLimit l;
+    l.attribute = attribute;
+    l.value = value;
+    r.limits.push_back(l);
+  }
   return r;
 }
 

@@ -1,0 +1,140 @@
+// The interval's resource quota steps (docs/resource-quotas.md): the check of
+// a sequential job's queue instance, the cut of a parallel job's room and the
+// check of its placement, the quotas' say on a reservation's start, and the
+// booking of quota usage with its MONITOR `L` lines.
+#include "kernel/dispatch/interval.hpp"
+
+namespace schedk::dispatch_detail {
+
+QuotaSubject Interval::SubjectAt(const JobView& job, PeId pe, std::uint32_t instance) const {
+  return {job.owner, job.group, job.project, pe, instances_.queue[instance], instances_.host[instance]};
+}
+
+std::optional<QuotaExcess> Interval::SequentialQuotaExcess(const JobView& job, std::uint32_t instance,
+                                                           Time start) const {
+  if (!quota_.active()) return std::nullopt;
+  return quota_.Excess(SubjectAt(job, PeId::None(), instance), *job.requests, 1, true, WindowAt(job, start));
+}
+
+Interval::ParallelRoom Interval::CapByQuotas(const JobView& job, PeId pe, Time start, ParallelRoom room) const {
+  if (!quota_.active()) return room;
+  const ParallelEnvironment& p = cluster_.pes[pe.index()];
+  const std::uint32_t per_host_least = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
+  const QuotaWindow window = WindowAt(job, start);
+  // What the hosts before have taken of each rule instance's limits, as grants.
+  std::vector<QuotaGrant> taken;
+  std::vector<HostSlots> kept;
+  for (HostSlots& h : room.hosts) {
+    const std::size_t before = taken.size();
+    HostSlots cut{h.host, 0, {}};
+    for (const auto& [instance, slots] : h.queues) {
+      const QuotaSubject subject = SubjectAt(job, pe, instance);
+      // The most this instance adds without taking a shared limit over: the
+      // instance's own room less what earlier grants of the same rule instances took.
+      std::uint32_t give = std::min(slots, quota_.SlotRoom(subject, *job.requests, false, window));
+      while (give > 0) {
+        taken.push_back({subject, give});
+        const bool fits = !quota_.Excess(taken, *job.requests, window);
+        taken.pop_back();
+        if (fits) break;
+        --give;
+      }
+      if (give == 0) continue;
+      taken.push_back({subject, give});
+      cut.queues.emplace_back(instance, give);
+      cut.available += give;
+    }
+    cut.available = std::min(cut.available, h.available);
+    if (cut.available < per_host_least) {  // below the rule's per-host count: the share goes back
+      taken.resize(before);
+      continue;
+    }
+    kept.push_back(std::move(cut));
+  }
+  room.hosts = std::move(kept);
+  return room;
+}
+
+std::optional<QuotaExcess> Interval::PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,
+                                                          Time start) const {
+  if (!quota_.active()) return std::nullopt;
+  std::vector<QuotaGrant> placed;
+  for (const Grant& g : grants) placed.push_back({SubjectAt(job, pe, g.instance), g.slots});
+  return quota_.Excess(placed, *job.requests, WindowAt(job, start));
+}
+
+void Interval::NoteQuotaExcess(Decision& why, const QuotaExcess& excess) {
+  if (why.reason != PendingReason::kNone) return;
+  why.reason = PendingReason::kQuota;
+  why.object = QuotaExcessIndex(excess);
+}
+
+std::optional<Time> Interval::ReservationStartUnderQuotas(const JobView& job, std::uint32_t instance,
+                                                          const std::vector<Demand>& demands, Time from) const {
+  if (!quota_.active()) return from;
+  const QuotaSubject subject = SubjectAt(job, PeId::None(), instance);
+  // Without RESERVE_IN_GAPS the demands fit from their tails on, so only the
+  // quotas move the start; with it the quotas and the demands move it in turn
+  // until neither does.
+  Time t = from;
+  for (;;) {
+    const std::optional<Time> q = quota_.EarliestStart(subject, *job.requests, 1, true, t, job.duration);
+    if (!q || !config_.reserve_in_gaps || *q == t) return q;
+    t = *q;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const Demand& demand : demands) {
+        const double limit = ledger_.entry(demand.entry).total - demand.amount;
+        const std::optional<Time> fit = ledger_.diagram(demand.entry).EarliestFit(t, job.duration, limit);
+        if (!fit) return std::nullopt;
+        if (*fit > t) {
+          t = *fit;
+          moved = true;
+        }
+      }
+    }
+  }
+}
+
+void Interval::BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                          UsageState state) {
+  if (!quota_.active()) return;
+  const QuotaWindow window{start, d};
+  auto book = [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
+    if (state == UsageState::kReserving) {
+      quota_.Reserve(instance, l, amount, window);
+    } else {
+      quota_.Debit(instance, l, amount, window);
+    }
+    if (!ledger_.with_diagrams()) return;  // no diagram, no line
+    MonitorRecord line;
+    line.job = job.job;
+    line.task = job.task;
+    line.state = state;
+    line.start = start;
+    line.duration = d;
+    line.container = {ContainerLevel::kQuota, QuotaKeyIndex(instance)};
+    line.resource = cluster_.quota_sets[instance.set].rules[instance.rule].limits[l].attribute;
+    line.amount = amount;
+    result_.monitor.push_back(line);
+  };
+  for (std::size_t g = 0; g < grants.size(); ++g) {
+    quota_.ForEachDebit(SubjectAt(job, pe, grants[g].instance), *job.requests, grants[g].slots, g == 0, book);
+  }
+}
+
+std::uint32_t Interval::QuotaKeyIndex(const QuotaInstance& instance) {
+  const auto [it, added] =
+      quota_key_index_.try_emplace(instance, static_cast<std::uint32_t>(result_.quota_keys.size()));
+  if (added) result_.quota_keys.push_back(instance);
+  return it->second;
+}
+
+std::uint32_t Interval::QuotaExcessIndex(const QuotaExcess& excess) {
+  const auto [it, added] = quota_excess_index_.try_emplace({excess.instance, excess.limit},
+                                                           static_cast<std::uint32_t>(result_.quota_excesses.size()));
+  if (added) result_.quota_excesses.push_back(excess);
+  return it->second;
+}
+
+}  // namespace schedk::dispatch_detail

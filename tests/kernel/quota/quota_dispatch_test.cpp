@@ -1,0 +1,200 @@
+// Resource quota sets in a scheduling interval, hand-worked from
+// sge_resource_quota(5) and docs/resource-quotas.md: the first matching rule
+// of a set, every enabled set at once, {} expansion, negated filters, dynamic
+// limits, jobs started earlier in the same interval, parallel jobs cut to
+// what a shared limit leaves, reservations that wait for a quota, and the
+// `rqs` block's errors. (The real cell's own runs: datasets/quota-*.snap.)
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "io/schedule_writer.hpp"
+#include "io/snapshot_reader.hpp"
+#include "kernel/dispatch/schedule.hpp"
+#include "kernel/quota/quota_usage.hpp"
+#include "tests/test_support.hpp"
+
+namespace schedk {
+namespace {
+
+// The interval's records as `schedk schedule` prints them, without the done
+// line and, where `durations` is false, without the start and reserve lines' dur=.
+std::string Records(const std::string& snapshot_text, bool durations = false) {
+  const io::Snapshot s = testing::Load(snapshot_text);
+  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances);
+  std::string out;
+  io::WriteSchedule(s, instances, result, io::ScheduleFormat::kText, 0, [&](std::string_view text) {
+    out += text;
+    return true;
+  });
+  out = out.substr(0, out.rfind("done "));
+  for (std::size_t at = out.find(" dur="); !durations && at != std::string::npos; at = out.find(" dur=", at)) {
+    out.erase(at, out.find(' ', at + 1) - at);
+  }
+  return out;
+}
+
+bool Has(const std::string& out, const std::string& line) { return out.find(line + "\n") != std::string::npos; }
+
+// Hosts h1 and h2 with all.q at 4 slots each (8 in all), a $fill_up PE, and `rqs` blocks.
+std::string Cluster(const std::string& quota_blocks, const std::string& sconf = "") {
+  return "schedk-snapshot 1\nnow 1000\n"
+         "begin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\n" +
+         sconf +
+         "end sconf\n"
+         "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+         "begin pe fill\nslots 64\nallocation_rule $fill_up\nend pe\n"
+         "begin queue all.q\nhostlist h1 h2\nslots 4\npe_list fill\nend queue\n"
+         "load h1 num_proc=2\nload h2 num_proc=3\n" +
+         quota_blocks;
+}
+
+std::string Set(const std::string& name, const std::string& limits, bool enabled = true) {
+  return "begin rqs " + name + "\nname " + name + "\ndescription NONE\nenabled " + (enabled ? "TRUE" : "FALSE") + "\n" +
+         limits + "end rqs\n";
+}
+
+// u1 matches the first rule (1 slot); u2 the second (3 slots, shared: not
+// expanded). Jobs started earlier in the interval count: u2's fourth waits.
+TEST(QuotaDispatchTest, TheFirstMatchingRuleAndEarlierStartsOfTheInterval) {
+  const std::string out = Records(Cluster(Set("s", "limit users u1 to slots=1\nlimit users * to slots=3\n")) +
+                                  "job 1 owner=u1 submit=900\njob 2 owner=u1 submit=901\n"
+                                  "job 3 owner=u2 submit=902\njob 4 owner=u2 submit=903\n"
+                                  "job 5 owner=u2 submit=904\njob 6 owner=u2 submit=905\n");
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out,
+                  "pending 2.1 reason=rqs:s/1 \"cannot run because it exceeds limit \\\"/////\\\" in rule "
+                  "\\\"s/1\\\"\""))
+      << out;
+  for (const char* job : {"3", "4", "5"}) EXPECT_NE(out.find(std::string("start ") + job + ".1 "), std::string::npos);
+  EXPECT_NE(out.find("pending 6.1 reason=rqs:s/2 "), std::string::npos) << out;
+}
+
+// Every enabled set applies; a disabled one limits nothing. With `users {*}`
+// each user has a counter of their own: u1 and u2 get 2 each.
+TEST(QuotaDispatchTest, EveryEnabledSetAndOneCounterPerExpandedValue) {
+  const std::string out =
+      Records(Cluster(Set("off", "limit users * to slots=0\n", false) + Set("total", "limit users * to slots=6\n") +
+                      Set("each", "limit users {*} to slots=2\n")) +
+              "job 1 owner=u1 submit=900\njob 2 owner=u1 submit=901\njob 3 owner=u1 submit=902\n"
+              "job 4 owner=u2 submit=903\njob 5 owner=u2 submit=904\njob 6 owner=u2 submit=905\n");
+  for (const char* job : {"1", "2", "4", "5"}) {
+    EXPECT_NE(out.find(std::string("start ") + job + ".1 "), std::string::npos);
+  }
+  EXPECT_NE(out.find("pending 3.1 reason=rqs:each/1 \"cannot run because it exceeds limit \\\"u1/////\\\""),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("pending 6.1 reason=rqs:each/1 \"cannot run because it exceeds limit \\\"u2/////\\\""),
+            std::string::npos);
+}
+
+// `hosts {*}` with a dynamic limit: $num_proc is 2 on h1, 3 on h2, so 5 of
+// six one-slot jobs start; `users !u3` leaves u3 alone.
+TEST(QuotaDispatchTest, ADynamicPerHostLimitAndANegatedFilter) {
+  const std::string out = Records(Cluster(Set("cores", "limit users !u3 hosts {*} to slots=$num_proc\n")) +
+                                  "job 1 owner=u1 submit=900\njob 2 owner=u1 submit=901\njob 3 owner=u1 submit=902\n"
+                                  "job 4 owner=u1 submit=903\njob 5 owner=u1 submit=904\njob 6 owner=u1 submit=905\n"
+                                  "job 7 owner=u3 submit=906\n");
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = out.find(what); at != std::string::npos; at = out.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::size_t h1 = count("granted=all.q@h1"), h2 = count("granted=all.q@h2");
+  EXPECT_EQ(h1, 3u) << out;  // two of u1's and u3's
+  EXPECT_EQ(h2, 3u) << out;
+  // The reason names the first queue instance in queue order whose limit is in the way.
+  EXPECT_NE(out.find("pending 6.1 reason=rqs:cores/1 \"cannot run because it exceeds limit \\\"////h1/\\\""),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("start 7.1 "), std::string::npos);
+}
+
+// A parallel job takes what a shared limit leaves: 5 of 3-8 slots under
+// `users {*} to slots=5`, across both hosts; with `hosts {*} to slots=1`
+// each host gives one slot only.
+TEST(QuotaDispatchTest, AParallelJobGetsWhatTheLimitsLeave) {
+  const std::string user = Records(Cluster(Set("u", "limit users {*} to slots=5\n")) +
+                                   "job 1 owner=u1 submit=900 pe_name=fill pe_min=3 pe_max=8\n");
+  EXPECT_TRUE(Has(user, "start 1.1 at=1000 slots=5 pe=fill granted=all.q@h1:4,all.q@h2:1")) << user;
+  const std::string host = Records(Cluster(Set("h", "limit hosts {*} to slots=1\n")) +
+                                   "job 1 owner=u1 submit=900 pe_name=fill pe_min=2 pe_max=8\n");
+  EXPECT_TRUE(Has(host, "start 1.1 at=1000 slots=2 pe=fill granted=all.q@h1:1,all.q@h2:1")) << host;
+}
+
+// With max_reservation, a sequential job reserves for when its quota frees
+// up (u1's running job ends at 1500), and the L lines follow the Q line.
+TEST(QuotaDispatchTest, AReservationWaitsForTheQuota) {
+  const std::string out =
+      Records(Cluster(Set("u", "limit users {*} to slots=1\n"), "max_reservation 10\n") +
+                  "job 1 owner=u1 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h1:1\n"
+                  "job 2 owner=u1 submit=900 l_hard=h_rt=100 R=y\n",
+              true);
+  EXPECT_TRUE(Has(out, "sched 1:1:RUNNING:1000:560:L:u:u1/////:1.000000")) << out;
+  EXPECT_TRUE(Has(out, "reserve 2.1 at=1560 dur=160 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out,
+                  "sched 2:1:RESERVING:1560:160:Q:all.q@h1:slots:1.000000\n"
+                  "sched 2:1:RESERVING:1560:160:L:u:u1/////:1.000000"))
+      << out;
+}
+
+// The `rqs` block: filters as qconf prints them, and what is wrong named at its line.
+TEST(QuotaSetReaderTest, FiltersResolveAgainstTheSnapshotsNames) {
+  const io::Snapshot s = testing::Load(
+      Cluster("begin department staff\nentries u2,@grp\nend department\n"
+              "begin hostgroup @two\nhostlist h1 h2\nend hostgroup\n" +
+              Set("s", "limit name big users {@staff,!u3} hosts {@two,!h2} to slots=4\nlimit users u* to slots=2\n")) +
+      "job 1 owner=u1 submit=900\njob 2 owner=u2 submit=900\njob 3 owner=u3 group=grp submit=900\n"
+      "job 4 owner=u4 group=grp submit=900\n");
+  ASSERT_EQ(s.cluster.quota_sets.size(), 1u);
+  const ResourceQuotaSet& set = s.cluster.quota_sets[0];
+  ASSERT_EQ(set.rules.size(), 2u);
+  const QuotaRule& big = set.rules[0];
+  EXPECT_EQ(big.name, "big");
+  EXPECT_TRUE(big.users.expand);
+  EXPECT_EQ(big.users.text, "@staff,!u3");
+  auto user = [&](const char* name) { return *s.names.users.Find(name); };
+  const GroupId grp(*s.names.groups.Find("grp"));
+  EXPECT_FALSE(QuotaFilterAdmits(big.users, user("u1")));
+  EXPECT_TRUE(QuotaFilterAdmits(big.users, user("u2")));
+  EXPECT_FALSE(QuotaFilterAdmits(big.users, user("u3"), grp));  // excluded by name before the group counts
+  EXPECT_TRUE(QuotaFilterAdmits(big.users, user("u4"), grp));   // through @grp in staff
+  EXPECT_TRUE(QuotaFilterAdmits(big.hosts, *s.names.hosts.Find("h1")));
+  EXPECT_FALSE(QuotaFilterAdmits(big.hosts, *s.names.hosts.Find("h2")));
+  for (const char* u : {"u1", "u2", "u3", "u4"}) EXPECT_TRUE(QuotaFilterAdmits(set.rules[1].users, user(u))) << u;
+  EXPECT_EQ(set.rules[1].limits[0].value, 2);
+}
+
+TEST(QuotaSetReaderTest, MistakesAreNamedAtTheirLine) {
+  struct Case {
+    std::string limit;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"limit users u1 to slots=$num_proc\n", "the dynamic limit 'slots=$num_proc' needs an expanded hosts filter"},
+      {"limit hosts {@none} to slots=1\n", "unknown hostgroup '@none'"},
+      {"limit users {@nobody} to slots=1\n", "unknown userset '@nobody'"},
+      {"limit users u1 to\n", "expected 'to <attribute>=<limit>,...' at the end"},
+      {"limit users u1 to nothing=1\n", "unknown complex attribute 'nothing'"},
+      {"limit users u1 to slots=many\n", "malformed limit 'slots=many'"},
+      {"limit people u1 to slots=1\n", "expected name, users, projects, pes, queues, hosts or to, not 'people'"},
+      {"limit users {u1 to slots=1\n", "unterminated '{'"},
+  };
+  for (const Case& c : cases) {
+    const std::string text = Cluster(Set("s", c.limit)) + "job 1 owner=u1 submit=900\n";
+    const io::Result<io::Snapshot> read = io::ReadSnapshot(text, "q.snap");
+    ASSERT_FALSE(read.ok()) << c.limit;
+    EXPECT_NE(read.status().ToString().find("q.snap:26: rqs s: attribute 'limit': " + c.message), std::string::npos)
+        << read.status().ToString();
+  }
+  const io::Result<io::Snapshot> empty = io::ReadSnapshot(Cluster(Set("s", "")), "q.snap");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().ToString().find("q.snap:22: rqs s: a resource quota set needs at least one limit"),
+            std::string::npos)
+      << empty.status().ToString();
+}
+
+}  // namespace
+}  // namespace schedk
