@@ -63,6 +63,7 @@ class SnapshotGenerator {
     if (!WriteDepartments()) return false;
     if (!WriteProjectsAndUsers()) return false;
     WriteShareTree();
+    WriteQuotaSets();
     if (maui_) WriteMaui();
     if (!WriteRunningJobs()) return false;
     if (!WritePendingJobs()) return false;
@@ -156,6 +157,28 @@ class SnapshotGenerator {
             "begin queue short.q\nhostlist " +
             Rack(0) + "\nslots " + std::to_string(std::max<std::uint32_t>(1, slots_ / 4)) +
             "\nh_rt 1:0:0\nseq_no 10\nend queue\n\n";
+  }
+
+  // Set k (from 1) of spec.quota_sets, three rules, the first that matches
+  // applying: each project's slots on short.q, each user's slots on rack
+  // k, each user's slots elsewhere, looser with every set. The limits draw
+  // nothing from the random stream.
+  void WriteQuotaSets() {
+    const std::uint64_t on_rack = std::min(hosts_, kHostsPerRack);
+    const std::uint64_t total = std::uint64_t{hosts_} * slots_, rack = on_rack * slots_;
+    const std::uint64_t short_slots = on_rack * std::max<std::uint32_t>(1, slots_ / 4);
+    for (std::uint32_t k = 1; k <= spec_.quota_sets; ++k) {
+      const std::uint64_t per_project = std::max<std::uint64_t>(1, short_slots * (k + 1) / (2 * projects_));
+      const std::uint64_t per_user_rack = std::max<std::uint64_t>(1, rack * (k + 1) / (2 * users_));
+      const std::uint64_t per_user = std::max<std::uint64_t>(2, total * (k + 1) / users_);
+      const std::string name = "quota" + std::to_string(k);
+      out_ += "begin rqs " + name + "\nname " + name + "\ndescription NONE\nenabled TRUE\n" +
+              "limit name short projects {*} queues short.q to slots=" + std::to_string(per_project) + "\n" +
+              "limit name rack users {*} hosts " + Rack((k - 1) % racks_) +
+              " to slots=" + std::to_string(per_user_rack) + "\n" +
+              "limit name user users {*} to slots=" + std::to_string(per_user) + "\nend rqs\n";
+    }
+    if (spec_.quota_sets > 0) out_ += "\n";
   }
 
   // Users are dealt to the departments in turn.
@@ -359,6 +382,9 @@ Reason CheckGeneratorSpec(const GeneratorSpec& spec) {
   }
   if (spec.jobs > kMaxGeneratorJobs) return "jobs must be from 0 to " + std::to_string(kMaxGeneratorJobs);
   if (spec.categories > kMaxGeneratorCount) return "categories must be from 0 to " + std::to_string(kMaxGeneratorCount);
+  if (spec.quota_sets > tuning::kMaxGeneratorQuotaSets) {
+    return "quota sets must be from 0 to " + std::to_string(tuning::kMaxGeneratorQuotaSets);
+  }
   const std::pair<const char*, double> fractions[] = {
       {"parallel", spec.parallel_fraction},   {"array", spec.array_fraction},    {"reserve", spec.reserve_fraction},
       {"license", spec.license_fraction},     {"memory", spec.memory_fraction},  {"running", spec.running_fraction},

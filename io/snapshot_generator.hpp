@@ -58,6 +58,9 @@ struct GeneratorSpec {
   // Pending jobs take their requests (PE, slot range, l_hard) from this many
   // combinations, Grid Engine's job categories, drawn first; 0: each job draws its own.
   std::uint32_t categories = 0;
+  // Resource quota sets, three rules each (WriteQuotaSets): per project on
+  // short.q, per user on one rack, per user everywhere else; 0: none.
+  std::uint32_t quota_sets = 0;
   std::uint32_t max_reservation = 100;
   bool reserve_in_gaps = false;       // params RESERVE_IN_GAPS=1
   // Off by default (the benchmarks' clusters have neither): exclusive hosts

@@ -47,6 +47,8 @@ inline constexpr std::size_t kPlotPoints = 2000;
 inline constexpr std::size_t kGeneratorFlushBytes = std::size_t{1} << 20;
 // The most hosts, slots per host, users, projects or departments a spec may ask for.
 inline constexpr std::uint64_t kMaxGeneratorCount = 1000000;
+// The most quota sets `schedk generate` writes (every set applies to every job).
+inline constexpr std::uint32_t kMaxGeneratorQuotaSets = 1000;
 // The most jobs (running tasks and pending jobs together) a spec may ask for:
 // each gets its own job number, and job numbers are 32-bit.
 inline constexpr std::uint64_t kMaxGeneratorJobs = 1000000000;

@@ -6,7 +6,8 @@
 // Every booking of the plan (the MONITOR records: running and suspended tasks,
 // starts and reservations) is replayed into a NaiveUtilizationDiagram per
 // (container, resource) and compared with the container's capacity from a
-// ResourceLedger. Since reservations are in the replay, a backfilled start
+// ResourceLedger, and per resource quota rule instance (the L records) with
+// its static limit. Since reservations are in the replay, a backfilled start
 // that delayed a reservation (overlapped it on a container without room for
 // both) shows up here as an over-capacity point too.
 //
@@ -22,6 +23,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/resource_ledger.hpp"
@@ -58,9 +60,20 @@ inline std::string CheckPlanCapacity(const Cluster& cluster, const QueueInstance
                               std::to_string(key.first >> 32) + ", index " +
                               std::to_string(static_cast<std::uint32_t>(key.first)) + ") resource " +
                               std::to_string(key.second);
-    const auto k = capacity.Find(c, ComplexId(key.second));
-    if (!k.has_value()) return "booked a resource the container does not have: " + where;
-    const double total = capacity.entry(*k).total;
+    double total = 0;
+    if (c.level == ContainerLevel::kQuota) {  // a rule instance: its limit of that attribute
+      const QuotaInstance& q = result.quota_keys[c.index];
+      const std::vector<QuotaLimit>& limits = cluster.quota_sets[q.set].rules[q.rule].limits;
+      const auto limit = std::find_if(limits.begin(), limits.end(),
+                                      [&](const QuotaLimit& l) { return l.attribute.value == key.second; });
+      if (limit == limits.end()) return "booked a limit the rule does not have: " + where;
+      if (limit->dynamic) continue;  // its value follows the host's load (the hand-worked tests check it)
+      total = limit->value;
+    } else {
+      const auto k = capacity.Find(c, ComplexId(key.second));
+      if (!k.has_value()) return "booked a resource the container does not have: " + where;
+      total = capacity.entry(*k).total;
+    }
     // Both diagrams are step functions; walk the union of their breakpoints.
     const auto& all = booked.all.Breakpoints();
     const auto& running = booked.running.Breakpoints();

@@ -45,6 +45,8 @@ void SetupGenerate(CLI::App& command, io::GeneratorSpec& spec) {
   command.add_flag("--random-submit", spec.random_submit, "Submit times at random over the last week");
   command.add_option("--categories", spec.categories, "Request combinations the jobs share (0: each its own)")
       ->capture_default_str();
+  command.add_option("--quota-sets", spec.quota_sets,
+                     "Resource quota sets of three rules each: per project on short.q, per user on a rack, per user");
   command.add_option("--max-reservation", spec.max_reservation, "sconf max_reservation")->capture_default_str();
   AddFraction(command, "--exclusive-fraction", spec.exclusive_fraction,
               "Share of jobs asking for an exclusive host (every other host offers one)");

@@ -508,9 +508,10 @@ bool Interval::ParallelSearchTags(const JobView& job) const {
 bool Interval::FitsIgnoringPlan(const JobView& job) {
   ignore_plan_ = true;
   Decision scratch;
-  const bool fits = !job.requests->has_pe       ? StartSequential(job, scratch).has_value()
-                    : twin_ == Twin::kOptimised ? ParallelFitsIgnoringPlan(job)
-                                                : StartParallel(job, scratch).has_value();  // the reference
+  // ParallelFitsIgnoringPlan weighs no quotas: with quotas, the reference's search.
+  const bool fits = !job.requests->has_pe                           ? StartSequential(job, scratch).has_value()
+                    : twin_ == Twin::kOptimised && !quota_.active() ? ParallelFitsIgnoringPlan(job)
+                                                                    : StartParallel(job, scratch).has_value();
   ignore_plan_ = false;
   return fits;
 }

@@ -414,6 +414,28 @@ TEST(CliGenerateTest, SameSeedSameBytesAndTheSnapshotLoads) {
 
 // --running-tasks spreads exactly that many running tasks; --policies every
 // adds every ticket input, maui switches the policy; the default has neither.
+// --quota-sets: sets of three rules with limits worked from the cluster's
+// size (64 hosts x 8 slots = 512, 2 racks, 16 users, 4 projects; short.q
+// has 2 slots on each of rack 1's 32 hosts): set 2 gives each project
+// 64 x 3 / 8 = 24 short.q slots, each user 256 x 3 / 32 = 24 slots on
+// @rack2 and 512 x 3 / 16 = 96 elsewhere. Without the option, no set.
+TEST(CliGenerateTest, QuotaSets) {
+  const std::string args = "generate --jobs 100 --hosts 64 --slots-per-host 8 --users 16 --projects 4";
+  const CliRun with = Schedk(args + " --quota-sets 2");
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_NE(with.out.find("begin rqs quota2\nname quota2\ndescription NONE\nenabled TRUE\n"
+                          "limit name short projects {*} queues short.q to slots=24\n"
+                          "limit name rack users {*} hosts @rack2 to slots=24\n"
+                          "limit name user users {*} to slots=96\nend rqs\n"),
+            std::string::npos)
+      << with.out.substr(0, 4000);
+  const CliRun quota = Schedk("quota -", with.out);
+  ASSERT_EQ(quota.exit_code, 0) << quota.err;
+  EXPECT_NE(quota.out.find("quota1/user "), std::string::npos) << quota.out;
+  EXPECT_EQ(Schedk(args).out.find("begin rqs"), std::string::npos);
+  EXPECT_NE(Schedk(args + " --quota-sets 1001").exit_code, 0);
+}
+
 TEST(CliGenerateTest, RunningTasksAndPolicyMixes) {
   const std::string args = "generate --jobs 3000 --hosts 8 --users 50 --projects 4 --running-tasks 13 --policies ";
   const CliRun tickets = Schedk(args + "tickets");

@@ -97,6 +97,28 @@ TEST(SchedulePropertyTest, PlansStayWithinCapacityOnGeneratedClusters) {
   EXPECT_GT(outcomes.pending, 5000u);
 }
 
+// The same with resource quota sets (io's generator: per project on short.q,
+// per user on a rack, per user): no rule instance is over its limit at any
+// time of the plan either, and quotas keep some jobs pending.
+TEST(SchedulePropertyTest, PlansStayWithinQuotasOnGeneratedClusters) {
+  Outcomes outcomes;
+  std::size_t quota_pending = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    io::GeneratorSpec spec = SmallCluster(seed);
+    spec.quota_sets = 1 + seed % 3;
+    spec.users = 3;
+    CheckInterval(spec, outcomes);
+    if (::testing::Test::HasFatalFailure()) return;
+    const io::Snapshot s = Load(spec);
+    const ScheduleResult result =
+        ScheduleInterval(s.cluster, s.jobs, ComputePriorities(s.cluster, s.jobs), QueueInstanceTable::Build(s.cluster));
+    for (const Decision& d : result.decisions) quota_pending += d.reason == PendingReason::kQuota;
+  }
+  EXPECT_GT(outcomes.starts, 100u);
+  EXPECT_GT(outcomes.reserves, 200u);
+  EXPECT_GT(quota_pending, 100u);
+}
+
 // A zero-length booking (h_rt=0, reserved) books nothing in time: the
 // ledger leaves it out of its diagrams, and so does the plan replay (found by
 // fuzz_snapshot, where the replay's naive diagram refused the empty window).
