@@ -171,6 +171,7 @@ class Interval {
   friend class QueueEndSearch;
   friend std::optional<Time> PlainQueueEndWalk(const Interval&, const JobView&, PeId, std::uint32_t);
   friend std::optional<Time> EarliestGapStart(const Interval&, const JobView&, PeId, std::uint32_t);
+  friend std::optional<Time> QuotaStartFrom(const Interval&, const JobView&, PeId, std::uint32_t, Time);
 
   // Setup, in Run's order: the per-request and per-container tables the
   // matching reads, the running tasks' bookings, the queue list.
@@ -255,7 +256,9 @@ class Interval {
   ParallelRoom RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan) const;
   // The room at `start`, hosts in the queue list's order where it is not
   // sorted, in load order otherwise; cut where they give `enough` slots.
-  ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited) const;
+  // With `quotas` false, the room ignores them (the queue-end walks' own test).
+  ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited,
+                      bool quotas = true) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
   // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
   ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
@@ -267,7 +270,11 @@ class Interval {
   ParallelFit HarvestWithMasterQueue(const ParallelRoom& room, const ParallelEnvironment& p,
                                      std::uint32_t total) const;
   ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
-    ParallelFit fit = Distribute(CapByQuotas(job, pe, start, RoomAt(job, pe, start)), pe, total, why);
+    return Distribute(RoomAt(job, pe, start, kUnlimited, false), pe, total, why);
+  }
+  // The same where the quotas check the placement (the room is cut to them).
+  ParallelFit AssignParallelUnderQuotas(const JobView& job, PeId pe, std::uint32_t total, Time start) const {
+    ParallelFit fit = Distribute(RoomAt(job, pe, start, total), pe, total, nullptr);
     fit.ok = fit.ok && !PlacementQuotaExcess(job, pe, fit.grants, start);
     return fit;
   }
@@ -349,11 +356,6 @@ class Interval {
   QuotaWindow WindowAt(const JobView& job, Time start) const { return {start, job.duration}; }
   // The first quota limit one slot of a sequential job at `instance` would exceed from `start` on.
   std::optional<QuotaExcess> SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start) const;
-  // `room` with each queue instance's slots cut to what the quotas leave
-  // over the job's window from `start`: the instances, host by host in the
-  // room's order, share each rule instance's limit; a host left below the
-  // allocation rule's per-host count gives its share back.
-  ParallelRoom CapByQuotas(const JobView& job, PeId pe, Time start, ParallelRoom room) const;
   // The first quota limit the placement would exceed from `start` on; nullopt where the quotas admit it.
   std::optional<QuotaExcess> PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,
                                                   Time start) const;

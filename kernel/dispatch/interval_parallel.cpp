@@ -47,14 +47,16 @@ Interval::ParallelRoom Interval::RoomBase(const JobView& job, PeId pe, Time star
 // the hosts so far weighed against `enough` slots under the allocation rule.
 class Interval::RoomBuilder {
  public:
-  RoomBuilder(const Interval& interval, const JobView& job, PeId pe, Time start, std::uint32_t enough)
+  RoomBuilder(const Interval& interval, const JobView& job, PeId pe, Time start, std::uint32_t enough,
+              bool quotas = true)
       : interval_(interval),
         job_(job),
         pe_(pe),
         p_(interval.cluster_.pes[pe.index()]),
         start_(start),
         per_host_(p_.allocation_rule == AllocationRule::kFixed ? p_.slots_per_host : 1),
-        enough_(enough) {
+        enough_(enough),
+        quotas_(quotas && interval.quota_.active()) {
     room_ = interval.RoomBase(job, pe, start, global_found_);
     if (room_.usable && !job.requests->queue_master.empty()) {
       room_.masterq = job.requests;
@@ -105,10 +107,15 @@ class Interval::RoomBuilder {
     }
   }
   // Closes the host just visited (if it gave slots): whether the hosts so far
-  // can give `enough` slots under the allocation rule.
+  // can give `enough` slots under the allocation rule. With quotas, the host
+  // first gives only what they leave it after the hosts before.
   bool Suffices(HostSlots* slots) {
     if (slots == nullptr) return false;
     Close(*slots);
+    if (quotas_ && !CutByQuotas(*slots)) {
+      room_.hosts.pop_back();
+      return false;
+    }
     sum_ += slots->available;
     roomy_ += slots->available >= per_host_;
     return RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_);
@@ -118,6 +125,31 @@ class Interval::RoomBuilder {
     std::uint64_t sum = 0;
     for (const auto& [i, n] : h.queues) sum += n;
     h.available = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.available, sum));
+  }
+  // Cuts each of the host's instances to what the quotas leave it over the
+  // job's window, the room's hosts so far sharing each rule instance's limit
+  // (tally_); a host left below the allocation rule's per-host count gives
+  // its share back (false).
+  bool CutByQuotas(HostSlots& h) {
+    const QuotaUsage& quota = interval_.quota_;
+    const QuotaWindow window = interval_.WindowAt(job_, start_);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> kept;
+    std::uint32_t sum = 0;
+    for (const auto& [i, n] : h.queues) {
+      const QuotaSubject subject = interval_.SubjectAt(job_, pe_, i);
+      const std::uint32_t give = std::min(n, quota.SlotRoom(subject, *job_.requests, false, window, &tally_));
+      if (give == 0) continue;
+      quota.Take(subject, *job_.requests, give, false, tally_);
+      kept.emplace_back(i, give);
+      sum += give;
+    }
+    h.queues = std::move(kept);
+    h.available = std::min(h.available, sum);
+    if (h.available >= per_host_) return true;
+    for (const auto& [i, give] : h.queues) {
+      quota.Take(interval_.SubjectAt(job_, pe_, i), *job_.requests, give, false, tally_, -1);
+    }
+    return false;
   }
 
  private:
@@ -142,11 +174,13 @@ class Interval::RoomBuilder {
   const Time start_;
   const std::uint32_t per_host_;
   std::uint32_t enough_;
+  const bool quotas_;  // the quotas cut the room
   std::uint64_t global_found_ = 0;
   ParallelRoom room_;
   std::optional<QueueKey> limiting_key_;
   std::uint64_t sum_ = 0, roomy_ = 0;  // available slots; hosts with room for per_host
   std::vector<double> by_complex_;     // the job's amounts (DemandAmount)
+  QuotaTally tally_;                   // what the room's hosts so far take of the quotas
 };
 
 Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const {
@@ -180,8 +214,9 @@ Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::u
   return std::move(builder.room());
 }
 
-Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough) const {
-  RoomBuilder builder(*this, job, pe, start, enough);
+Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough,
+                                        bool quotas) const {
+  RoomBuilder builder(*this, job, pe, start, enough, quotas);
   if (!builder.usable()) return std::move(builder.room());
   if (!list_order_.unsorted().empty()) {
     std::vector<std::uint32_t> on_host;
@@ -458,10 +493,8 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
       continue;
     }
     const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(*bound)));
-    // The largest feasible count, by binary search over the candidates. The
-    // quotas cut the room, so then it takes every host.
-    const ParallelRoom room =
-        CapByQuotas(job, pe, cluster_.now, RoomNowFor(job, pe, quota_.active() ? kUnlimited : enough));
+    // The largest feasible count, by binary search over the candidates.
+    const ParallelRoom room = RoomNowFor(job, pe, enough);
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
     ParallelFit fit;
     while (lo < hi) {

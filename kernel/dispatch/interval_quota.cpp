@@ -1,58 +1,19 @@
 // The interval's resource quota steps (docs/resource-quotas.md): the check of
-// a sequential job's queue instance, the cut of a parallel job's room and the
-// check of its placement, the quotas' say on a reservation's start, and the
+// a sequential job's queue instance and of a parallel job's placement (its
+// room is cut where it is built, RoomBuilder), the quotas' say on a reservation's start, and the
 // booking of quota usage with its MONITOR `L` lines.
 #include "kernel/dispatch/interval.hpp"
 
 namespace schedk::dispatch_detail {
 
 QuotaSubject Interval::SubjectAt(const JobView& job, PeId pe, std::uint32_t instance) const {
-  return {job.owner, job.group, job.project, pe, instances_.queue[instance], instances_.host[instance]};
+  return {job.owner, job.group, job.project, pe, instances_.queue[instance], instances_.host[instance], instance};
 }
 
 std::optional<QuotaExcess> Interval::SequentialQuotaExcess(const JobView& job, std::uint32_t instance,
                                                            Time start) const {
   if (!quota_.active()) return std::nullopt;
   return quota_.Excess(SubjectAt(job, PeId::None(), instance), *job.requests, 1, true, WindowAt(job, start));
-}
-
-Interval::ParallelRoom Interval::CapByQuotas(const JobView& job, PeId pe, Time start, ParallelRoom room) const {
-  if (!quota_.active()) return room;
-  const ParallelEnvironment& p = cluster_.pes[pe.index()];
-  const std::uint32_t per_host_least = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
-  const QuotaWindow window = WindowAt(job, start);
-  // What the hosts before have taken of each rule instance's limits, as grants.
-  std::vector<QuotaGrant> taken;
-  std::vector<HostSlots> kept;
-  for (HostSlots& h : room.hosts) {
-    const std::size_t before = taken.size();
-    HostSlots cut{h.host, 0, {}};
-    for (const auto& [instance, slots] : h.queues) {
-      const QuotaSubject subject = SubjectAt(job, pe, instance);
-      // The most this instance adds without taking a shared limit over: the
-      // instance's own room less what earlier grants of the same rule instances took.
-      std::uint32_t give = std::min(slots, quota_.SlotRoom(subject, *job.requests, false, window));
-      while (give > 0) {
-        taken.push_back({subject, give});
-        const bool fits = !quota_.Excess(taken, *job.requests, window);
-        taken.pop_back();
-        if (fits) break;
-        --give;
-      }
-      if (give == 0) continue;
-      taken.push_back({subject, give});
-      cut.queues.emplace_back(instance, give);
-      cut.available += give;
-    }
-    cut.available = std::min(cut.available, h.available);
-    if (cut.available < per_host_least) {  // below the rule's per-host count: the share goes back
-      taken.resize(before);
-      continue;
-    }
-    kept.push_back(std::move(cut));
-  }
-  room.hosts = std::move(kept);
-  return room;
 }
 
 std::optional<QuotaExcess> Interval::PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,

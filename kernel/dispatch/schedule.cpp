@@ -130,6 +130,7 @@ void Interval::SplitQueueList(const std::vector<QueueKey>& had_free) {
 }
 
 ScheduleResult Interval::Run() {
+  if (quota_.active()) quota_.IndexInstances(instances_.queue, instances_.host);
   SetUpRequestTables();
   SetUpMatchTables();
   BookRunningJobs();

@@ -1,6 +1,7 @@
 #include "kernel/quota/quota_usage.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "kernel/complex/complex_compare.hpp"
@@ -119,7 +120,7 @@ void QuotaUsage::Debit(const QuotaSubject& subject, const RequestSet& requests, 
 std::optional<QuotaExcess> QuotaUsage::Excess(const std::vector<QuotaGrant>& grants, const RequestSet& requests,
                                               std::optional<QuotaWindow> window, bool master) const {
   if (!active_) return std::nullopt;
-  std::map<std::pair<QuotaInstance, std::uint32_t>, double> adding;  // what the grants so far add
+  std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> adding;  // what the grants so far add
   for (std::size_t g = 0; g < grants.size(); ++g) {
     std::optional<QuotaExcess> excess;
     ForEachRule(grants[g].subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
@@ -130,7 +131,7 @@ std::optional<QuotaExcess> QuotaUsage::Excess(const std::vector<QuotaGrant>& gra
         }
         const std::optional<double> amount = Amount(rule.limits[l], requests, grants[g].slots, master && g == 0);
         if (!amount) continue;
-        double& added = adding[{instance, l}];
+        double& added = adding[QuotaLimitKey{instance, l}];
         added += *amount;
         if (Peak(instance, l, window) + added > LimitOf(instance, l)) excess = QuotaExcess{instance, l};
       }
@@ -141,7 +142,7 @@ std::optional<QuotaExcess> QuotaUsage::Excess(const std::vector<QuotaGrant>& gra
 }
 
 std::uint32_t QuotaUsage::SlotRoom(const QuotaSubject& subject, const RequestSet& requests, bool master,
-                                   std::optional<QuotaWindow> window) const {
+                                   std::optional<QuotaWindow> window, QuotaTally* tally) const {
   std::uint32_t room = UINT32_MAX;
   if (!active_) return room;
   ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
@@ -153,7 +154,11 @@ std::uint32_t QuotaUsage::SlotRoom(const QuotaSubject& subject, const RequestSet
       const std::optional<double> one = Amount(rule.limits[l], requests, 1, master);
       if (!one) continue;
       const double fixed = *Amount(rule.limits[l], requests, 0, master);  // a per-job amount at the master
-      const double left = LimitOf(instance, l) - Peak(instance, l, window) - fixed;
+      double left = LimitOf(instance, l) - PeakOnce(instance, l, window, tally) - fixed;
+      if (tally != nullptr) {
+        const auto it = tally->taken.find(QuotaLimitKey{instance, l});
+        if (it != tally->taken.end()) left -= it->second;
+      }
       const double per_slot = *one - fixed;
       if (left < 0) {
         room = 0;
@@ -201,6 +206,65 @@ std::optional<Time> QuotaUsage::EarliestStart(const QuotaSubject& subject, const
     });
   }
   return start;
+}
+
+void QuotaUsage::Take(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
+                      QuotaTally& tally, double sign) const {
+  ForEachDebit(subject, requests, slots, master, [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
+    tally.taken[QuotaLimitKey{instance, l}] += sign * amount;
+  });
+}
+
+double QuotaUsage::PeakOnce(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window,
+                            QuotaTally* tally) const {
+  if (tally == nullptr) return Peak(instance, limit, window);
+  const auto [it, added] = tally->peak.try_emplace(QuotaLimitKey{instance, limit}, 0);
+  if (added) it->second = Peak(instance, limit, window);
+  return it->second;
+}
+
+void QuotaUsage::IndexInstances(const std::vector<QueueId>& queues, const std::vector<HostId>& hosts) {
+  instance_rules_.assign(sets_.size(), {});
+  masked_.assign(sets_.size(), 0);
+  for (std::uint32_t s = 0; s < sets_.size(); ++s) {
+    const std::vector<QuotaRule>& rules = sets_[s].rules;
+    if (!sets_[s].enabled || rules.size() > 64) continue;
+    masked_[s] = 1;
+    std::vector<std::uint64_t>& masks = instance_rules_[s];
+    masks.assign(queues.size(), 0);
+    for (std::size_t i = 0; i < queues.size(); ++i) {
+      for (std::uint32_t r = 0; r < rules.size(); ++r) {
+        if (QuotaFilterAdmits(rules[r].queues, queues[i].value) && QuotaFilterAdmits(rules[r].hosts, hosts[i].value)) {
+          masks[i] |= std::uint64_t{1} << r;
+        }
+      }
+    }
+  }
+  job_rules_.valid = false;
+}
+
+std::optional<std::uint32_t> QuotaUsage::RuleOf(std::uint32_t s, const QuotaSubject& subject) const {
+  if (subject.instance == UINT32_MAX || s >= masked_.size() || !masked_[s]) {
+    return MatchingQuotaRule(sets_[s], subject);
+  }
+  JobRules& j = job_rules_;
+  if (!j.valid || j.user != subject.user || j.group != subject.group || j.project != subject.project ||
+      j.pe != subject.pe) {
+    j = {subject.user, subject.group, subject.project, subject.pe, true, std::vector<std::uint64_t>(sets_.size(), 0)};
+    for (std::uint32_t k = 0; k < sets_.size(); ++k) {
+      const std::vector<QuotaRule>& rules = sets_[k].rules;
+      for (std::uint32_t r = 0; r < rules.size() && r < 64; ++r) {
+        if (QuotaFilterAdmits(rules[r].users, subject.user.value, subject.group) &&
+            QuotaFilterAdmits(rules[r].projects, subject.project.value) &&
+            QuotaFilterAdmits(rules[r].pes, subject.pe.value)) {
+          j.rules[k] |= std::uint64_t{1} << r;
+        }
+      }
+    }
+  }
+  const std::uint64_t match = j.rules[s] & instance_rules_[s][subject.instance];
+  if (match == 0) return std::nullopt;
+  return static_cast<std::uint32_t>(std::countr_zero(match));
 }
 
 double QuotaUsage::Used(const QuotaInstance& instance, std::uint32_t limit) const {

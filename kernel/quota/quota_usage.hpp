@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <vector>
 
@@ -29,7 +30,8 @@
 namespace schedk {
 
 // Who asks, and where: a job's credentials at one queue instance. `pe` is
-// None for a sequential job, `project` for a job without one.
+// None for a sequential job, `project` for a job without one. `instance` is
+// the queue instance's index where the usage has its table (IndexInstances).
 struct QuotaSubject {
   UserId user;
   GroupId group;
@@ -37,6 +39,7 @@ struct QuotaSubject {
   PeId pe;
   QueueId queue;
   HostId host;
+  std::uint32_t instance = UINT32_MAX;
 };
 
 // Whether `filter` admits `value` (None: missing), with `group` for a users filter.
@@ -54,6 +57,34 @@ QuotaInstance QuotaInstanceOf(const std::vector<ResourceQuotaSet>& sets, std::ui
 struct QuotaGrant {
   QuotaSubject subject;
   std::uint32_t slots = 0;
+};
+
+struct QuotaInstanceHash {
+  std::size_t operator()(const QuotaInstance& q) const {
+    std::uint64_t h = (std::uint64_t{q.set} << 32 | q.rule) * 0x9E3779B97F4A7C15ull;
+    for (std::uint32_t v : {q.user.value, q.project.value, q.pe.value, q.queue.value, q.host.value}) {
+      h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    }
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+// A rule instance's limit: the key of what one placement takes of it.
+struct QuotaLimitKey {
+  QuotaInstance instance;
+  std::uint32_t limit = 0;
+  friend bool operator==(const QuotaLimitKey&, const QuotaLimitKey&) = default;
+};
+struct QuotaLimitKeyHash {
+  std::size_t operator()(const QuotaLimitKey& k) const { return QuotaInstanceHash()(k.instance) ^ k.limit; }
+};
+
+// What the grants of one placement so far take of each rule instance's
+// limits, and the peaks already read for its window (a scratch pad of
+// QuotaUsage::SlotRoom and Take).
+struct QuotaTally {
+  std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> taken;
+  std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> peak;
 };
 
 // A booking's time: [start, DiagramEnd(start, duration)).
@@ -106,9 +137,19 @@ class QuotaUsage {
 
   // The most slots the subject's queue instance can take under every limit
   // (UINT32_MAX where none concerns the job; 0 where even a master's per-job
-  // amount or a non-consumable limit is in the way).
+  // amount or a non-consumable limit is in the way), less what `tally`'s
+  // earlier grants of the same placement took.
   std::uint32_t SlotRoom(const QuotaSubject& subject, const RequestSet& requests, bool master,
-                         std::optional<QuotaWindow> window = std::nullopt) const;
+                         std::optional<QuotaWindow> window = std::nullopt, QuotaTally* tally = nullptr) const;
+  // Notes in `tally` that the placement takes `slots` at the subject's queue
+  // instance (`sign` -1: gives them back).
+  void Take(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
+            QuotaTally& tally, double sign = 1) const;
+
+  // Tables the queue instances (index i: queues[i]@hosts[i]) for the rule
+  // matching of subjects that name their instance: per set, the rules whose
+  // queues and hosts filters admit each instance.
+  void IndexInstances(const std::vector<QueueId>& queues, const std::vector<HostId>& hosts);
 
   // The earliest start at or after `from` at which `slots` slots at the
   // subject's queue instance fit every counter for `duration` (diagrams kept);
@@ -128,8 +169,8 @@ class QuotaUsage {
     std::vector<double> now;
     std::vector<UtilizationDiagram> over_time;  // with diagrams
   };
-  // Every instance with usage or a reservation, in (set, rule, key) order.
-  const std::map<QuotaInstance, Counter>& instances() const { return counters_; }
+  // Every instance with usage or a reservation, in no particular order.
+  const std::unordered_map<QuotaInstance, Counter, QuotaInstanceHash>& instances() const { return counters_; }
 
  private:
   // What `slots` slots (or, for a JOB consumable, the job at its master) add
@@ -141,21 +182,43 @@ class QuotaUsage {
   // Calls visit(instance, rule) for the rule each enabled set applies to the subject.
   template <class Visit>
   void ForEachRule(const QuotaSubject& subject, Visit visit) const;
+  // The rule set `s` applies to the subject: from the tables where the
+  // subject names its queue instance, else by MatchingQuotaRule.
+  std::optional<std::uint32_t> RuleOf(std::uint32_t s, const QuotaSubject& subject) const;
   Counter& CounterOf(const QuotaInstance& instance);
+  // A limit's peak over the window, read once per tally.
+  double PeakOnce(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window,
+                  QuotaTally* tally) const;
 
   const std::vector<ResourceQuotaSet>& sets_;
   const ComplexTable& complexes_;
   DynamicLimit dynamic_;
   bool diagrams_ = false;
   bool active_ = false;
-  std::map<QuotaInstance, Counter> counters_;
+  std::unordered_map<QuotaInstance, Counter, QuotaInstanceHash> counters_;
+  // IndexInstances' tables: per set, bit r of instance_rules_[s][i] is rule
+  // r's queues and hosts filters admitting instance i (sets of at most 64
+  // rules; masked_[s] says which have them).
+  std::vector<std::vector<std::uint64_t>> instance_rules_;
+  std::vector<std::uint8_t> masked_;
+  // Per set, the rules whose users, projects and pes filters admit the last
+  // subject's credentials (a one-entry cache: the usage is not to be shared between threads).
+  struct JobRules {
+    UserId user;
+    GroupId group;
+    ProjectId project;
+    PeId pe;
+    bool valid = false;
+    std::vector<std::uint64_t> rules;
+  };
+  mutable JobRules job_rules_;
 };
 
 template <class Visit>
 void QuotaUsage::ForEachRule(const QuotaSubject& subject, Visit visit) const {
   for (std::uint32_t s = 0; s < sets_.size(); ++s) {
     if (!sets_[s].enabled) continue;
-    const std::optional<std::uint32_t> rule = MatchingQuotaRule(sets_[s], subject);
+    const std::optional<std::uint32_t> rule = RuleOf(s, subject);
     if (rule) visit(QuotaInstanceOf(sets_, s, *rule, subject), sets_[s].rules[*rule]);
   }
 }

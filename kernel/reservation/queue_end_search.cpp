@@ -71,6 +71,32 @@ std::optional<Time> EarliestGapStart(const Interval& interval, const JobView& jo
   return std::nullopt;
 }
 
+std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
+                                   Time from) {
+  auto fits = [&](Time t) { return interval.AssignParallelUnderQuotas(job, pe, least, t).ok; };
+  if (fits(from)) return from;
+  // The later candidates, earliest first. Past the last one every booking
+  // the walk weighs has ended: where the quotas refuse the job there, no
+  // candidate helps. Between, as in Grid Engine's walk from the top, the
+  // start is the earliest candidate from which every later one fits; the
+  // search takes the fits to hold from some candidate on (where a quota's
+  // usage only falls with time), and finds it by bisection.
+  std::vector<Time> later = QueueEndTimes(interval.ledger_, interval.TimeEntries(job, pe));
+  std::reverse(later.begin(), later.end());
+  later.erase(later.begin(), std::upper_bound(later.begin(), later.end(), from));
+  if (later.empty() || !fits(later.back())) return std::nullopt;
+  std::size_t lo = 0, hi = later.size() - 1;  // later[hi] fits; those before lo do not
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (fits(later[mid])) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return later[hi];
+}
+
 // --- the search ----------------------------------------------------------------------------------
 
 namespace {

@@ -12,6 +12,7 @@
 //   its class comment), and with the room at the start found.
 // - EarliestGapStart: RESERVE_IN_GAPS (a schedk option): the earliest
 //   candidate, or now, at which the job fits, gaps in the plan included.
+// - QuotaStartFrom: resource quotas checked from a walk's start on.
 // Invariants: QueueEndSearch::Run and PlainQueueEndWalk give the same start
 // for every job and plan; none changes the ledger.
 #pragma once
@@ -33,6 +34,13 @@ std::optional<Time> PlainQueueEndWalk(const Interval& interval, const JobView& j
 
 // The earliest candidate at or after now, or now, at which `least` slots fit.
 std::optional<Time> EarliestGapStart(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least);
+
+// Resource quotas on a walk's start `from` (found without them): `from`, or
+// the earliest later candidate from which `least` slots fit under the
+// quotas too, found by bisection (exact where the fit, once there, stays).
+// The time a quota frees up is not a candidate by itself.
+std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
+                                   Time from);
 
 // The walk without listing every candidate time. Above the last time any
 // diagram the job draws on rises, every window's peak is the amount at its

@@ -128,7 +128,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     ParallelRoom room;
     if (config_.reserve_in_gaps) {
       walk_start = EarliestGapStart(*this, job, pe, least);
-    } else if (twin_ == Twin::kReference || !job.requests->queue_master.empty() || quota_.active()) {
+    } else if (twin_ == Twin::kReference || !job.requests->queue_master.empty()) {
       walk_start = PlainQueueEndWalk(*this, job, pe, least);
     } else {
       // Past a few walks, the breakpoint index pays for its building.
@@ -138,6 +138,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
       }
       walk_start = QueueEndSearch(*this, job, pe, least, candidates.back()).Run(room);
     }
+    if (walk_start && quota_.active()) walk_start = QuotaStartFrom(*this, job, pe, least, *walk_start);
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
     // Maximise the slot count at that start, by binary search as for
@@ -146,8 +147,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     // where no host has two instances whose keys tie.
     if (config_.reserve_in_gaps || twin_ == Twin::kReference || !job.requests->queue_master.empty() ||
         (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || quota_.active()) {
-      const bool cut = twin_ == Twin::kOptimised && !quota_.active();  // the quotas cut the room: every host
-      room = CapByQuotas(job, pe, start, RoomAt(job, pe, start, cut ? candidates.back() : kUnlimited));
+      room = RoomAt(job, pe, start, twin_ == Twin::kOptimised ? candidates.back() : kUnlimited);
     }
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();

@@ -54,6 +54,10 @@ TEST(SessionGoldenTest, MauiBypassCounts) { ExpectGolden("maui"); }
 // A maui block set, refused (unknown queue, unknown parameter) and deleted in a session;
 // a job released under the Maui policy accrues queue time from its release (eligible=).
 TEST(SessionGoldenTest, MauiBlockInASession) { ExpectGolden("maui_objects"); }
+// Resource quota sets in a session: the quota table before and after a set
+// is replaced (alice's running job uses 1 of 1, then of 2), the pending
+// reason, and a set the rebuilt cluster refuses (422, nothing changed).
+TEST(SessionGoldenTest, QuotaSets) { ExpectGolden("quota"); }
 
 // --- canonical rows ------------------------------------------------------------------------------
 
