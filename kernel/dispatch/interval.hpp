@@ -354,8 +354,28 @@ class Interval {
   // Resource quotas (interval_quota.cpp; docs/resource-quotas.md).
   QuotaSubject SubjectAt(const JobView& job, PeId pe, std::uint32_t instance) const;
   QuotaWindow WindowAt(const JobView& job, Time start) const { return {start, job.duration}; }
+  // One search's quota verdicts by instance class (QuotaUsage::ClassOf),
+  // where the class is uniform for the job: the usage does not change
+  // during a search.
+  struct QuotaVerdicts {
+    struct Verdict {
+      bool known = false;
+      std::optional<QuotaExcess> excess;
+    };
+    std::vector<Verdict> by_class;
+  };
+  QuotaVerdicts NewQuotaVerdicts() const { return {std::vector<QuotaVerdicts::Verdict>(quota_.classes())}; }
   // The first quota limit one slot of a sequential job at `instance` would exceed from `start` on.
-  std::optional<QuotaExcess> SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start) const;
+  std::optional<QuotaExcess> SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start,
+                                                   QuotaVerdicts& verdicts) const;
+  // Whether the quotas refuse a sequential job's slot at every queue instance
+  // (every class uniform and refusing), without looking at each.
+  bool QuotasRefuseEverywhere(const JobView& job, Time start, QuotaVerdicts& verdicts) const;
+  // An upper bound of the slots the quotas leave a parallel job from
+  // `start` on: the sum of each class's room; nullopt where a class is not
+  // uniform. With it, the excess of the class with the least room.
+  std::optional<std::pair<std::uint64_t, std::optional<QuotaExcess>>> QuotaSlotBound(const JobView& job, PeId pe,
+                                                                                     Time start) const;
   // The first quota limit the placement would exceed from `start` on; nullopt where the quotas admit it.
   std::optional<QuotaExcess> PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,
                                                   Time start) const;

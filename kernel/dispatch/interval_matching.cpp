@@ -203,13 +203,15 @@ bool Interval::AllFound(const JobView& job, std::uint64_t found) const {
 std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decision& why) {
   std::uint64_t global_found = 0;
   const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, nullptr);
+  QuotaVerdicts verdicts = NewQuotaVerdicts();
   // The first instance in queue order that fits: only instances with a free
   // slot can, so only they are tried.
-  if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job)) {
+  if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job) &&
+      !QuotasRefuseEverywhere(job, cluster_.now, verdicts)) {
     for (const QueueKey& key : free_order_) {
       const std::uint32_t i = key.instance;
       const HostId host = instances_.host[i];
-      if (SequentialQuotaExcess(job, i, cluster_.now)) continue;  // the quotas first
+      if (SequentialQuotaExcess(job, i, cluster_.now, verdicts)) continue;  // the quotas first
       if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
       std::uint64_t found = global_found;
       const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
@@ -255,7 +257,7 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
       any_alarm = true;
       continue;
     }
-    if (const std::optional<QuotaExcess> excess = SequentialQuotaExcess(job, i, cluster_.now)) {
+    if (const std::optional<QuotaExcess> excess = SequentialQuotaExcess(job, i, cluster_.now, verdicts)) {
       why.reason = PendingReason::kQuota;
       why.never = NeverCause::kNone;
       why.object = QuotaExcessIndex(*excess);

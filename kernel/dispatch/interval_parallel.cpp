@@ -492,6 +492,12 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
       }
       continue;
     }
+    // The quotas' bound: where all their room together is too small, no walk.
+    if (const auto quota_bound = QuotaSlotBound(job, pe, cluster_.now);
+        quota_bound && quota_bound->first < candidates.front()) {
+      if (quota_bound->second) NoteQuotaExcess(why, *quota_bound->second);
+      continue;
+    }
     const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(*bound)));
     // The largest feasible count, by binary search over the candidates.
     const ParallelRoom room = RoomNowFor(job, pe, enough);

@@ -1,7 +1,8 @@
 // The interval's resource quota steps (docs/resource-quotas.md): the check of
-// a sequential job's queue instance and of a parallel job's placement (its
-// room is cut where it is built, RoomBuilder), the quotas' say on a reservation's start, and the
-// booking of quota usage with its MONITOR `L` lines.
+// a sequential job's queue instance (by instance class where it can), the
+// bound on what a parallel job can get and the check of its placement (its
+// room is cut where it is built, RoomBuilder), the quotas' say on a
+// reservation's start, and the booking of quota usage with its `L` lines.
 #include "kernel/dispatch/interval.hpp"
 
 namespace schedk::dispatch_detail {
@@ -10,10 +11,48 @@ QuotaSubject Interval::SubjectAt(const JobView& job, PeId pe, std::uint32_t inst
   return {job.owner, job.group, job.project, pe, instances_.queue[instance], instances_.host[instance], instance};
 }
 
-std::optional<QuotaExcess> Interval::SequentialQuotaExcess(const JobView& job, std::uint32_t instance,
-                                                           Time start) const {
+std::optional<QuotaExcess> Interval::SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start,
+                                                           QuotaVerdicts& verdicts) const {
   if (!quota_.active()) return std::nullopt;
-  return quota_.Excess(SubjectAt(job, PeId::None(), instance), *job.requests, 1, true, WindowAt(job, start));
+  const QuotaSubject subject = SubjectAt(job, PeId::None(), instance);
+  QuotaVerdicts::Verdict& v = verdicts.by_class[quota_.ClassOf(instance)];
+  if (v.known) return v.excess;
+  const std::optional<QuotaExcess> excess = quota_.Excess(subject, *job.requests, 1, true, WindowAt(job, start));
+  if (quota_.Uniform(subject)) v = {true, excess};
+  return excess;
+}
+
+bool Interval::QuotasRefuseEverywhere(const JobView& job, Time start, QuotaVerdicts& verdicts) const {
+  if (!quota_.active()) return false;
+  for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
+    const std::uint32_t i = quota_.InstanceOfClass(c);
+    if (!SequentialQuotaExcess(job, i, start, verdicts) || !verdicts.by_class[c].known) return false;
+  }
+  return true;
+}
+
+std::optional<std::pair<std::uint64_t, std::optional<QuotaExcess>>> Interval::QuotaSlotBound(const JobView& job,
+                                                                                             PeId pe,
+                                                                                             Time start) const {
+  if (!quota_.active()) return std::nullopt;
+  std::uint64_t sum = 0;
+  std::uint32_t least = UINT32_MAX;
+  std::optional<QuotaSubject> tightest;
+  for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
+    const QuotaSubject subject = SubjectAt(job, pe, quota_.InstanceOfClass(c));
+    if (!quota_.Uniform(subject)) return std::nullopt;
+    const std::uint32_t room = quota_.SlotRoom(subject, *job.requests, false, WindowAt(job, start));
+    sum += room;
+    if (room < least) {
+      least = room;
+      tightest = subject;
+    }
+  }
+  std::optional<QuotaExcess> excess;
+  if (tightest && least < UINT32_MAX) {
+    excess = quota_.Excess(*tightest, *job.requests, least + 1, false, WindowAt(job, start));
+  }
+  return std::make_pair(sum, excess);
 }
 
 std::optional<QuotaExcess> Interval::PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,

@@ -240,7 +240,36 @@ void QuotaUsage::IndexInstances(const std::vector<QueueId>& queues, const std::v
       }
     }
   }
+  // Classes: instances with the same mask in every set.
+  expanding_.assign(sets_.size(), 0);
+  for (std::uint32_t s = 0; s < sets_.size(); ++s) {
+    const std::vector<QuotaRule>& rules = sets_[s].rules;
+    for (std::uint32_t r = 0; r < rules.size() && r < 64; ++r) {
+      if (rules[r].queues.expand || rules[r].hosts.expand) expanding_[s] |= std::uint64_t{1} << r;
+    }
+  }
+  std::map<std::vector<std::uint64_t>, std::uint32_t> class_of_masks;
+  instance_class_.assign(queues.size(), 0);
+  class_instance_.clear();
+  std::vector<std::uint64_t> key(sets_.size());
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    for (std::uint32_t s = 0; s < sets_.size(); ++s) key[s] = masked_[s] ? instance_rules_[s][i] : 0;
+    const auto [it, added] = class_of_masks.try_emplace(key, static_cast<std::uint32_t>(class_instance_.size()));
+    if (added) class_instance_.push_back(static_cast<std::uint32_t>(i));
+    instance_class_[i] = it->second;
+  }
   job_rules_.valid = false;
+}
+
+bool QuotaUsage::Uniform(const QuotaSubject& subject) const {
+  if (subject.instance == UINT32_MAX) return false;
+  for (std::uint32_t s = 0; s < sets_.size(); ++s) {
+    if (!sets_[s].enabled) continue;
+    if (!masked_[s]) return false;
+    const std::optional<std::uint32_t> rule = RuleOf(s, subject);
+    if (rule && (expanding_[s] >> *rule & 1)) return false;
+  }
+  return true;
 }
 
 std::optional<std::uint32_t> QuotaUsage::RuleOf(std::uint32_t s, const QuotaSubject& subject) const {

@@ -150,6 +150,15 @@ class QuotaUsage {
   // matching of subjects that name their instance: per set, the rules whose
   // queues and hosts filters admit each instance.
   void IndexInstances(const std::vector<QueueId>& queues, const std::vector<HostId>& hosts);
+  // Queue instances whose queues and hosts filters agree in every rule of
+  // every set share a class (after IndexInstances): the same rules apply to
+  // a job at each of them. Where none of those rules expands queues or hosts
+  // (Uniform), the job meets the same rule instances there too, so a
+  // verdict at one instance of the class holds at all of them.
+  std::uint32_t classes() const { return static_cast<std::uint32_t>(class_instance_.size()); }
+  std::uint32_t ClassOf(std::uint32_t instance) const { return instance_class_[instance]; }
+  std::uint32_t InstanceOfClass(std::uint32_t c) const { return class_instance_[c]; }  // its first instance
+  bool Uniform(const QuotaSubject& subject) const;
 
   // The earliest start at or after `from` at which `slots` slots at the
   // subject's queue instance fit every counter for `duration` (diagrams kept);
@@ -201,6 +210,9 @@ class QuotaUsage {
   // rules; masked_[s] says which have them).
   std::vector<std::vector<std::uint64_t>> instance_rules_;
   std::vector<std::uint8_t> masked_;
+  std::vector<std::uint64_t> expanding_;       // per set: the rules whose queues or hosts filter is expanded
+  std::vector<std::uint32_t> instance_class_;  // per instance
+  std::vector<std::uint32_t> class_instance_;  // per class: its first instance
   // Per set, the rules whose users, projects and pes filters admit the last
   // subject's credentials (a one-entry cache: the usage is not to be shared between threads).
   struct JobRules {

@@ -56,6 +56,7 @@ capture() {
 # 8.1.9's must, and 6.2's differences are shown as expected.
 run_priorities() {
   local dir=$1 differ=0
+  wait_runs 2  # a run that has seen the jobs (qstat shows 0 before), and one after the starts
   capture "$dir" || return 1
   sed -E -e 's/^(params[[:space:]]+)NONE[[:space:]]*$/\1SHARE_TREE_PENDING=8.1/' \
     -e '/SHARE_TREE_PENDING/!s/^(params[[:space:]]+.*[^[:space:]])[[:space:]]*$/\1,SHARE_TREE_PENDING=8.1/' \
