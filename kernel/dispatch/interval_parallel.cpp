@@ -151,6 +151,16 @@ class Interval::RoomBuilder {
     }
     return false;
   }
+  // The same for a room built whole (then sorted): every host in the room's
+  // order, those left too small dropped.
+  void CutAllByQuotas() {
+    if (!quotas_) return;
+    std::vector<HostSlots> kept;
+    for (HostSlots& h : room_.hosts) {
+      if (CutByQuotas(h)) kept.push_back(std::move(h));
+    }
+    room_.hosts = std::move(kept);
+  }
 
  private:
   void NoteLimiting(std::uint32_t i, ComplexId limiting) {
@@ -246,6 +256,7 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
     return LoadOrderLess(a.host.index(), b.host.index());
   });
   for (HostSlots& h : room.hosts) RoomBuilder::Close(h);
+  builder.CutAllByQuotas();
   return std::move(room);
 }
 

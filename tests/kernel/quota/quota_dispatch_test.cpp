@@ -140,6 +140,18 @@ TEST(QuotaDispatchTest, AReservationWaitsForTheQuota) {
       << out;
 }
 
+// A parallel job's reservation takes its room under the quotas too:
+// `hosts {*} to slots=1` leaves one slot on each host when both free up.
+TEST(QuotaDispatchTest, AParallelReservationTakesWhatTheLimitsLeave) {
+  const std::string out =
+      Records(Cluster(Set("h", "limit hosts {*} to slots=1\n"), "max_reservation 10\n") +
+                  "job 1 owner=u1 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h1:1\n"
+                  "job 2 owner=u1 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h2:1\n"
+                  "job 3 owner=u2 submit=900 l_hard=h_rt=100 R=y pe_name=fill pe_min=2 pe_max=2\n",
+              true);
+  EXPECT_TRUE(Has(out, "reserve 3.1 at=1560 dur=160 slots=2 pe=fill granted=all.q@h1:1,all.q@h2:1")) << out;
+}
+
 // The `rqs` block: filters as qconf prints them, and what is wrong named at its line.
 TEST(QuotaSetReaderTest, FiltersResolveAgainstTheSnapshotsNames) {
   const io::Snapshot s = testing::Load(
