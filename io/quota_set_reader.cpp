@@ -153,7 +153,6 @@ class RuleReader {
     if (!attribute) return "unknown complex attribute " + Quote(name);
     QuotaLimit limit;
     limit.attribute = *attribute;
-    limit.text = std::string(value);
     const ComplexAttribute& a = s_.cluster.complexes[*attribute];
     if (value.find('$') != std::string_view::npos) {
       if (!rule.hosts.present || !rule.hosts.expand) {

@@ -104,6 +104,8 @@ class Session {
   SessionStatus Schedule(Request& request);
   SessionStatus Priorities(Request& request);
   SessionStatus Quota(Request& request);  // the quota table (quota_writer.hpp) as `data` lines
+  // Answers `request` with `data <id> <line>` per line, then `done <id> lines=<n>`.
+  void ReplyData(Request& request, const char* verb, const std::vector<std::string>& lines);
   SessionStatus Explain(Request& request);
   SessionStatus Dump(Request& request);
   SessionStatus Digest(Request& request);

@@ -588,16 +588,9 @@ SessionStatus Session::Priorities(Request& request) {
 }
 
 SessionStatus Session::Quota(Request& request) {
-  const std::string& id = request.id;
   auto pass = RunPass(state_, false);
   if (!pass.ok()) return Refuse(ErrorCode::kInternal, pass.status().ToString());
-  const std::vector<std::string> rows = QuotaTable(pass.value()->snapshot);
-  reply_.clear();
-  for (const std::string& row : rows) reply_ += "data " + id + " " + row + "\n";
-  reply_ += "done " + id + " lines=" + std::to_string(rows.size()) + "\n";
-  Reply(reply_);
-  Log(id, "quota", "done");
-  request.answered = true;
+  ReplyData(request, "quota", QuotaTable(pass.value()->snapshot));
   return std::nullopt;
 }
 
@@ -635,7 +628,6 @@ SessionStatus Session::Explain(Request& request) {
 }
 
 SessionStatus Session::Dump(Request& request) {
-  const std::string& id = request.id;
   std::vector<Arg>& args = request.args;
   if (SplitArgs(request.text, args) || args.size() > 2 ||
       std::any_of(args.begin(), args.end(), [](const Arg& a) { return !a.bare; })) {
@@ -645,13 +637,18 @@ SessionStatus Session::Dump(Request& request) {
   if (!kind.empty() && !IsSnapshotKind(kind)) return Syntax("dump: unknown kind " + Quote(kind));
   std::vector<std::string> lines;
   if (SessionStatus refused = state_.Dump(kind, name, lines)) return refused;
+  ReplyData(request, "dump", lines);
+  return std::nullopt;
+}
+
+void Session::ReplyData(Request& request, const char* verb, const std::vector<std::string>& lines) {
+  const std::string& id = request.id;
   reply_.clear();
   for (const std::string& line : lines) reply_ += "data " + id + " " + line + "\n";
   reply_ += "done " + id + " lines=" + std::to_string(lines.size()) + "\n";
   Reply(reply_);
-  Log(id, "dump", "done");
+  Log(id, verb, "done");
   request.answered = true;
-  return std::nullopt;
 }
 
 SessionStatus Session::Digest(Request& request) {

@@ -289,6 +289,9 @@ class Interval {
   // The earliest time every demand fits for d seconds (each diagram's
   // tail; with RESERVE_IN_GAPS, the earliest common fit, gaps included).
   std::optional<Time> EarliestFor(const std::vector<Demand>& demands, Duration d, Decision& why);
+  // The earliest time at or after t at which every demand fits for d
+  // seconds, gaps included (RESERVE_IN_GAPS).
+  std::optional<Time> CommonFitFrom(const std::vector<Demand>& demands, Time t, Duration d);
   std::optional<std::tuple<PeId, ParallelFit, Time>> ReserveParallel(const JobView& job, Decision& why);
   // Per host and per queue instance: no access lists and no FORCED complex,
   // so that HostStatic and QueueStatic need not look (set up in Run).
@@ -384,7 +387,7 @@ class Interval {
   // The earliest start at or after `from` at which a sequential job's slot at
   // `instance` fits both its demands and the quotas (a reservation's).
   std::optional<Time> ReservationStartUnderQuotas(const JobView& job, std::uint32_t instance,
-                                                  const std::vector<Demand>& demands, Time from) const;
+                                                  const std::vector<Demand>& demands, Time from);
   // Debits the grants' quota usage (now and over time, a reservation over time
   // only) and writes their `L` monitor lines.
   void BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,

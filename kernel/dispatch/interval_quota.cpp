@@ -70,30 +70,20 @@ void Interval::NoteQuotaExcess(Decision& why, const QuotaExcess& excess) {
 }
 
 std::optional<Time> Interval::ReservationStartUnderQuotas(const JobView& job, std::uint32_t instance,
-                                                          const std::vector<Demand>& demands, Time from) const {
+                                                          const std::vector<Demand>& demands, Time from) {
   if (!quota_.active()) return from;
   const QuotaSubject subject = SubjectAt(job, PeId::None(), instance);
   // Without RESERVE_IN_GAPS the demands fit from their tails on, so only the
   // quotas move the start; with it the quotas and the demands move it in turn
   // until neither does.
-  Time t = from;
-  for (;;) {
-    const std::optional<Time> q = quota_.EarliestStart(subject, *job.requests, 1, true, t, job.duration);
-    if (!q || !config_.reserve_in_gaps || *q == t) return q;
-    t = *q;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (const Demand& demand : demands) {
-        const double limit = ledger_.entry(demand.entry).total - demand.amount;
-        const std::optional<Time> fit = ledger_.diagram(demand.entry).EarliestFit(t, job.duration, limit);
-        if (!fit) return std::nullopt;
-        if (*fit > t) {
-          t = *fit;
-          moved = true;
-        }
-      }
-    }
+  std::optional<Time> t = from;
+  while (t) {
+    const std::optional<Time> q = quota_.EarliestStart(subject, *job.requests, 1, true, *t, job.duration);
+    if (!q || !config_.reserve_in_gaps || *q == *t) return q;
+    t = CommonFitFrom(demands, *q, job.duration);
+    if (t == q) return t;
   }
+  return std::nullopt;
 }
 
 void Interval::BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,

@@ -40,7 +40,6 @@ struct QuotaLimit {
   double value = 0;      // a static limit
   bool dynamic = false;  // the limit is `formula` on the host
   LoadFormula formula;
-  std::string text;  // as written (`slots=$num_proc*2`'s right side), for qquota
 };
 
 struct QuotaRule {

@@ -72,6 +72,10 @@ std::optional<Time> Interval::EarliestFor(const std::vector<Demand>& demands, Du
     }
     return t;
   }
+  return CommonFitFrom(demands, t, d);
+}
+
+std::optional<Time> Interval::CommonFitFrom(const std::vector<Demand>& demands, Time t, Duration d) {
   for (bool moved = true; moved;) {
     moved = false;
     for (const Demand& demand : demands) {
