@@ -222,6 +222,8 @@ Status ClusterBuilder::BuildComplex(const ObjectBlock* block) {
     if (c[0] == "num_proc") table.num_proc = id;
     if (c[0] == "h_rt") table.h_rt = id;
     if (c[0] == "s_rt") table.s_rt = id;
+    if (c[0] == "qname") table.qname = id;
+    if (c[0] == "hostname") table.hostname = id;
   }
   return Status::Ok();
 }

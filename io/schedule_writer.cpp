@@ -349,4 +349,58 @@ std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTabl
   return out;
 }
 
+namespace {
+
+// The soft -l request r or the soft -q entry r - soft.size(), as written.
+std::string SoftItem(const Snapshot& s, const RequestSet& req, std::size_t r) {
+  if (r < req.soft.size()) {
+    const ComplexValue& v = req.soft[r];
+    std::string item = ComplexName(s, v.complex.value) + "=";
+    if (!IsNumeric(s.cluster.complexes[v.complex].type)) return item + v.text;
+    char number[32];
+    std::snprintf(number, sizeof number, "%.15g", v.number);
+    return item + number;
+  }
+  const QueueSelector& q = req.queue_soft[r - req.soft.size()];
+  std::string item = "q:" + (q.queue.valid() ? s.names.queues.Name(q.queue.value) : std::string("*"));
+  if (q.host.valid()) item += "@" + s.names.hosts.Name(q.host.value);
+  if (q.group.valid()) item += "@" + s.names.hostgroups.Name(q.group.value);
+  return item;
+}
+
+const RequestSet* RequestsOf(const Snapshot& s, JobNumber job) {
+  const JobShard& shard = s.jobs.shards()[s.jobs.ShardOf(job)];
+  const auto row = std::find(shard.number.begin(), shard.number.end(), job);
+  if (row == shard.number.end()) return nullptr;
+  return &s.jobs.requests(shard.requests[static_cast<std::size_t>(row - shard.number.begin())]);
+}
+
+}  // namespace
+
+std::string SoftRequestLines(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& result,
+                             JobNumber job, std::string_view tag) {
+  const RequestSet* req = RequestsOf(s, job);
+  std::string out;
+  if (req == nullptr) return out;
+  const std::size_t items = req->soft.size() + req->queue_soft.size();
+  for (const Decision& d : result.decisions) {
+    if (d.job != job || d.soft_begin == UINT32_MAX) continue;
+    for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) {
+      const SoftOutcome& outcome = result.soft[d.soft_begin + (g - d.grant_begin)];
+      std::string met, missed;
+      for (std::size_t r = 0; r < items && r < 64; ++r) {  // the outcome records the first 64
+        std::string& list = (outcome.missed >> r & 1) != 0 ? missed : met;
+        list += (list.empty() ? "" : ",") + SoftItem(s, *req, r);
+      }
+      out += "soft ";
+      if (!tag.empty()) out.append(tag).push_back(' ');
+      out += std::to_string(d.job) + "." + std::to_string(d.task) +
+             " granted=" + InstanceName(s, instances, result.grants[g].instance) +
+             " violations=" + std::to_string(outcome.violations) + " met=" + (met.empty() ? "-" : met) +
+             " missed=" + (missed.empty() ? "-" : missed) + "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace schedk::io

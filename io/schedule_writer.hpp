@@ -43,6 +43,14 @@ bool WriteScheduleDone(const ScheduleResult& result, ScheduleFormat format, doub
 std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTable& instances,
                                const ScheduleResult& result);
 
+// What each grant of the job's starts and reservations met of its soft
+// requests, one line per grant (the session's `explain`):
+//   soft <job>.<task> granted=<qi> violations=<n> met=<items> missed=<items>
+// An item is a soft -l request as `name=value` or a soft -q entry as
+// `q:<queue>`; `-` stands for none. Empty for a job without soft requests.
+std::string SoftRequestLines(const Snapshot& snapshot, const QueueInstanceTable& instances,
+                             const ScheduleResult& result, JobNumber job, std::string_view tag = {});
+
 // The reason code of a pending decision ("resource:license", "never:no-queue", ...)
 // and its explanation.
 std::string ReasonCode(const Snapshot& snapshot, const QueueInstanceTable& instances, const ScheduleResult& result,

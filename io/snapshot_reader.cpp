@@ -243,6 +243,10 @@ Status CompleteSnapshot(Snapshot& s, const std::vector<JobSource>& jobs, const s
                         bool check_rows, RequestCache* cache) {
   ClusterBuilder builder(s);
   if (Status st = AddJobs(jobs, builder, s, check_rows, cache); !st.ok()) return st;
+  s.cluster.host_names.assign(s.names.hosts.size(), {});
+  for (std::uint32_t h = 0; h < s.names.hosts.size(); ++h) s.cluster.host_names[h] = s.names.hosts.Name(h);
+  s.cluster.queue_names.assign(s.names.queues.size(), {});
+  for (std::uint32_t q = 0; q < s.names.queues.size(); ++q) s.cluster.queue_names[q] = s.names.queues.Name(q);
   const auto sources = LimitArrayTasks(s.jobs, s.cluster.config.max_aj_instances);
   for (std::size_t shard = 0; shard < sources.size(); ++shard) {
     if (sources[shard].empty()) continue;

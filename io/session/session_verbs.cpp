@@ -620,6 +620,7 @@ SessionStatus Session::Explain(Request& request) {
                 },
                 id);
   reply_ += LinesOfJob(text, number);
+  reply_ += SoftRequestLines(done.snapshot, done.instances, done.result, job->job, id);
   reply_ += "done " + id + " job=" + number + "\n";
   Reply(reply_);
   Log(id, "explain", "done");

@@ -204,6 +204,7 @@ class Interval {
   bool QueueStatic(const JobView& job, std::uint32_t instance, PeId pe) const;
   // Whether a -q or -masterq list names the instance (its queue, host or hostgroup).
   bool Listed(const std::vector<QueueSelector>& list, std::uint32_t instance) const;
+  bool Selects(const QueueSelector& selector, std::uint32_t instance) const;
   LevelFit Fit(ContainerRef c, const JobView& job, Time start, Duration d, std::uint64_t& found,
                std::vector<Demand>* demands) const;
   // Fit's step for one demand (amount and kind on ledger entry k): lowers
@@ -213,12 +214,29 @@ class Interval {
   // Fit's static part: the match of the job's other requests against the
   // container's fixed and load values (`found` as for Fit; slots 0 on a mismatch).
   LevelFit MatchStatic(ContainerRef c, const JobView& job, std::uint64_t& found) const;
+  // One request against one container's fixed, load or built-in value (a
+  // queue instance's h_rt, s_rt, qname and hostname); kUndefined where it has none.
+  enum class LevelMatch : std::uint8_t { kUndefined, kMatch, kMismatch };
+  LevelMatch MatchAt(ContainerRef c, const ComplexValue& req) const;
   // Calls visit(Demand) for each ledger entry the job draws on in container c:
   // its explicit consumable requests, the defaults of the container's other
   // consumables, `slots` itself, and both counts of an EXCL consumable.
   template <class Visit>
   void ForEachDemand(ContainerRef c, const JobView& job, Visit visit) const;
   bool AllFound(const JobView& job, std::uint64_t found) const;
+
+  // Soft requests (interval_soft.cpp): the violations of one slot of the job
+  // at queue instance i, as Grid Engine's compute_soft_violations counts them
+  // level by level; `missed` gets bit r for the r-th soft -l request that
+  // counted and bit soft.size() + k for the k-th soft -q entry (the first 64).
+  static bool HasSoftRequests(const JobView& job) {
+    return !job.requests->soft.empty() || !job.requests->queue_soft.empty();
+  }
+  std::uint32_t SoftViolations(const JobView& job, std::uint32_t i, std::uint64_t* missed = nullptr) const;
+  // A placement's violations: each grant's slots times its instance's.
+  std::uint64_t PlacementSoftViolations(const JobView& job, const std::vector<Grant>& grants) const;
+  // Records, for a start or reservation of a job with soft requests, what each grant met and missed.
+  void NoteSoftRequests(const JobView& job, Decision& decision, const std::vector<Grant>& grants);
 
   // Sequential jobs.
   std::optional<std::uint32_t> StartSequential(const JobView& job, Decision& why);
@@ -251,6 +269,7 @@ class Interval {
   ParallelRoom RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const;
   ParallelRoom RoomNowReference(const JobView& job, PeId pe, std::uint32_t enough) const;
   ParallelRoom RoomNowFor(const JobView& job, PeId pe, std::uint32_t enough) const {
+    if (HasSoftRequests(job)) return SoftRoom(job, pe, cluster_.now, enough, true, true);
     return twin_ == Twin::kOptimised ? RoomNow(job, pe, enough) : RoomNowReference(job, pe, enough);
   }
   ParallelRoom RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan) const;
@@ -260,6 +279,11 @@ class Interval {
   ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited,
                       bool quotas = true) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
+  // A parallel job's room where it has soft requests: the instances the job
+  // may use (with a free slot, or all of them for a reservation) sorted by
+  // violations, then queue order; hosts in the order of their first instance
+  // there, each host's instances in that order (parallel_tag_queues_suitable4job).
+  ParallelRoom SoftRoom(const JobView& job, PeId pe, Time start, std::uint32_t enough, bool now, bool quotas) const;
   // parallel_assignment of `total` slots within `room` under the PE's allocation rule.
   ParallelFit Distribute(const ParallelRoom& room, PeId pe, std::uint32_t total, Decision* why) const;
   // The same for a job with -masterq, as parallel_tag_queues_suitable4job

@@ -61,16 +61,18 @@ bool Interval::HostStatic(const JobView& job, HostId host) const {
 }
 
 bool Interval::Listed(const std::vector<QueueSelector>& list, std::uint32_t i) const {
+  return std::any_of(list.begin(), list.end(), [&](const QueueSelector& s) { return Selects(s, i); });
+}
+
+bool Interval::Selects(const QueueSelector& s, std::uint32_t i) const {
+  if (s.queue.valid() && s.queue != instances_.queue[i]) return false;
   const HostId host = instances_.host[i];
-  return std::any_of(list.begin(), list.end(), [&](const QueueSelector& s) {
-    if (s.queue.valid() && s.queue != instances_.queue[i]) return false;
-    if (s.host.valid()) return s.host == host;
-    if (s.group.valid()) {
-      const auto& members = cluster_.hostgroups[s.group.index()].hosts;
-      return std::binary_search(members.begin(), members.end(), host);
-    }
-    return true;
-  });
+  if (s.host.valid()) return s.host == host;
+  if (s.group.valid()) {
+    const auto& members = cluster_.hostgroups[s.group.index()].hosts;
+    return std::binary_search(members.begin(), members.end(), host);
+  }
+  return true;
 }
 
 bool Interval::QueueStatic(const JobView& job, std::uint32_t i, PeId pe) const {
@@ -140,56 +142,68 @@ LevelFit Interval::MatchStatic(ContainerRef c, const JobView& job, std::uint64_t
   for (std::size_t r = 0; r < hard.size(); ++r) {
     const ComplexValue& req = hard[r];
     if (!defined.empty() && !defined[req.complex.index()]) continue;  // no container of this level defines it
-    const ComplexAttribute& a = complexes_[req.complex];
     if (ledger_.Find(c, req.complex)) {
       if (r < 64) found |= std::uint64_t{1} << r;
       continue;  // consumables are weighed below
     }
-    // A fixed value (per slot) and a load value (per job) at this level.
-    const ComplexValue* fixed = nullptr;
-    const ComplexValue* load_text = nullptr;
-    std::optional<double> load;
-    std::optional<double> builtin;
-    switch (c.level) {
-      case ContainerLevel::kGlobal:
-        fixed = FindValue(cluster_.global.complex_values, req.complex);
-        load_text = FindValue(cluster_.global.load_values, req.complex);
-        load = load_.GlobalLoadValue(req.complex);
-        break;
-      case ContainerLevel::kHost:
-        fixed = FindValue(cluster_.hosts[c.index].complex_values, req.complex);
-        load_text = FindValue(cluster_.hosts[c.index].load_values, req.complex);
-        load = load_.LoadValue(HostId(c.index), req.complex);
-        break;
-      case ContainerLevel::kQueue:
-        fixed = FindValue(*instances_.complex_values[c.index], req.complex);
-        if (req.complex == complexes_.h_rt) builtin = static_cast<double>(instances_.h_rt[c.index]);
-        if (req.complex == complexes_.s_rt) builtin = static_cast<double>(instances_.s_rt[c.index]);
-        break;
-      case ContainerLevel::kPe:
-      case ContainerLevel::kQuota:  // no container of the ledger
-        break;
-    }
-    if (fixed == nullptr && load_text == nullptr && !builtin) continue;  // not defined here
+    const LevelMatch match = MatchAt(c, req);
+    if (match == LevelMatch::kUndefined) continue;
     if (r < 64) found |= std::uint64_t{1} << r;
-    bool match = true;
-    if (IsNumeric(a.type)) {
-      NumericOffer offer;
-      if (fixed != nullptr) offer.per_slot = fixed->number;
-      if (builtin) offer.per_slot = *builtin;
-      if (load) offer.per_job = *load;
-      match = MatchesNumericOffer(a.relop, req.number, 1, offer);
-    } else {
-      const ComplexValue* offered = fixed != nullptr ? fixed : load_text;
-      match = CompareStrings(a.type, a.relop, req.text, offered->text);
-    }
-    if (!match) {
+    if (match == LevelMatch::kMismatch) {
       fit.slots = 0;
       fit.static_mismatch = true;
       if (!fit.limiting.valid()) fit.limiting = req.complex;
     }
   }
   return fit;
+}
+
+Interval::LevelMatch Interval::MatchAt(ContainerRef c, const ComplexValue& req) const {
+  const ComplexAttribute& a = complexes_[req.complex];
+  // A fixed value (per slot) and a load value (per job) at this level, or a
+  // queue instance's built-in value.
+  const ComplexValue* fixed = nullptr;
+  const ComplexValue* load_text = nullptr;
+  std::optional<double> load;
+  std::optional<double> builtin;
+  const std::string* builtin_text = nullptr;
+  switch (c.level) {
+    case ContainerLevel::kGlobal:
+      fixed = FindValue(cluster_.global.complex_values, req.complex);
+      load_text = FindValue(cluster_.global.load_values, req.complex);
+      load = load_.GlobalLoadValue(req.complex);
+      break;
+    case ContainerLevel::kHost:
+      fixed = FindValue(cluster_.hosts[c.index].complex_values, req.complex);
+      load_text = FindValue(cluster_.hosts[c.index].load_values, req.complex);
+      load = load_.LoadValue(HostId(c.index), req.complex);
+      break;
+    case ContainerLevel::kQueue:
+      fixed = FindValue(*instances_.complex_values[c.index], req.complex);
+      if (req.complex == complexes_.h_rt) builtin = static_cast<double>(instances_.h_rt[c.index]);
+      if (req.complex == complexes_.s_rt) builtin = static_cast<double>(instances_.s_rt[c.index]);
+      if (req.complex == complexes_.qname) builtin_text = &cluster_.queue_names[instances_.queue[c.index].index()];
+      if (req.complex == complexes_.hostname) builtin_text = &cluster_.host_names[instances_.host[c.index].index()];
+      break;
+    case ContainerLevel::kPe:
+    case ContainerLevel::kQuota:  // no container of the ledger
+      break;
+  }
+  if (fixed == nullptr && load_text == nullptr && !builtin && builtin_text == nullptr) return LevelMatch::kUndefined;
+  bool match = true;
+  if (builtin_text != nullptr) {
+    match = CompareStrings(a.type, a.relop, req.text, *builtin_text);
+  } else if (IsNumeric(a.type)) {
+    NumericOffer offer;
+    if (fixed != nullptr) offer.per_slot = fixed->number;
+    if (builtin) offer.per_slot = *builtin;
+    if (load) offer.per_job = *load;
+    match = MatchesNumericOffer(a.relop, req.number, 1, offer);
+  } else {
+    const ComplexValue* offered = fixed != nullptr ? fixed : load_text;
+    match = CompareStrings(a.type, a.relop, req.text, offered->text);
+  }
+  return match ? LevelMatch::kMatch : LevelMatch::kMismatch;
 }
 
 bool Interval::AllFound(const JobView& job, std::uint64_t found) const {
@@ -205,7 +219,10 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
   const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, nullptr);
   QuotaVerdicts verdicts = NewQuotaVerdicts();
   // The first instance in queue order that fits: only instances with a free
-  // slot can, so only they are tried.
+  // slot can, so only they are tried. With soft requests, the first one with
+  // the fewest violations.
+  const bool soft = HasSoftRequests(job);
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> best;  // violations, instance
   if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job) &&
       !QuotasRefuseEverywhere(job, cluster_.now, verdicts)) {
     for (const QueueKey& key : free_order_) {
@@ -217,9 +234,14 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
       const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
       if (h.static_mismatch || h.slots == 0) continue;
       const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
-      if (AllFound(job, found) && !q.static_mismatch && q.slots >= 1) return i;
+      if (!AllFound(job, found) || q.static_mismatch || q.slots == 0) continue;
+      if (!soft) return i;
+      const std::uint32_t violations = SoftViolations(job, i);
+      if (!best || violations < best->first) best = std::make_pair(violations, i);
+      if (violations == 0) break;
     }
   }
+  if (best) return best->second;
   // None: walk the instances in queue order to say why. The first one that
   // matches statically, is not in alarm and could hold the job some day names
   // the resource it lacks now, and ends the walk. The job can never run only

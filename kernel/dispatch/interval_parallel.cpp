@@ -226,6 +226,7 @@ Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::u
 
 Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough,
                                         bool quotas) const {
+  if (HasSoftRequests(job)) return SoftRoom(job, pe, start, enough, false, quotas);
   RoomBuilder builder(*this, job, pe, start, enough, quotas);
   if (!builder.usable()) return std::move(builder.room());
   if (!list_order_.unsorted().empty()) {
@@ -258,6 +259,38 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
   for (HostSlots& h : room.hosts) RoomBuilder::Close(h);
   builder.CutAllByQuotas();
   return std::move(room);
+}
+
+Interval::ParallelRoom Interval::SoftRoom(const JobView& job, PeId pe, Time start, std::uint32_t enough, bool now,
+                                          bool quotas) const {
+  RoomBuilder builder(*this, job, pe, start, enough, quotas);
+  if (!builder.usable()) return std::move(builder.room());
+  std::vector<std::pair<std::uint32_t, QueueKey>> order;  // violations, queue order
+  auto consider = [&](std::uint32_t i) {
+    if (QueueStatic(job, i, pe)) order.emplace_back(SoftViolations(job, i), KeyOf(i));
+  };
+  if (now) {
+    for (const QueueKey& key : free_order_) consider(key.instance);
+  } else {
+    VisitReservationOrder([&](std::uint32_t i, bool) { consider(i); });
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
+  std::vector<std::vector<std::uint32_t>> by_host;
+  for (const auto& [violations, key] : order) {
+    std::uint32_t& pos = host_pos[instances_.host[key.instance].index()];
+    if (pos == UINT32_MAX) {
+      pos = static_cast<std::uint32_t>(by_host.size());
+      by_host.emplace_back();
+    }
+    by_host[pos].push_back(key.instance);
+  }
+  for (const std::vector<std::uint32_t>& host : by_host) {
+    HostSlots* slots = nullptr;
+    for (std::uint32_t i : host) builder.Visit(i, slots);
+    if (builder.Suffices(slots)) break;
+  }
+  return std::move(builder.room());
 }
 
 const std::vector<std::uint32_t>& Interval::ReservationHostOrder(const JobView& job, PeId pe) const {
@@ -488,6 +521,7 @@ ParallelFit Interval::HarvestWithMasterQueue(const ParallelRoom& room, const Par
 std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobView& job, Decision& why) {
   std::optional<std::pair<PeId, ParallelFit>> best;
   std::uint32_t best_slots = 0;
+  std::uint64_t best_violations = 0;
   bool any_candidates = false;
   for (PeId pe : job.requests->pe.matching) {
     const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
@@ -532,9 +566,13 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
     }
     if (lo == 0) continue;
     const std::uint32_t slots = candidates[lo - 1];
-    if (!best || slots > best_slots) {  // a later PE replaces the best only with more slots
+    // A later PE replaces the best with more slots, or with fewer soft
+    // violations whatever its slots (sge_select_parallel_environment).
+    const std::uint64_t violations = PlacementSoftViolations(job, fit.grants);
+    if (!best || slots > best_slots || violations < best_violations) {
       best = std::make_pair(pe, std::move(fit));
       best_slots = slots;
+      best_violations = violations;
     }
   }
   if (!any_candidates) {  // no PE matches, or none can give a count in the range

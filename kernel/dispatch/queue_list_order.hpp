@@ -68,8 +68,10 @@ class QueueListOrder {
       first_search_ = false;  // a sequential search always counts
     }
   }
-  // A parallel search found an assignment (a start or a reservation).
-  void Succeeded() { first_search_ = false; }
+  // A parallel search found an assignment (a start or a reservation). One of
+  // a job with soft requests sorted the list by its violations, so the next
+  // search sorts it as the first one does (DISPATCH_TYPE_PE_SOFT_REQ).
+  void Succeeded(bool soft) { first_search_ = soft; }
   // A start changed a host's load value; `crossed`: the value passed or met
   // another host's (the global host counts, at 0), so the hosts' ranks changed.
   void HostLoadChanged(bool crossed) {
@@ -126,7 +128,7 @@ class QueueListOrder {
   std::vector<std::uint32_t> place_;  // per instance: its index in unsorted_, or kNowhere
   std::uint64_t changes_ = 0;
   bool appended_ = false;      // the full instances are in the list (a reserving job, no split since)
-  bool first_search_ = true;   // no search has counted yet (DISPATCH_TYPE_NONE)
+  bool first_search_ = true;   // no search has counted yet, or the last was soft (DISPATCH_TYPE_NONE, _PE_SOFT_REQ)
   bool load_changed_ = false;  // a start changed a load since the last tried job (sort_hostlist)
   bool order_changed_ = false; // host_order_changed
   bool crossed_ = false;       // the load ranks changed since the last comparison

@@ -63,12 +63,13 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
       started = true;
     }
     if (started) {
-      if (parallel) list_order_.Succeeded();
+      if (parallel) list_order_.Succeeded(HasSoftRequests(job));
       Book(job, pe, grants, cluster_.now, job.duration, UsageState::kStarting);
       decision.kind = DecisionKind::kStart;
       decision.at = cluster_.now;
       decision.pe = pe;
       for (const Grant& g : grants) decision.slots += g.slots;
+      NoteSoftRequests(job, decision, grants);
       Record(decision, grants);
       if (job.owner.valid()) ++running_per_user_[job.owner.index()];
       const std::vector<QueueKey> had_free = FreeOnHostsOf(grants);  // under the keys before the start
@@ -212,7 +213,7 @@ void Interval::SetUpMatchTables() {
     define_entries({ContainerLevel::kQueue, i});
     define_values(ContainerLevel::kQueue, *instances_.complex_values[i]);
   }
-  for (ComplexId builtin : {complexes_.h_rt, complexes_.s_rt}) {
+  for (ComplexId builtin : {complexes_.h_rt, complexes_.s_rt, complexes_.qname, complexes_.hostname}) {
     if (builtin.valid()) define(ContainerLevel::kQueue, builtin);
   }
   host_alarm_version_.assign(cluster_.hosts.size(), 0);

@@ -67,12 +67,21 @@ struct Decision {
   PeId pe;
   std::uint32_t grant_begin = 0, grant_end = 0;
   std::uint32_t monitor_begin = 0, monitor_end = 0;  // its STARTING or RESERVING lines
+  std::uint32_t soft_begin = UINT32_MAX;             // a job with soft requests: its grants' entries in `soft`
   PendingReason reason = PendingReason::kNone;
   NeverCause never = NeverCause::kNone;
   std::uint32_t object = UINT32_MAX;
 };
 
 enum class UsageState : std::uint8_t { kRunning, kSuspended, kStarting, kReserving };
+
+// What one grant of a job with soft requests met: bit r of `missed` is the
+// r-th soft -l request, bit soft.size() + k the k-th soft -q entry (the first
+// 64); `violations` counts as Grid Engine does, per level.
+struct SoftOutcome {
+  std::uint64_t missed = 0;
+  std::uint32_t violations = 0;
+};
 
 struct MonitorRecord {
   JobNumber job = 0;
@@ -93,6 +102,7 @@ struct ScheduleResult {
   // pending decisions (kQuota, with the limit) name, by index.
   std::vector<QuotaInstance> quota_keys;
   std::vector<QuotaExcess> quota_excesses;
+  std::vector<SoftOutcome> soft;      // per grant of the decisions with soft_begin set
   std::uint32_t running_monitor = 0;  // monitor[0, running_monitor): RUNNING and SUSPENDED lines
   std::uint32_t starts = 0, reserves = 0, pending = 0;
 };

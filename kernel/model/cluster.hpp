@@ -7,6 +7,7 @@
 // it indexes the matching table here.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "kernel/model/complex.hpp"
@@ -34,6 +35,9 @@ struct Cluster {
   EntityTables entities;
   ShareTree share_tree;
   std::vector<ResourceQuotaSet> quota_sets;  // the `rqs` blocks in file order
+  // Host and cluster queue names by id: what the qname and hostname built-ins
+  // of a queue instance offer to a request.
+  std::vector<std::string> host_names, queue_names;
   MauiConfig maui;  // the `maui` block; used when config.priority_policy is kMaui
 };
 

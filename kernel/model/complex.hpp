@@ -47,6 +47,7 @@ struct ComplexTable {
   ComplexId slots;                           // the "slots" row, if present
   ComplexId num_proc;                        // the "num_proc" row (processors per host), if present
   ComplexId h_rt, s_rt;                      // the run-time limit rows, if present
+  ComplexId qname, hostname;                 // a queue instance's built-in names, if present
 
   const ComplexAttribute& operator[](ComplexId id) const { return attributes[id.index()]; }
   std::size_t size() const { return attributes.size(); }

@@ -21,7 +21,7 @@ bool Interval::Reserve(const JobView& job, CategoryState& category, Decision& wh
     if (auto fit = ReserveParallel(job, reserve_why)) {
       std::tie(pe, std::ignore, start) = *fit;
       grants = std::move(std::get<1>(*fit).grants);
-      list_order_.Succeeded();
+      list_order_.Succeeded(HasSoftRequests(job));
     }
   } else if (auto found = ReserveSequential(job, reserve_why)) {
     grants = {{found->first, 1}};
@@ -42,6 +42,7 @@ bool Interval::Reserve(const JobView& job, CategoryState& category, Decision& wh
   decision.at = start;
   decision.pe = pe;
   for (const Grant& g : grants) decision.slots += g.slots;
+  NoteSoftRequests(job, decision, grants);
   Record(decision, grants);
   ++reservations;
   RejectForNow(category, why);
@@ -98,7 +99,17 @@ std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const 
       Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, &global_demands);
   if (global.static_mismatch || !GlobalStatic(job)) return std::nullopt;
   // The earliest start; among equal ones the first instance the search meets.
-  std::optional<std::pair<std::uint32_t, Time>> best;
+  // With soft requests, a later one with fewer violations takes the same start
+  // only where the global host alone sets it: Grid Engine's search cuts an
+  // instance whose host, queue or quota time is not before the best start
+  // (is_not_better), so only the global host's can equal it.
+  struct Best {
+    std::uint32_t instance;
+    Time start;
+    std::uint32_t violations;
+  };
+  std::optional<Best> best;
+  const bool soft = HasSoftRequests(job);
   VisitReservationOrder([&](std::uint32_t i, bool) {
     const HostId host = instances_.host[i];
     if (alarm_[i] || !QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) return;
@@ -117,13 +128,25 @@ std::optional<std::pair<std::uint32_t, Time>> Interval::ReserveSequential(const 
       }
       return;
     }
-    if (!best || *t < best->second) best = std::make_pair(i, *t);
+    if (!best || *t < best->start) {
+      best = Best{i, *t, soft ? SoftViolations(job, i) : 0};
+      return;
+    }
+    if (!soft || *t != best->start) return;
+    const std::uint32_t violations = SoftViolations(job, i);
+    if (violations >= best->violations) return;
+    const std::vector<Demand> own(demands.begin() + static_cast<std::ptrdiff_t>(global_demands.size()), demands.end());
+    const std::optional<Time> own_start = EarliestFor(own, job.duration, local);
+    const std::optional<Time> quota_start = ReservationStartUnderQuotas(job, i, {}, cluster_.now);
+    if (own_start && *own_start < *t && quota_start && *quota_start < *t) best = Best{i, *t, violations};
   });
-  return best;
+  if (!best) return std::nullopt;
+  return std::make_pair(best->instance, best->start);
 }
 
 std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(const JobView& job, Decision& why) {
   std::optional<std::tuple<PeId, ParallelFit, Time>> best;
+  std::uint64_t best_violations = 0;
   for (PeId pe : job.requests->pe.matching) {
     const std::vector<std::uint32_t> candidates = SlotCandidates(job, pe);
     if (candidates.empty()) continue;
@@ -150,7 +173,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     // instances in queue order, or with sorted-in full ones, in queue order
     // where no host has two instances whose keys tie.
     if (config_.reserve_in_gaps || twin_ == Twin::kReference || !job.requests->queue_master.empty() ||
-        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || quota_.active()) {
+        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || quota_.active() || HasSoftRequests(job)) {
       room = RoomAt(job, pe, start, twin_ == Twin::kOptimised ? candidates.back() : kUnlimited);
     }
     ParallelFit fit;
@@ -167,7 +190,13 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
       }
     }
     if (!fit.ok) continue;
-    if (!best || start < std::get<2>(*best)) best = std::make_tuple(pe, std::move(fit), start);
+    // A later PE replaces the best with an earlier start, or with fewer soft
+    // violations at the same start (sge_select_parallel_environment).
+    const std::uint64_t violations = PlacementSoftViolations(job, fit.grants);
+    if (!best || start < std::get<2>(*best) || (start == std::get<2>(*best) && violations < best_violations)) {
+      best = std::make_tuple(pe, std::move(fit), start);
+      best_violations = violations;
+    }
   }
   if (!best && why.never == NeverCause::kNone) why.never = NeverCause::kNoPe;
   return best;

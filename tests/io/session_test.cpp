@@ -58,6 +58,10 @@ TEST(SessionGoldenTest, MauiBlockInASession) { ExpectGolden("maui_objects"); }
 // is replaced (alice's running job uses 1 of 1, then of 2), the pending
 // reason, and a set the rebuilt cluster refuses (422, nothing changed).
 TEST(SessionGoldenTest, QuotaSets) { ExpectGolden("quota"); }
+// Soft requests in explain: what the grant met and missed (a host value that
+// misses counts at the host and again at the queue that lacks it), before and
+// after `mod` drops the soft -q.
+TEST(SessionGoldenTest, SoftRequestsInExplain) { ExpectGolden("soft"); }
 
 // --- canonical rows ------------------------------------------------------------------------------
 

@@ -301,7 +301,7 @@ TEST(CliScheduleTest, JsonLinesRecords) {
 
 TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
   for (const char* name : {"reservation-2004", "reservation-2004-backfill", "reservation-2004-offset", "backfill-t54",
-                           "reserve-in-gaps", "reserve-in-gaps-on", "quota-users", "quota-hosts"}) {
+                           "reserve-in-gaps", "reserve-in-gaps-on", "quota-users", "quota-hosts", "soft-requests"}) {
     const CliRun one = Schedk("schedule --threads 1 " + Dataset(std::string(name) + ".snap"));
     const CliRun many = Schedk("schedule --threads 8 " + Dataset(std::string(name) + ".snap"));
     ASSERT_EQ(one.exit_code, 0) << name << ": " << one.err;
@@ -321,10 +321,11 @@ std::vector<std::string> NonEmptyLines(const std::string& text) {
   return lines;
 }
 
-// The quota datasets are real cells' scheduler runs: schedk's MONITOR lines
-// are the cell's own, but for the order of one booking's L lines, which the
-// cell takes from its scheduler's event history (tests/compat/compare.py).
-TEST(CliScheduleTest, QuotaMonitorLinesAreTheRealCells) {
+// The quota and soft-request datasets are real cells' scheduler runs: schedk's
+// MONITOR lines are the cell's own, but for the order of one booking's L
+// lines, which the cell takes from its scheduler's event history
+// (tests/compat/compare.py).
+TEST(CliScheduleTest, MonitorLinesAreTheRealCells) {
   auto sorted_runs = [](const std::vector<std::string>& lines) {
     std::vector<std::string> out = lines;
     auto booking = [](const std::string& l) {
@@ -340,7 +341,7 @@ TEST(CliScheduleTest, QuotaMonitorLinesAreTheRealCells) {
     }
     return out;
   };
-  for (const char* name : {"quota-users", "quota-hosts"}) {
+  for (const char* name : {"quota-users", "quota-hosts", "soft-requests"}) {
     const std::string monitor = ::testing::TempDir() + "/" + name + ".monitor";
     std::remove(monitor.c_str());
     const CliRun r = Schedk("schedule --monitor " + monitor + " " + Dataset(std::string(name) + ".snap"));

@@ -94,13 +94,33 @@ TEST(QueueListOrderTest, AParallelSearchThatTagsRenumbersTheHosts) {
   order.BeginJob(true);
   order.Search(true, kTags, kByNumber);  // the first did not succeed: sorts again
   EXPECT_EQ(order.sorted_in(), (List{4, 9}));
-  order.Succeeded();
+  order.Succeeded(false);
   order.Split(List{6});
   EXPECT_EQ(order.unsorted(), (List{4, 9, 6}));
   order.HostLoadChanged(false);  // no rank changed, but the hosts were renumbered
   order.BeginJob(true);
   order.Search(false, kTags, kByNumber);
   EXPECT_EQ(order.sorted_in(), (List{4, 6, 9}));
+}
+
+// A parallel search with soft requests sorts the list by its violations, so
+// once it finds an assignment the next search sorts by the queue order again,
+// as the interval's first does (DISPATCH_TYPE_PE_SOFT_REQ); after one without
+// soft requests, a search sorts only for a load change.
+TEST(QueueListOrderTest, ASoftParallelAssignmentMakesTheNextSearchSort) {
+  for (const bool soft : {true, false}) {
+    QueueListOrder order;
+    order.Start(10, {9, 4});
+    order.BeginJob(false);
+    order.Search(true, kTags, kByNumber);
+    order.Succeeded(soft);
+    order.Split({});
+    order.BeginJob(true);
+    order.Search(false, kTags, kByNumber);
+    EXPECT_EQ(order.sorted(), false);
+    EXPECT_EQ(order.sorted_in(), soft ? (List{4, 9}) : List{}) << soft;
+    EXPECT_EQ(order.unsorted(), soft ? List{} : (List{9, 4})) << soft;
+  }
 }
 
 // A reserving job that gets neither a start nor a reservation leaves the full
