@@ -279,6 +279,7 @@ class Interval {
   ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited,
                       bool quotas = true) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
+  ParallelRoom RoomAtByLoad(RoomBuilder& builder) const;
   // A parallel job's room where it has soft requests: the instances the job
   // may use (with a free slot, or all of them for a reservation) sorted by
   // violations, then queue order; hosts in the order of their first instance
@@ -413,10 +414,12 @@ class Interval {
   std::optional<Time> ReservationStartUnderQuotas(const JobView& job, std::uint32_t instance,
                                                   const std::vector<Demand>& demands, Time from);
   // Debits the grants' quota usage (now and over time, a reservation over time
-  // only) and writes their `L` monitor lines.
+  // only) and writes their `L` monitor lines. With quota_capture_ set (the
+  // running tasks'), lists the debits there for one DebitAll instead.
   void BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
                   UsageState state);
   // The index of a rule instance in result_.quota_keys, of an excess in result_.quota_excesses.
+  std::vector<QuotaUsage::PendingDebit>* quota_capture_ = nullptr;
   std::uint32_t QuotaKeyIndex(const QuotaInstance& instance);
   std::uint32_t QuotaExcessIndex(const QuotaExcess& excess);
   std::map<QuotaInstance, std::uint32_t> quota_key_index_;

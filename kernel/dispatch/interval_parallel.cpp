@@ -62,6 +62,13 @@ class Interval::RoomBuilder {
       room_.masterq = job.requests;
       enough_ = kUnlimited;  // the slots that suffice may lack a master queue
     }
+    if (quotas_ && interval.twin_ == Twin::kOptimised) {
+      const QuotaUsage& quota = interval.quota_;
+      by_class_ = true;
+      for (std::uint32_t c = 0; c < quota.classes() && by_class_; ++c) {
+        by_class_ = quota.Uniform(interval.SubjectAt(job, pe, quota.InstanceOfClass(c)));
+      }
+    }
   }
   bool usable() const { return room_.usable; }
   ParallelRoom& room() { return room_; }
@@ -72,6 +79,7 @@ class Interval::RoomBuilder {
   void Visit(std::uint32_t i, HostSlots*& slots) {
     const HostId host = interval_.instances_.host[i];
     if (interval_.alarm_[i] || !interval_.QueueStatic(job_, i, pe_) || !interval_.HostStatic(job_, host)) return;
+    if (skip_closed_classes_ && QuotaClassClosed(i)) return;
     std::uint64_t found = global_found_;
     const Duration d = job_.duration;
     const LevelFit q = interval_.Fit({ContainerLevel::kQueue, i}, job_, start_, d, found, nullptr);
@@ -131,28 +139,31 @@ class Interval::RoomBuilder {
   // (tally_); a host left below the allocation rule's per-host count gives
   // its share back (false).
   bool CutByQuotas(HostSlots& h) {
-    const QuotaUsage& quota = interval_.quota_;
-    const QuotaWindow window = interval_.WindowAt(job_, start_);
     std::vector<std::pair<std::uint32_t, std::uint32_t>> kept;
     std::uint32_t sum = 0;
     for (const auto& [i, n] : h.queues) {
-      const QuotaSubject subject = interval_.SubjectAt(job_, pe_, i);
-      const std::uint32_t give = std::min(n, quota.SlotRoom(subject, *job_.requests, false, window, &tally_));
+      const std::uint32_t give = std::min(n, QuotaRoom(i));
       if (give == 0) continue;
-      quota.Take(subject, *job_.requests, give, false, tally_);
+      QuotaTake(i, give, 1);
       kept.emplace_back(i, give);
       sum += give;
     }
     h.queues = std::move(kept);
     h.available = std::min(h.available, sum);
-    if (h.available >= per_host_) return true;
-    for (const auto& [i, give] : h.queues) {
-      quota.Take(interval_.SubjectAt(job_, pe_, i), *job_.requests, give, false, tally_, -1);
+    if (h.available >= per_host_) {
+      if (sum > 0) class_closed_.clear();  // the take changed
+      return true;
     }
+    for (const auto& [i, give] : h.queues) QuotaTake(i, give, -1);
     return false;
   }
+  // From here on, Visit passes over the instances whose quota class leaves
+  // the job no slot after the hosts so far: the cut would give them nothing.
+  // (The room then notes no resource that kept them out: for rooms whose
+  // caller asks no reason.)
+  void SkipClosedQuotaClasses() { skip_closed_classes_ = quotas_; }
   // The same for a room built whole (then sorted): every host in the room's
-  // order, those left too small dropped.
+  // order, those left too small dropped (the reference of RoomAtByLoad).
   void CutAllByQuotas() {
     if (!quotas_) return;
     std::vector<HostSlots> kept;
@@ -163,6 +174,58 @@ class Interval::RoomBuilder {
   }
 
  private:
+  // Whether instance i's class is uniform and its quotas leave the job no
+  // slot after what the room's hosts so far took (per class, until the
+  // room's take changes).
+  bool QuotaClassClosed(std::uint32_t i) {
+    const QuotaUsage& quota = interval_.quota_;
+    if (class_closed_.empty()) class_closed_.assign(quota.classes(), -1);
+    std::int8_t& closed = class_closed_[quota.ClassOf(i)];
+    if (closed < 0) closed = quota.Uniform(interval_.SubjectAt(job_, pe_, i)) && QuotaRoom(i) == 0;
+    return closed == 1;
+  }
+  // The slots the quotas leave instance i after the room's take so far, and
+  // the take of `slots` more there (`sign` -1: given back). Where every
+  // class is uniform (by_class_), from each class's limits read once;
+  // otherwise, the reference, from the usage and the tally.
+  std::uint32_t QuotaRoom(std::uint32_t i) {
+    if (!by_class_) {
+      return interval_.quota_.SlotRoom(interval_.SubjectAt(job_, pe_, i), *job_.requests, false,
+                                       interval_.WindowAt(job_, start_), &tally_);
+    }
+    std::uint32_t room = UINT32_MAX;
+    for (std::uint32_t k : LimitsOfClass(interval_.quota_.ClassOf(i))) {
+      const LimitLeft& l = limits_[k];
+      room = std::min(room, QuotaUsage::SlotsLeft(l.left - l.taken, l.per_slot));
+    }
+    return room;
+  }
+  void QuotaTake(std::uint32_t i, std::uint32_t slots, double sign) {
+    if (!by_class_) {
+      interval_.quota_.Take(interval_.SubjectAt(job_, pe_, i), *job_.requests, slots, false, tally_, sign);
+      return;
+    }
+    for (std::uint32_t k : LimitsOfClass(interval_.quota_.ClassOf(i))) {
+      LimitLeft& l = limits_[k];
+      if (l.per_slot != 0) l.taken += sign * (l.per_slot * slots);
+    }
+  }
+  // A class's limits, as indices into limits_ (each limit read once per room).
+  const std::vector<std::uint32_t>& LimitsOfClass(std::uint32_t c) {
+    const QuotaUsage& quota = interval_.quota_;
+    if (class_limits_.empty()) class_limits_.resize(quota.classes());
+    auto& [known, limits] = class_limits_[c];
+    if (known) return limits;
+    known = true;
+    quota.ForEachLimitLeft(
+        interval_.SubjectAt(job_, pe_, quota.InstanceOfClass(c)), *job_.requests, false,
+        interval_.WindowAt(job_, start_), nullptr, [&](const QuotaLimitKey& key, double left, double per_slot) {
+          const auto [it, added] = limit_index_.try_emplace(key, static_cast<std::uint32_t>(limits_.size()));
+          if (added) limits_.push_back({left, per_slot, 0});
+          limits.push_back(it->second);
+        });
+    return limits;
+  }
   void NoteLimiting(std::uint32_t i, ComplexId limiting) {
     const QueueKey key = interval_.KeyOf(i);
     if (limiting_key_ && !(key < *limiting_key_)) return;
@@ -191,6 +254,17 @@ class Interval::RoomBuilder {
   std::uint64_t sum_ = 0, roomy_ = 0;  // available slots; hosts with room for per_host
   std::vector<double> by_complex_;     // the job's amounts (DemandAmount)
   QuotaTally tally_;                   // what the room's hosts so far take of the quotas
+  bool skip_closed_classes_ = false;
+  std::vector<std::int8_t> class_closed_;  // per quota class: -1 unknown, 0 open, 1 closed
+  // The optimised twin's quota cut: per class its limits, each with what is
+  // left of it, what a slot takes and what the room took so far.
+  struct LimitLeft {
+    double left = 0, per_slot = 0, taken = 0;
+  };
+  bool by_class_ = false;
+  std::vector<std::pair<bool, std::vector<std::uint32_t>>> class_limits_;
+  std::vector<LimitLeft> limits_;
+  std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> limit_index_;
 };
 
 Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const {
@@ -229,6 +303,7 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
   if (HasSoftRequests(job)) return SoftRoom(job, pe, start, enough, false, quotas);
   RoomBuilder builder(*this, job, pe, start, enough, quotas);
   if (!builder.usable()) return std::move(builder.room());
+  if (twin_ == Twin::kOptimised) builder.SkipClosedQuotaClasses();  // no caller of RoomAt asks for a reason
   if (!list_order_.unsorted().empty()) {
     std::vector<std::uint32_t> on_host;
     for (std::uint32_t h : ReservationHostOrder(job, pe)) {
@@ -244,6 +319,7 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
   }
   // A sorted list (full instances the job sorted in come among those with a
   // free slot, after them where their keys are equal): hosts in load order.
+  if (quotas && quota_.active() && twin_ == Twin::kOptimised) return RoomAtByLoad(builder);
   ParallelRoom& room = builder.room();
   std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
   VisitReservationOrder([&](std::uint32_t i, bool) {
@@ -288,6 +364,29 @@ Interval::ParallelRoom Interval::SoftRoom(const JobView& job, PeId pe, Time star
   for (const std::vector<std::uint32_t>& host : by_host) {
     HostSlots* slots = nullptr;
     for (std::uint32_t i : host) builder.Visit(i, slots);
+    if (builder.Suffices(slots)) break;
+  }
+  return std::move(builder.room());
+}
+
+// RoomAt's sorted case under quotas, host by host in load order, each host's
+// instances in the order the search meets them, so that the quotas cut each
+// host as it comes and the walk ends where the room suffices: the room that
+// RoomAt's reference builds whole, then sorts and cuts.
+Interval::ParallelRoom Interval::RoomAtByLoad(RoomBuilder& builder) const {
+  std::vector<std::uint32_t> first(cluster_.hosts.size() + 1, 0), on_host(instances_.size());
+  std::vector<std::uint32_t> order;
+  order.reserve(instances_.size());
+  VisitReservationOrder([&](std::uint32_t i, bool) {
+    order.push_back(i);
+    ++first[instances_.host[i].index() + 1];
+  });
+  for (std::size_t h = 0; h < cluster_.hosts.size(); ++h) first[h + 1] += first[h];
+  std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
+  for (std::uint32_t i : order) on_host[next[instances_.host[i].index()]++] = i;
+  for (std::uint32_t h : HostsByLoad()) {
+    HostSlots* slots = nullptr;
+    for (std::uint32_t k = first[h]; k < first[h + 1]; ++k) builder.Visit(on_host[k], slots);
     if (builder.Suffices(slots)) break;
   }
   return std::move(builder.room());

@@ -91,7 +91,9 @@ void Interval::BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>&
   if (!quota_.active()) return;
   const QuotaWindow window{start, d};
   auto book = [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
-    if (state == UsageState::kReserving) {
+    if (quota_capture_ != nullptr) {
+      quota_capture_->push_back({instance, l, amount, window});
+    } else if (state == UsageState::kReserving) {
       quota_.Reserve(instance, l, amount, window);
     } else {
       quota_.Debit(instance, l, amount, window);

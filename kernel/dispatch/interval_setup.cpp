@@ -217,6 +217,8 @@ void Interval::BookRunningJobs() {
   const bool keep = book_ != nullptr && ledger_.with_diagrams();
   RunningListing* wanted = keep ? &book_->wanted() : nullptr;
   std::vector<BookedDebit> debits;  // without a book
+  std::vector<QuotaUsage::PendingDebit> quota_debits;
+  quota_capture_ = &quota_debits;
   for (const Running& r : running) {
     const JobShard& shard = jobs_.shards()[r.shard];
     const JobExtras* e = shard.extras_of(r.row);
@@ -252,6 +254,8 @@ void Interval::BookRunningJobs() {
     if (keep) wanted->bookings.push_back({r.job, r.task, first, static_cast<std::uint32_t>(wanted->debits.size())});
     if (job.owner.valid() && !suspended) ++running_per_user_[job.owner.index()];
   }
+  quota_capture_ = nullptr;
+  quota_.DebitAll(quota_debits, mode_);
   if (keep) {
     book_->Apply(ledger_);
   } else {

@@ -110,6 +110,30 @@ void QuotaUsage::Reserve(const QuotaInstance& instance, std::uint32_t limit, dou
   CounterOf(instance).over_time[limit].Add(window.start, window.duration, amount);
 }
 
+void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode) {
+  // In order: the counters and their usage now; then each diagram's debits, in order.
+  std::vector<UtilizationDiagram*> diagram_of(debits.size(), nullptr);
+  for (std::size_t k = 0; k < debits.size(); ++k) {
+    const PendingDebit& d = debits[k];
+    Counter& c = CounterOf(d.instance);
+    c.now[d.limit] += d.amount;
+    if (diagrams_ && d.window.duration > 0) diagram_of[k] = &c.over_time[d.limit];
+  }
+  std::unordered_map<UtilizationDiagram*, std::vector<std::uint32_t>> by_diagram;
+  std::vector<UtilizationDiagram*> diagrams;  // in the order first debited
+  for (std::uint32_t k = 0; k < debits.size(); ++k) {
+    if (diagram_of[k] == nullptr) continue;
+    auto [it, added] = by_diagram.try_emplace(diagram_of[k]);
+    if (added) diagrams.push_back(diagram_of[k]);
+    it->second.push_back(k);
+  }
+  ForEachIndex(mode, diagrams.size(), [&](std::size_t g) {
+    for (std::uint32_t k : by_diagram.find(diagrams[g])->second) {
+      diagrams[g]->Add(debits[k].window.start, debits[k].window.duration, debits[k].amount);
+    }
+  });
+}
+
 void QuotaUsage::Debit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
                        QuotaWindow window) {
   ForEachDebit(subject, requests, slots, master, [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
@@ -120,7 +144,9 @@ void QuotaUsage::Debit(const QuotaSubject& subject, const RequestSet& requests, 
 std::optional<QuotaExcess> QuotaUsage::Excess(const std::vector<QuotaGrant>& grants, const RequestSet& requests,
                                               std::optional<QuotaWindow> window, bool master) const {
   if (!active_) return std::nullopt;
-  std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> adding;  // what the grants so far add
+  // What the grants so far add (a single grant's amount is its own).
+  std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> adding;
+  const bool shared = grants.size() > 1;
   for (std::size_t g = 0; g < grants.size(); ++g) {
     std::optional<QuotaExcess> excess;
     ForEachRule(grants[g].subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
@@ -131,8 +157,7 @@ std::optional<QuotaExcess> QuotaUsage::Excess(const std::vector<QuotaGrant>& gra
         }
         const std::optional<double> amount = Amount(rule.limits[l], requests, grants[g].slots, master && g == 0);
         if (!amount) continue;
-        double& added = adding[QuotaLimitKey{instance, l}];
-        added += *amount;
+        const double added = shared ? (adding[QuotaLimitKey{instance, l}] += *amount) : *amount;
         if (Peak(instance, l, window) + added > LimitOf(instance, l)) excess = QuotaExcess{instance, l};
       }
     });
@@ -145,27 +170,8 @@ std::uint32_t QuotaUsage::SlotRoom(const QuotaSubject& subject, const RequestSet
                                    std::optional<QuotaWindow> window, QuotaTally* tally) const {
   std::uint32_t room = UINT32_MAX;
   if (!active_) return room;
-  ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
-    for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
-      if (RefusesRequest(rule.limits[l], requests)) {
-        room = 0;
-        continue;
-      }
-      const std::optional<double> one = Amount(rule.limits[l], requests, 1, master);
-      if (!one) continue;
-      const double fixed = *Amount(rule.limits[l], requests, 0, master);  // a per-job amount at the master
-      double left = LimitOf(instance, l) - PeakOnce(instance, l, window, tally) - fixed;
-      if (tally != nullptr) {
-        const auto it = tally->taken.find(QuotaLimitKey{instance, l});
-        if (it != tally->taken.end()) left -= it->second;
-      }
-      const double per_slot = *one - fixed;
-      if (left < 0) {
-        room = 0;
-      } else if (per_slot > 0) {
-        room = static_cast<std::uint32_t>(std::min<double>(room, std::floor(left / per_slot)));
-      }
-    }
+  ForEachLimitLeft(subject, requests, master, window, tally, [&](const QuotaLimitKey&, double left, double per_slot) {
+    room = std::min(room, SlotsLeft(left, per_slot));
   });
   return room;
 }

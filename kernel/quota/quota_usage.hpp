@@ -14,6 +14,7 @@
 // default) is not debited, `slots` always is.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -21,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernel/execution_mode.hpp"
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/resource_quota.hpp"
 #include "kernel/model/job_table.hpp"
@@ -122,6 +124,15 @@ class QuotaUsage {
   void Debit(const QuotaInstance& instance, std::uint32_t limit, double amount, QuotaWindow window = {});
   // A reservation: over `window` only (nothing where no diagrams are kept).
   void Reserve(const QuotaInstance& instance, std::uint32_t limit, double amount, QuotaWindow window);
+  // Every Debit of `debits` at once, as if in their order: the counters'
+  // diagrams are built in parallel, each from its own debits in order.
+  struct PendingDebit {
+    QuotaInstance instance;
+    std::uint32_t limit = 0;
+    double amount = 0;
+    QuotaWindow window;
+  };
+  void DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode);
 
   // The first limit, in set and limit order, that the grants (the first the
   // master) would take above its value, weighing each counter's peak over
@@ -141,6 +152,19 @@ class QuotaUsage {
   // earlier grants of the same placement took.
   std::uint32_t SlotRoom(const QuotaSubject& subject, const RequestSet& requests, bool master,
                          std::optional<QuotaWindow> window = std::nullopt, QuotaTally* tally = nullptr) const;
+  // SlotRoom's parts: visit(key, left, per_slot) for each limit of the rules
+  // that apply at the subject's queue instance and concern the request: what
+  // is left of it after the peak, the master's per-job amount and the
+  // tally's take (negative where it refuses the request), and what one more
+  // slot takes. SlotsLeft turns the two into slots.
+  template <class Visit>
+  void ForEachLimitLeft(const QuotaSubject& subject, const RequestSet& requests, bool master,
+                        std::optional<QuotaWindow> window, QuotaTally* tally, Visit visit) const;
+  static std::uint32_t SlotsLeft(double left, double per_slot) {
+    if (left < 0) return 0;
+    if (per_slot <= 0) return UINT32_MAX;
+    return static_cast<std::uint32_t>(std::min<double>(UINT32_MAX, std::floor(left / per_slot)));
+  }
   // Notes in `tally` that the placement takes `slots` at the subject's queue
   // instance (`sign` -1: gives them back).
   void Take(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
@@ -242,6 +266,29 @@ void QuotaUsage::ForEachDebit(const QuotaSubject& subject, const RequestSet& req
     for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
       const std::optional<double> amount = Amount(rule.limits[l], requests, slots, master);
       if (amount && *amount != 0) visit(instance, l, *amount);
+    }
+  });
+}
+
+template <class Visit>
+void QuotaUsage::ForEachLimitLeft(const QuotaSubject& subject, const RequestSet& requests, bool master,
+                                  std::optional<QuotaWindow> window, QuotaTally* tally, Visit visit) const {
+  ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
+    for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
+      const QuotaLimitKey key{instance, l};
+      if (RefusesRequest(rule.limits[l], requests)) {
+        visit(key, -1.0, 1.0);
+        continue;
+      }
+      const std::optional<double> one = Amount(rule.limits[l], requests, 1, master);
+      if (!one) continue;
+      const double fixed = *Amount(rule.limits[l], requests, 0, master);  // a per-job amount at the master
+      double left = LimitOf(instance, l) - PeakOnce(instance, l, window, tally) - fixed;
+      if (tally != nullptr) {
+        const auto it = tally->taken.find(key);
+        if (it != tally->taken.end()) left -= it->second;
+      }
+      visit(key, left, *one - fixed);
     }
   });
 }

@@ -81,9 +81,9 @@ std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job,
   // start is the earliest candidate from which every later one fits; the
   // search takes the fits to hold from some candidate on (where a quota's
   // usage only falls with time), and finds it by bisection.
-  std::vector<Time> later = QueueEndTimes(interval.ledger_, interval.TimeEntries(job, pe));
+  std::vector<Time> later =
+      BreakpointTimesIn(interval.ledger_, interval.TimeEntries(job, pe), from + 1, kDiagramForever + 1);
   std::reverse(later.begin(), later.end());
-  later.erase(later.begin(), std::upper_bound(later.begin(), later.end(), from));
   if (later.empty() || !fits(later.back())) return std::nullopt;
   std::size_t lo = 0, hi = later.size() - 1;  // later[hi] fits; those before lo do not
   while (lo < hi) {
