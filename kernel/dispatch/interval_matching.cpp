@@ -230,14 +230,16 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
       const HostId host = instances_.host[i];
       if (SequentialQuotaExcess(job, i, cluster_.now, verdicts)) continue;  // the quotas first
       if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+      // An instance no better than the best so far need not be fitted (is_not_better).
+      const std::uint32_t violations = soft ? SoftViolations(job, i) : 0;
+      if (best && violations >= best->first) continue;
       std::uint64_t found = global_found;
       const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
       if (h.static_mismatch || h.slots == 0) continue;
       const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
       if (!AllFound(job, found) || q.static_mismatch || q.slots == 0) continue;
       if (!soft) return i;
-      const std::uint32_t violations = SoftViolations(job, i);
-      if (!best || violations < best->first) best = std::make_pair(violations, i);
+      best = std::make_pair(violations, i);
       if (violations == 0) break;
     }
   }
