@@ -138,7 +138,7 @@ class RequestParser {
   Reason Parse(std::string_view key, RequestSet& out) const {
     auto part = [&](RequestPart p) { return RequestKeyPart(key, p); };
     if (auto e = Resources(part(RequestPart::kHard), "l_hard", out.hard)) return e;
-    if (auto e = Resources(part(RequestPart::kSoft), "l_soft", out.soft, true)) return e;
+    if (auto e = Resources(part(RequestPart::kSoft), "l_soft", out.soft)) return e;
     if (auto e = Queues(part(RequestPart::kQueueHard), "q_hard", out.queue_hard)) return e;
     if (auto e = Queues(part(RequestPart::kQueueSoft), "q_soft", out.queue_soft)) return e;
     if (auto e = Queues(part(RequestPart::kQueueMaster), "masterq", out.queue_master)) return e;
@@ -154,8 +154,7 @@ class RequestParser {
   }
 
  private:
-  // `soft`: the -soft -l list, which qsub refuses consumables in.
-  Reason Resources(std::string_view text, const char* key, ComplexValueList& out, bool soft = false) const {
+  Reason Resources(std::string_view text, const char* key, ComplexValueList& out) const {
     if (text.empty()) return std::nullopt;
     for (std::string_view item : SplitList(text)) {
       const std::size_t eq = item.find('=');
@@ -186,9 +185,6 @@ class RequestParser {
           return std::string(key) + ": the expression for " + std::string(name) + " nests '(' and '!' deeper than " +
                  std::to_string(kMaxStringExpressionDepth) + " levels";
         }
-      }
-      if (soft && a.consumable != Consumable::kNo) {
-        return std::string(key) + ": consumable " + Quote(name) + " cannot be a soft request (qsub refuses it)";
       }
       for (const ComplexValue& prior : out) {
         if (prior.complex == v.complex) return std::string(key) + ": " + Quote(name) + " is requested twice";

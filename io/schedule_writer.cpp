@@ -351,7 +351,7 @@ std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTabl
 
 namespace {
 
-// The soft -l request r or the soft -q entry r - soft.size(), as written.
+// The soft -l request r or the soft -q entry r - soft.size().
 std::string SoftItem(const Snapshot& s, const RequestSet& req, std::size_t r) {
   if (r < req.soft.size()) {
     const ComplexValue& v = req.soft[r];
@@ -397,7 +397,9 @@ std::string SoftRequestLines(const Snapshot& s, const QueueInstanceTable& instan
       out += std::to_string(d.job) + "." + std::to_string(d.task) +
              " granted=" + InstanceName(s, instances, result.grants[g].instance) +
              " violations=" + std::to_string(outcome.violations) + " met=" + (met.empty() ? "-" : met) +
-             " missed=" + (missed.empty() ? "-" : missed) + "\n";
+             " missed=" + (missed.empty() ? "-" : missed);
+      if (items > 64) out += " unlisted=" + std::to_string(items - 64);
+      out += "\n";
     }
   }
   return out;

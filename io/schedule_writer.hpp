@@ -45,9 +45,10 @@ std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTabl
 
 // What each grant of the job's starts and reservations met of its soft
 // requests, one line per grant (the session's `explain`):
-//   soft <job>.<task> granted=<qi> violations=<n> met=<items> missed=<items>
-// An item is a soft -l request as `name=value` or a soft -q entry as
-// `q:<queue>`; `-` stands for none. Empty for a job without soft requests.
+//   soft <job>.<task> granted=<qi> violations=<n> met=<items> missed=<items> [unlisted=<n>]
+// An item is a soft -l request as `name=value` (a number as %.15g) or a soft
+// -q entry as `q:<queue>`; `-` stands for none. Past the 64th, items are only
+// counted (unlisted=). Empty for a job without soft requests.
 std::string SoftRequestLines(const Snapshot& snapshot, const QueueInstanceTable& instances,
                              const ScheduleResult& result, JobNumber job, std::string_view tag = {});
 

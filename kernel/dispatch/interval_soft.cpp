@@ -20,11 +20,20 @@ std::uint32_t Interval::SoftViolations(const JobView& job, std::uint32_t i, std:
     violations += n;
     if (n > 0 && bit < 64) miss |= std::uint64_t{1} << bit;
   };
+  // A consumable (qsub refuses it soft, but a complex can become consumable
+  // later) is met at a level where that much of it is free now.
+  auto match_at = [&](ContainerRef c, const ComplexValue& v) {
+    if (const std::optional<std::uint32_t> k = ledger_.Find(c, v.complex)) {
+      const ConsumableEntry& e = ledger_.entry(*k);
+      return e.total - e.used_now >= v.number ? LevelMatch::kMatch : LevelMatch::kMismatch;
+    }
+    return MatchAt(c, v);
+  };
   for (std::size_t r = 0; r < req.soft.size(); ++r) {
     bool met = false;
     std::uint32_t n = 0;
     for (const ContainerRef& c : levels) {
-      const LevelMatch match = MatchAt(c, req.soft[r]);
+      const LevelMatch match = match_at(c, req.soft[r]);
       if (match == LevelMatch::kMismatch) ++n;
       if (match == LevelMatch::kMatch) met = true;
       if (match == LevelMatch::kUndefined && c.level == ContainerLevel::kQueue && !met) ++n;

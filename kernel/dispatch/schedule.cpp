@@ -338,6 +338,11 @@ ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std
   slice.decisions.assign(result.decisions.begin() + static_cast<std::ptrdiff_t>(from),
                          result.decisions.begin() + static_cast<std::ptrdiff_t>(to));
   for (Decision& d : slice.decisions) {
+    if (d.soft_begin != UINT32_MAX) {  // its grants' soft outcomes, in the slice's own list
+      const auto first = result.soft.begin() + d.soft_begin;
+      d.soft_begin = static_cast<std::uint32_t>(slice.soft.size());
+      slice.soft.insert(slice.soft.end(), first, first + (d.grant_end - d.grant_begin));
+    }
     d.grant_begin -= g0;
     d.grant_end -= g0;
     d.monitor_begin = d.monitor_begin - m0 + base;

@@ -64,32 +64,41 @@ std::string Queue(const std::string& name, int seq_no, int slots, const std::str
          std::to_string(slots) + "\n" + more + "end queue\n";
 }
 
-// Host h1 offers sb=0; c.q (seq_no 0) sb=1, a.q (1) sa=1, b.q (2) nothing.
-// With -soft -l sa=1,sb=1, c.q misses sa where no level defines it (1) and sb
-// at the host (1); a.q misses sb at the host and again at the queue, which
-// lacks it (2); b.q misses sa (1) and sb twice (3). c.q and a.q tie at 2: the
-// first in queue order wins.
+// Host h1 offers sb=0; b.q (seq_no 0) nothing, c.q (1) sb=1, a.q (2) sa=1,
+// so queue order alone would put every job in b.q. With -soft -l sa=1,sb=1,
+// c.q misses sa where no level defines it (1) and sb at the host (1); a.q
+// misses sb at the host and again at the queue, which lacks it (2); b.q
+// misses sa (1) and sb twice (3). c.q and a.q tie at 2: the first in queue
+// order wins. Once c.q is full, -soft -q a.q,c.q misses one entry at a.q
+// and two at b.q; once a.q is full too, every queue misses sa=1 and queue
+// order picks b.q.
 TEST(SoftRequestTest, TheFewestViolationsWinInQueueOrder) {
-  const SoftRun run = Schedule(Header() + "begin exechost h1\ncomplex_values sb=0\nend exechost\n" +
-                               Queue("c.q", 0, 2, "complex_values sb=1\n") +
-                               Queue("a.q", 1, 2, "complex_values sa=1\n") + Queue("b.q", 2, 2) +
-                               "job 1 owner=u submit=900 l_soft=sa=1,sb=1\n"
-                               "job 2 owner=u submit=901 l_soft=sb=1\n"
-                               "job 3 owner=u submit=902 q_soft=a.q,b.q\n"
-                               "job 4 owner=u submit=903 q_soft=b.q\n"
-                               "job 5 owner=u submit=904 l_soft=sa=1\n");
+  const SoftRun run =
+      Schedule(Header() + "begin exechost h1\ncomplex_values sb=0\nend exechost\n" + Queue("b.q", 0, 2) +
+               Queue("c.q", 1, 2, "complex_values sb=1\n") + Queue("a.q", 2, 3, "complex_values sa=1\n") +
+               "job 1 owner=u submit=900 l_soft=sa=1,sb=1\n"
+               "job 2 owner=u submit=901 l_soft=sb=1\n"
+               "job 3 owner=u submit=902 q_soft=a.q,c.q\n"
+               "job 4 owner=u submit=903 q_soft=a.q\n"
+               "job 5 owner=u submit=904 l_soft=sa=1\n"
+               "job 6 owner=u submit=905 l_soft=sa=1\n");
   const std::string& out = run.records;
   EXPECT_TRUE(Has(out, "start 1.1 at=1000 slots=1 granted=c.q@h1:1")) << out;
   EXPECT_TRUE(Has(out, "start 2.1 at=1000 slots=1 granted=c.q@h1:1")) << out;  // 1 there, 2 elsewhere
-  EXPECT_TRUE(Has(out, "start 3.1 at=1000 slots=1 granted=a.q@h1:1")) << out;  // a.q and b.q miss 1 each
-  EXPECT_TRUE(Has(out, "start 4.1 at=1000 slots=1 granted=b.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 slots=1 granted=a.q@h1:1")) << out;  // c.q is full
+  EXPECT_TRUE(Has(out, "start 4.1 at=1000 slots=1 granted=a.q@h1:1")) << out;
   EXPECT_TRUE(Has(out, "start 5.1 at=1000 slots=1 granted=a.q@h1:1")) << out;
-  // What each grant met, as the session's explain shows it.
+  EXPECT_TRUE(Has(out, "start 6.1 at=1000 slots=1 granted=b.q@h1:1")) << out;  // a.q is full: all miss sa
+  // What each grant met, as the session's explain shows it, from the whole
+  // result and from a slice of it.
   EXPECT_EQ(io::SoftRequestLines(run.snapshot, run.instances, run.result, 1),
             "soft 1.1 granted=c.q@h1 violations=2 met=- missed=sa=1,sb=1\n");
   EXPECT_EQ(io::SoftRequestLines(run.snapshot, run.instances, run.result, 3, "x"),
-            "soft x 3.1 granted=a.q@h1 violations=1 met=q:a.q missed=q:b.q\n");
+            "soft x 3.1 granted=a.q@h1 violations=1 met=q:a.q missed=q:c.q\n");
   EXPECT_EQ(io::SoftRequestLines(run.snapshot, run.instances, run.result, 5),
+            "soft 5.1 granted=a.q@h1 violations=0 met=sa=1 missed=-\n");
+  const ScheduleResult slice = ScheduleSlice(run.result, 2, run.result.decisions.size(), false);
+  EXPECT_EQ(io::SoftRequestLines(run.snapshot, run.instances, slice, 5),
             "soft 5.1 granted=a.q@h1 violations=0 met=sa=1 missed=-\n");
 }
 
@@ -134,7 +143,8 @@ TEST(SoftRequestTest, ParallelJobsTakeTheirHostsAndPeByViolations) {
 // Reservations: the earliest start wins; at the same start fewer violations
 // win only where the global host sets it. Job 3's start is the global lic's
 // (b.q, as its soft -q asks); job 4's is the queues' own (both free at 2060:
-// the first in queue order, a.q). The running jobs end at 900 + 1100 plus
+// the first in queue order, a.q), and the quotas' own in the last case. The
+// running jobs end at 900 + 1100 plus
 // the default DURATION_OFFSET of 60.
 TEST(SoftRequestTest, AtTheSameStartOnlyTheGlobalHostLetsViolationsDecide) {
   const std::string base = Header("max_reservation 10\n") + "begin global\ncomplex_values lic=1\nend global\n" +
@@ -152,16 +162,32 @@ TEST(SoftRequestTest, AtTheSameStartOnlyTheGlobalHostLetsViolationsDecide) {
                "job 4 owner=u submit=900 R=y l_hard=h_rt=100 q_soft=b.q\n")
           .records;
   EXPECT_TRUE(Has(by_queues, "reserve 4.1 at=2060 slots=1 granted=a.q@h1:1")) << by_queues;
+  // As job 3's case, but a quota holds b.q to the slot job 2 uses until 2060:
+  // b.q's quota time is not before the start, so a.q keeps the reservation.
+  const std::string by_quota = Schedule(base + Queue("a.q", 0, 2) + Queue("b.q", 1, 2) +
+                                        "begin rqs q\nname q\ndescription NONE\nenabled TRUE\n"
+                                        "limit queues b.q to slots=1\nend rqs\n"
+                                        "job 1 owner=u submit=800 state=r start=900 granted=a.q@h1:1 "
+                                        "l_hard=lic=1,h_rt=1100\n"
+                                        "job 2 owner=u submit=800 state=r start=900 granted=b.q@h1:1 l_hard=h_rt=1100\n"
+                                        "job 3 owner=u submit=900 R=y l_hard=lic=1,h_rt=100 q_soft=b.q\n")
+                                   .records;
+  EXPECT_TRUE(Has(by_quota, "reserve 3.1 at=2060 slots=1 granted=a.q@h1:1")) << by_quota;
 }
 
-TEST(SoftRequestTest, AConsumableCannotBeASoftRequest) {
-  const auto read = io::ReadSnapshot(
-      Header() + "begin exechost h1\nend exechost\n" + Queue("a.q", 0, 1) + "job 1 owner=u submit=900 l_soft=lic=1\n",
-      "soft.snap");
-  ASSERT_FALSE(read.ok());
-  EXPECT_NE(read.status().ToString().find("soft.snap:23: l_soft: consumable 'lic' cannot be a soft request"),
-            std::string::npos)
-      << read.status().ToString();
+// A soft consumable request (qsub refuses one, but a complex can become
+// consumable later) is met where that much is free now, and books nothing:
+// a.q's lic=1 is in use, b.q's is free.
+TEST(SoftRequestTest, ASoftConsumableIsMetWhereItIsFree) {
+  const std::string out =
+      Schedule(Header() + "begin exechost h1\nend exechost\n" + Queue("a.q", 0, 4, "complex_values lic=1\n") +
+               Queue("b.q", 1, 4, "complex_values lic=1\n") +
+               "job 1 owner=u submit=800 state=r start=900 granted=a.q@h1:1 l_hard=lic=1\n"
+               "job 2 owner=u submit=900 l_soft=lic=1\n"
+               "job 3 owner=u submit=901 l_soft=lic=1\n")
+          .records;
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 slots=1 granted=b.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 slots=1 granted=b.q@h1:1")) << out;  // still free: nothing booked
 }
 
 }  // namespace
