@@ -235,6 +235,27 @@ class Interval {
   std::uint32_t SoftViolations(const JobView& job, std::uint32_t i, std::uint64_t* missed = nullptr) const;
   // A placement's violations: each grant's slots times its instance's.
   std::uint64_t PlacementSoftViolations(const JobView& job, const std::vector<Grant>& grants) const;
+  // After a parallel search of a job with soft requests that tagged queues
+  // and found nothing, Grid Engine's queue list stays sorted by that job's
+  // violations (tagged instances first, then fewest violations, then queue
+  // order) until a search sorts it again (list_order_.soft_order()): kept
+  // here, for the starts that meet the list in its order.
+  void KeepSoftOrder(const JobView& job);
+  std::vector<std::uint32_t> soft_list_;
+  // Calls visit(i) for the instances with a free slot in the list's order
+  // (queue order, or the kept soft order) until visit returns false.
+  template <class Visit>
+  void ForEachFreeInListOrder(Visit visit) const {
+    if (list_order_.soft_order()) {
+      for (std::uint32_t i : soft_list_) {
+        if (has_free_[i] && !visit(i)) return;
+      }
+      return;
+    }
+    for (const QueueKey& key : free_order_) {
+      if (!visit(key.instance)) return;
+    }
+  }
   // Records, for a start or reservation of a job with soft requests, what each grant met and missed.
   void NoteSoftRequests(const JobView& job, Decision& decision, const std::vector<Grant>& grants);
 
@@ -280,6 +301,9 @@ class Interval {
                       bool quotas = true) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
   ParallelRoom RoomAtByLoad(RoomBuilder& builder) const;
+  // The room over `order`'s instances: hosts in the order of their first
+  // instance there, each host's instances in that order, until it suffices.
+  ParallelRoom WalkInListOrder(RoomBuilder& builder, const std::vector<std::uint32_t>& order) const;
   // A parallel job's room where it has soft requests: the instances the job
   // may use (with a free slot, or all of them for a reservation) sorted by
   // violations, then queue order; hosts in the order of their first instance

@@ -225,23 +225,21 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
   std::optional<std::pair<std::uint32_t, std::uint32_t>> best;  // violations, instance
   if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job) &&
       !QuotasRefuseEverywhere(job, cluster_.now, verdicts)) {
-    for (const QueueKey& key : free_order_) {
-      const std::uint32_t i = key.instance;
+    ForEachFreeInListOrder([&](std::uint32_t i) {
       const HostId host = instances_.host[i];
-      if (SequentialQuotaExcess(job, i, cluster_.now, verdicts)) continue;  // the quotas first
-      if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) continue;
+      if (SequentialQuotaExcess(job, i, cluster_.now, verdicts)) return true;  // the quotas first
+      if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) return true;
       // An instance no better than the best so far need not be fitted (is_not_better).
       const std::uint32_t violations = soft ? SoftViolations(job, i) : 0;
-      if (best && violations >= best->first) continue;
+      if (best && violations >= best->first) return true;
       std::uint64_t found = global_found;
       const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
-      if (h.static_mismatch || h.slots == 0) continue;
+      if (h.static_mismatch || h.slots == 0) return true;
       const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
-      if (!AllFound(job, found) || q.static_mismatch || q.slots == 0) continue;
-      if (!soft) return i;
+      if (!AllFound(job, found) || q.static_mismatch || q.slots == 0) return true;
       best = std::make_pair(violations, i);
-      if (violations == 0) break;
-    }
+      return soft && violations > 0;  // the first fit ends the search, or one without violations
+    });
   }
   if (best) return best->second;
   // None: walk the instances in queue order to say why. The first one that

@@ -281,6 +281,14 @@ Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::u
                                              const WalkPlan* plan) const {
   RoomBuilder builder(*this, job, pe, cluster_.now, enough);
   if (!builder.usable()) return std::move(builder.room());
+  if (list_order_.soft_order()) {  // a failed soft search's list: hosts by their first free instance there
+    std::vector<std::uint32_t> free;
+    ForEachFreeInListOrder([&](std::uint32_t i) {
+      free.push_back(i);
+      return true;
+    });
+    return WalkInListOrder(builder, free);
+  }
   for (const auto& [value, h] : free_hosts_) {
     HostSlots* slots = nullptr;
     if (plan != nullptr && PartHolds(*plan, h)) {
@@ -351,15 +359,22 @@ Interval::ParallelRoom Interval::SoftRoom(const JobView& job, PeId pe, Time star
     VisitReservationOrder([&](std::uint32_t i, bool) { consider(i); });
   }
   std::sort(order.begin(), order.end());
+  std::vector<std::uint32_t> instances;
+  instances.reserve(order.size());
+  for (const auto& [violations, key] : order) instances.push_back(key.instance);
+  return WalkInListOrder(builder, instances);
+}
+
+Interval::ParallelRoom Interval::WalkInListOrder(RoomBuilder& builder, const std::vector<std::uint32_t>& order) const {
   std::vector<std::uint32_t> host_pos(cluster_.hosts.size(), UINT32_MAX);
   std::vector<std::vector<std::uint32_t>> by_host;
-  for (const auto& [violations, key] : order) {
-    std::uint32_t& pos = host_pos[instances_.host[key.instance].index()];
+  for (std::uint32_t i : order) {
+    std::uint32_t& pos = host_pos[instances_.host[i].index()];
     if (pos == UINT32_MAX) {
       pos = static_cast<std::uint32_t>(by_host.size());
       by_host.emplace_back();
     }
-    by_host[pos].push_back(key.instance);
+    by_host[pos].push_back(i);
   }
   for (const std::vector<std::uint32_t>& host : by_host) {
     HostSlots* slots = nullptr;

@@ -2,6 +2,9 @@
 // violations as Grid Engine 8.1.9's compute_soft_violations counts them, and
 // what a grant met (docs/resource-quotas.md, "Soft requests"). The parallel
 // room they order is SoftRoom, in interval_parallel.cpp.
+#include <algorithm>
+#include <tuple>
+
 #include "kernel/dispatch/interval.hpp"
 
 namespace schedk::dispatch_detail {
@@ -52,6 +55,25 @@ std::uint64_t Interval::PlacementSoftViolations(const JobView& job, const std::v
   if (!HasSoftRequests(job)) return sum;
   for (const Grant& g : grants) sum += std::uint64_t{g.slots} * SoftViolations(job, g.instance);
   return sum;
+}
+
+void Interval::KeepSoftOrder(const JobView& job) {
+  // The tags are those of the last PE the search tried.
+  PeId pe;
+  for (PeId p : job.requests->pe.matching) {
+    if (!SlotCandidates(job, p).empty()) pe = p;
+  }
+  if (!pe.valid()) return;
+  std::vector<std::tuple<bool, std::uint32_t, QueueKey>> keyed;  // untagged, violations, queue order
+  keyed.reserve(instances_.size());
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    const bool tagged = QueueStatic(job, i, pe);
+    keyed.emplace_back(!tagged, tagged ? SoftViolations(job, i) : 0, KeyOf(i));
+  }
+  std::sort(keyed.begin(), keyed.end());
+  soft_list_.clear();
+  for (const auto& [untagged, violations, key] : keyed) soft_list_.push_back(key.instance);
+  list_order_.SoftSearchFailed();
 }
 
 void Interval::NoteSoftRequests(const JobView& job, Decision& decision, const std::vector<Grant>& grants) {

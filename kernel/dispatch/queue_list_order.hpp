@@ -61,13 +61,21 @@ class QueueListOrder {
       crossed_ = renumbered_ = false;
     }
     if (parallel && ((!first_search_ && !order_changed_ && renumbered_) || !tags())) return;
-    if (first_search_ || order_changed_) Sort(key);
+    if (first_search_ || order_changed_) {
+      soft_order_ = false;
+      Sort(key);
+    }
     if (parallel) {
       renumbered_ = true;
     } else {
       first_search_ = false;  // a sequential search always counts
     }
   }
+  // A parallel search of a job with soft requests tagged queues (it sorted
+  // the whole list by the job's violations) and found no assignment: the
+  // list keeps that order until a search sorts it again (soft_order()).
+  void SoftSearchFailed() { soft_order_ = true; }
+  bool soft_order() const { return soft_order_; }
   // A parallel search found an assignment (a start or a reservation). One of
   // a job with soft requests sorted the list by its violations, so the next
   // search sorts it as the first one does (DISPATCH_TYPE_PE_SOFT_REQ).
@@ -133,6 +141,7 @@ class QueueListOrder {
   bool order_changed_ = false; // host_order_changed
   bool crossed_ = false;       // the load ranks changed since the last comparison
   bool renumbered_ = false;    // a parallel search renumbered the hosts since then
+  bool soft_order_ = false;    // the list is in a failed soft parallel search's order
 };
 
 }  // namespace schedk::dispatch_detail

@@ -85,6 +85,10 @@ void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
   }
   const bool never = why.reason == PendingReason::kNever || why.never != NeverCause::kNone;
   if (is_reserve && !never && Reserve(job, category, why, reservations)) return;
+  // A soft parallel search that tagged queues (every reservation search does) leaves its order.
+  if (parallel && HasSoftRequests(job) && ((is_reserve && !never) || (is_start && ParallelSearchTags(job)))) {
+    KeepSoftOrder(job);
+  }
   if (why.never != NeverCause::kNone) why.reason = PendingReason::kNever;
   if (job.immediate && why.reason != PendingReason::kNever) {
     why.reason = PendingReason::kNever;

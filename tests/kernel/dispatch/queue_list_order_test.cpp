@@ -123,6 +123,27 @@ TEST(QueueListOrderTest, ASoftParallelAssignmentMakesTheNextSearchSort) {
   }
 }
 
+// A failed soft parallel search's order stays until a search sorts the list:
+// not a sequential one after the interval's first search, but one after a
+// load change that moved the hosts' ranks.
+TEST(QueueListOrderTest, AFailedSoftSearchsOrderStaysUntilASort) {
+  QueueListOrder order;
+  order.Start(10, {});
+  order.BeginJob(false);
+  order.Search(false, kTags, kByNumber);  // the first search: sorts
+  order.BeginJob(false);
+  order.Search(true, kTags, kByNumber);
+  order.SoftSearchFailed();
+  EXPECT_TRUE(order.soft_order());
+  order.BeginJob(false);
+  order.Search(false, kTags, kByNumber);
+  EXPECT_TRUE(order.soft_order());
+  order.HostLoadChanged(true);
+  order.BeginJob(false);
+  order.Search(false, kTags, kByNumber);
+  EXPECT_FALSE(order.soft_order());
+}
+
 // A reserving job that gets neither a start nor a reservation leaves the full
 // instances in the list: a later job's sort takes them in even if it may not
 // reserve, and the next split puts them back in that order.

@@ -175,6 +175,35 @@ TEST(SoftRequestTest, AtTheSameStartOnlyTheGlobalHostLetsViolationsDecide) {
   EXPECT_TRUE(Has(by_quota, "reserve 3.1 at=2060 slots=1 granted=a.q@h1:1")) << by_quota;
 }
 
+// A parallel search with soft requests that finds nothing leaves Grid
+// Engine's queue list in its violation order (b.q, which its -soft -q names,
+// first) until a search sorts it again: the parallel and the sequential job
+// after it, without soft requests, start in b.q although all.q comes first
+// in queue order. (The real cell does the same: scenario dispatch-soft-order.)
+TEST(SoftRequestTest, AFailedSoftParallelSearchLeavesItsOrder) {
+  const std::string jobs =
+      "job 1 owner=u1 submit=900 l_hard=h_rt=100\n"
+      "job 2 owner=u1 submit=900 p=-500 l_hard=h_rt=100 pe_name=fill pe_min=10 pe_max=10%s\n"
+      "job 3 owner=u3 submit=900 p=-700 l_hard=h_rt=100 pe_name=fill pe_min=2 pe_max=2\n"
+      "job 4 owner=u2 submit=900 p=-1000 l_hard=h_rt=100\n";
+  const std::string cluster = Header("weight_urgency 0\nweight_priority 1\n") + "begin exechost h1\nend exechost\n" +
+                              "begin pe fill\nslots 32\nallocation_rule $fill_up\nend pe\n" +
+                              Queue("all.q", 0, 4, "pe_list fill\n") + Queue("b.q", 1, 4, "pe_list fill\n");
+  auto with = [&](const char* soft) {
+    std::string text = jobs;
+    text.replace(text.find("%s"), 2, soft);
+    return Schedule(cluster + text).records;
+  };
+  const std::string leaked = with(" q_soft=b.q");
+  EXPECT_TRUE(Has(leaked, "start 1.1 at=1000 slots=1 granted=all.q@h1:1")) << leaked;
+  EXPECT_NE(leaked.find("pending 2.1 "), std::string::npos) << leaked;
+  EXPECT_TRUE(Has(leaked, "start 3.1 at=1000 slots=2 pe=fill granted=b.q@h1:2")) << leaked;
+  EXPECT_TRUE(Has(leaked, "start 4.1 at=1000 slots=1 granted=b.q@h1:1")) << leaked;
+  const std::string plain = with("");  // the same without the soft request: queue order
+  EXPECT_TRUE(Has(plain, "start 3.1 at=1000 slots=2 pe=fill granted=all.q@h1:2")) << plain;
+  EXPECT_TRUE(Has(plain, "start 4.1 at=1000 slots=1 granted=all.q@h1:1")) << plain;
+}
+
 // A soft consumable request (qsub refuses one, but a complex can become
 // consumable later) is met where that much is free now, and books nothing:
 // a.q's lic=1 is in use, b.q's is free.
