@@ -23,20 +23,28 @@ struct SoftRun {
   std::string records;  // as `schedk schedule` prints them, without dur= and the done line
 };
 
+// The interval's records, with both twins: they must agree.
 SoftRun Schedule(const std::string& snapshot_text) {
   SoftRun run{testing::Load(snapshot_text), {}, {}, {}};
   const PriorityResult priorities = ComputePriorities(run.snapshot.cluster, run.snapshot.jobs);
   run.instances = QueueInstanceTable::Build(run.snapshot.cluster);
+  auto records = [&](const ScheduleResult& result) {
+    std::string out;
+    io::WriteSchedule(run.snapshot, run.instances, result, io::ScheduleFormat::kText, 0, [&](std::string_view text) {
+      out += text;
+      return true;
+    });
+    out = out.substr(0, out.rfind("done "));
+    for (std::size_t at = out.find(" dur="); at != std::string::npos; at = out.find(" dur=", at)) {
+      out.erase(at, out.find(' ', at + 1) - at);
+    }
+    return out;
+  };
   run.result = ScheduleInterval(run.snapshot.cluster, run.snapshot.jobs, priorities, run.instances);
-  io::WriteSchedule(run.snapshot, run.instances, run.result, io::ScheduleFormat::kText, 0, [&](std::string_view text) {
-    run.records += text;
-    return true;
-  });
-  std::string& out = run.records;
-  out = out.substr(0, out.rfind("done "));
-  for (std::size_t at = out.find(" dur="); at != std::string::npos; at = out.find(" dur=", at)) {
-    out.erase(at, out.find(' ', at + 1) - at);
-  }
+  run.records = records(run.result);
+  const ScheduleResult reference =
+      ScheduleInterval(run.snapshot.cluster, run.snapshot.jobs, priorities, run.instances, Twin::kReference);
+  EXPECT_EQ(records(reference), run.records) << "the reference twin";
   return run;
 }
 
