@@ -442,8 +442,8 @@ class Interval {
   // running tasks'), lists the debits there for one DebitAll instead.
   void BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
                   UsageState state);
-  // The index of a rule instance in result_.quota_keys, of an excess in result_.quota_excesses.
   std::vector<QuotaUsage::PendingDebit>* quota_capture_ = nullptr;
+  // The index of a rule instance in result_.quota_keys, of an excess in result_.quota_excesses.
   std::uint32_t QuotaKeyIndex(const QuotaInstance& instance);
   std::uint32_t QuotaExcessIndex(const QuotaExcess& excess);
   std::map<QuotaInstance, std::uint32_t> quota_key_index_;
