@@ -81,9 +81,22 @@ std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job,
   // start is the earliest candidate from which every later one fits; the
   // search takes the fits to hold from some candidate on (where a quota's
   // usage only falls with time), and finds it by bisection.
-  std::vector<Time> later =
-      BreakpointTimesIn(interval.ledger_, interval.TimeEntries(job, pe), from + 1, kDiagramForever + 1);
-  std::reverse(later.begin(), later.end());
+  // From the ledger's breakpoint index where there is one (already in time
+  // order), else from each diagram.
+  const std::vector<std::uint32_t> entries = interval.TimeEntries(job, pe);
+  std::vector<Time> later;
+  if (const BreakpointIndex* index = interval.ledger_.breakpoint_index();
+      index != nullptr && interval.twin_ == Twin::kOptimised) {
+    std::vector<std::uint8_t> weighed(interval.ledger_.size(), 0);
+    for (std::uint32_t k : entries) weighed[k] = 1;
+    index->ForEachIn(from + 1, kDiagramForever + 1, [&](Time t, std::uint32_t k) {
+      if (weighed[k] && (later.empty() || later.back() != t)) later.push_back(t);
+      return true;
+    });
+  } else {
+    later = BreakpointTimesIn(interval.ledger_, entries, from + 1, kDiagramForever + 1);
+    std::reverse(later.begin(), later.end());
+  }
   if (later.empty() || !fits(later.back())) return std::nullopt;
   std::size_t lo = 0, hi = later.size() - 1;  // later[hi] fits; those before lo do not
   while (lo < hi) {
