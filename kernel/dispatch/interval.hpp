@@ -241,7 +241,6 @@ class Interval {
   // order) until a search sorts it again (list_order_.soft_order()): kept
   // here, for the starts that meet the list in its order.
   void KeepSoftOrder(const JobView& job);
-  std::vector<std::uint32_t> soft_list_;
   // Calls visit(i) for the instances with a free slot in the list's order
   // (queue order, or the kept soft order) until visit returns false.
   template <class Visit>
@@ -545,6 +544,8 @@ class Interval {
   std::set<std::pair<double, std::uint32_t>> free_hosts_;
   std::vector<std::uint32_t> host_queues_;  // CSR over instances_.host_first
 
+  // The order KeepSoftOrder kept (every instance), while list_order_.soft_order().
+  std::vector<std::uint32_t> soft_list_;
   // Grid Engine's queue list through the interval (queue_list_order.hpp),
   // which orders reservation searches, and what reads it.
   QueueListOrder list_order_;

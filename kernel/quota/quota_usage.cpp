@@ -119,18 +119,17 @@ void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode
     c.now[d.limit] += d.amount;
     if (diagrams_ && d.window.duration > 0) diagram_of[k] = &c.over_time[d.limit];
   }
-  std::unordered_map<UtilizationDiagram*, std::vector<std::uint32_t>> by_diagram;
-  std::vector<UtilizationDiagram*> diagrams;  // in the order first debited
+  std::unordered_map<UtilizationDiagram*, std::uint32_t> group_of;
+  std::vector<std::pair<UtilizationDiagram*, std::vector<std::uint32_t>>> groups;  // in the order first debited
   for (std::uint32_t k = 0; k < debits.size(); ++k) {
     if (diagram_of[k] == nullptr) continue;
-    auto [it, added] = by_diagram.try_emplace(diagram_of[k]);
-    if (added) diagrams.push_back(diagram_of[k]);
-    it->second.push_back(k);
+    const auto [it, added] = group_of.try_emplace(diagram_of[k], static_cast<std::uint32_t>(groups.size()));
+    if (added) groups.emplace_back(diagram_of[k], std::vector<std::uint32_t>{});
+    groups[it->second].second.push_back(k);
   }
-  ForEachIndex(mode, diagrams.size(), [&](std::size_t g) {
-    for (std::uint32_t k : by_diagram.find(diagrams[g])->second) {
-      diagrams[g]->Add(debits[k].window.start, debits[k].window.duration, debits[k].amount);
-    }
+  ForEachIndex(mode, groups.size(), [&](std::size_t g) {
+    auto& [diagram, ks] = groups[g];
+    for (std::uint32_t k : ks) diagram->Add(debits[k].window.start, debits[k].window.duration, debits[k].amount);
   });
 }
 
