@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "io/ge_value.hpp"
 #include "io/session/request_words.hpp"
@@ -20,6 +21,19 @@ void Session::Reply(std::string_view line) {
 void Session::Ok(const std::string& id, const std::string& extra) {
   Reply("ok " + id + (extra.empty() ? "" : " " + extra) + "\n");
   Log(id, verb_, extra.empty() ? "ok" : "ok " + extra);
+}
+
+ReplyKind KindOfReply(std::string_view type) {
+  static constexpr std::pair<std::string_view, ReplyKind> kReplies[] = {
+      {"hello", ReplyKind::kTerminal}, {"ok", ReplyKind::kTerminal},    {"done", ReplyKind::kTerminal},
+      {"err", ReplyKind::kTerminal},   {"bye", ReplyKind::kTerminal},   {"start", ReplyKind::kRecord},
+      {"reserve", ReplyKind::kRecord}, {"pending", ReplyKind::kRecord}, {"sched", ReplyKind::kRecord},
+      {"prio", ReplyKind::kRecord},    {"soft", ReplyKind::kRecord},    {"data", ReplyKind::kRecord},
+  };
+  for (const auto& [name, kind] : kReplies) {
+    if (name == type) return kind;
+  }
+  return ReplyKind::kUnknown;
 }
 
 bool IsRequestId(std::string_view id) {

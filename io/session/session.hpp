@@ -34,6 +34,11 @@ namespace schedk::io {
 // first word is refused with the id "-".
 bool IsRequestId(std::string_view id);
 
+// The first word of a reply line. Terminal replies end a request; records
+// come before them. docs/protocol.md §3 lists both kinds; this is their table.
+enum class ReplyKind { kUnknown, kRecord, kTerminal };
+ReplyKind KindOfReply(std::string_view type);
+
 struct SessionOptions {
   std::string version = "0";          // kernel=schedk/<version> in the hello reply
   std::size_t max_line_bytes = 1 << 20;  // longer lines get 413

@@ -210,14 +210,13 @@ class Driver {
       const std::string_view tag = FirstWord(after).first;
       Check(!id.empty(), "no reply to a line that is not a request", Shown(reply) + context);
       Check(tag == id, "reply tagged with the request's id", "expected " + Shown(id) + ": " + Shown(reply) + context);
-      if (type == "hello" || type == "ok" || type == "done" || type == "err" || type == "bye") {
+      if (io::KindOfReply(type) == io::ReplyKind::kTerminal) {
         ++terminals;
         terminal_type = type;
         if (type == "err") Check(reply.size() <= kMaxErrorLine, "err line is bounded", Shown(reply) + context);
       } else {
-        Check(type == "start" || type == "reserve" || type == "pending" || type == "sched" || type == "prio" ||
-                  type == "data",
-              "reply type is a protocol record", Shown(reply) + context);
+        Check(io::KindOfReply(type) == io::ReplyKind::kRecord, "reply type is a protocol record",
+              Shown(reply) + context);
       }
     });
     Check(terminals == (id.empty() ? 0u : 1u), "exactly one terminal reply per request",
