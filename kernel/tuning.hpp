@@ -56,6 +56,9 @@ inline constexpr std::uint32_t kPlanHostsPerBlock = 256;
 // Walk plans kept per interval: each is a table over the hosts, so past this
 // many distinct keys all are dropped at once.
 inline constexpr std::size_t kKeptWalkPlans = 64;
+// Request keys whose room-now findings are kept per host (HostRoomCache):
+// each is a table over the hosts and their instances.
+inline constexpr std::size_t kKeptHostRoomTables = 64;
 // Parallel walks before the ledger builds its breakpoint index: building one
 // costs about as much as the searches of a few walks save.
 inline constexpr std::uint32_t kWalksBeforeIndex = 4;

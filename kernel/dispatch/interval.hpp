@@ -29,6 +29,7 @@
 #include "kernel/dispatch/demand.hpp"
 #include "kernel/dispatch/flat_diagrams.hpp"
 #include "kernel/dispatch/host_load.hpp"
+#include "kernel/dispatch/host_room_cache.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/queue_list_order.hpp"
 #include "kernel/dispatch/resource_ledger.hpp"
@@ -292,14 +293,30 @@ class Interval {
     if (HasSoftRequests(job)) return SoftRoom(job, pe, cluster_.now, enough, true, true);
     return twin_ == Twin::kOptimised ? RoomNow(job, pe, enough) : RoomNowReference(job, pe, enough);
   }
-  ParallelRoom RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan) const;
+  // `cache`: where a host's entry holds, the room takes the host from it;
+  // every other host visited is kept there.
+  ParallelRoom RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan,
+                           HostRoomCache::Table* cache) const;
+  // The key under which RoomNow keeps what it found for the job on `pe`, or
+  // nullopt where it may not (the job's requests read load values, or Fit
+  // weighs the amounts in use now only).
+  std::optional<RoomKey> RoomKeyOf(const JobView& job, PeId pe) const;
   // The room at `start`, hosts in the queue list's order where it is not
   // sorted, in load order otherwise; cut where they give `enough` slots.
   // With `quotas` false, the room ignores them (the queue-end walks' own test).
-  ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited,
-                      bool quotas = true) const;
+  // `answer_only`: the caller only asks whether exactly `enough` slots fit
+  // (RoomBuilder::AnswerOnly).
+  ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited, bool quotas = true,
+                      bool answer_only = false) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
   ParallelRoom RoomAtByLoad(RoomBuilder& builder) const;
+  // One host of a room at any start, for a caller that asks no reason:
+  // `order`, the instances of host h the room meets, in that order, visited
+  // from the walk plan's part of the host where `plan` has one that holds.
+  void VisitHostAt(RoomBuilder& builder, const WalkPlan* plan, std::uint32_t h, std::span<const std::uint32_t> order,
+                   HostSlots*& slots) const;
+  // The walk plan kept for the job's key on `pe` (a queue-end search's), or null.
+  std::shared_ptr<const WalkPlan> KeptPlan(const JobView& job, PeId pe) const;
   // The room over `order`'s instances: hosts in the order of their first
   // instance there, each host's instances in that order, until it suffices.
   ParallelRoom WalkInListOrder(RoomBuilder& builder, const std::vector<std::uint32_t>& order) const;
@@ -322,7 +339,7 @@ class Interval {
   }
   // The same where the quotas check the placement (the room is cut to them).
   ParallelFit AssignParallelUnderQuotas(const JobView& job, PeId pe, std::uint32_t total, Time start) const {
-    ParallelFit fit = Distribute(RoomAt(job, pe, start, total), pe, total, nullptr);
+    ParallelFit fit = Distribute(RoomAt(job, pe, start, total, true, true), pe, total, nullptr);
     fit.ok = fit.ok && !PlacementQuotaExcess(job, pe, fit.grants, start);
     return fit;
   }
@@ -388,6 +405,12 @@ class Interval {
   mutable FlatDiagrams flat_diagrams_;  // the coverage reads the walk's diagrams from here
   // Per host: changes whenever one of its queue instances goes into or out of alarm.
   std::vector<std::uint64_t> host_alarm_version_;
+  // Per host: renewed with every booking on the host or its instances and
+  // every change of their alarms (Touch): the stamp of room_cache_'s entries.
+  std::vector<std::uint64_t> host_stamp_;
+  std::uint64_t stamp_clock_ = 0;
+  void Touch(HostId host) { host_stamp_[host.index()] = ++stamp_clock_; }
+  mutable HostRoomCache room_cache_;
   // Per complex: some host or the global host reports it as a load value;
   // the distinct built-in limits of the queue instances where they are all
   // that defines it (h_rt and s_rt; empty otherwise; set up in Run).

@@ -72,6 +72,28 @@ class Interval::RoomBuilder {
   }
   bool usable() const { return room_.usable; }
   ParallelRoom& room() { return room_; }
+  const JobView& job() const { return job_; }
+  PeId pe() const { return pe_; }
+
+  // A host's visits for HostRoomCache: BeginHost before them; Keep after them
+  // (before Suffices, which cuts the host) keeps what they found; Replay
+  // visits a host from what was kept, to the same room and limiting note.
+  void BeginHost() {
+    host_limiting_ = UINT32_MAX;
+    passed_over_ = false;
+  }
+  void Keep(HostRoomCache::Table& cache, std::uint32_t h, std::uint64_t stamp, const HostSlots* slots) const {
+    if (passed_over_) return;  // not all it would find for another owner
+    if (slots == nullptr) {
+      cache.Keep(h, stamp, 0, {}, host_limiting_, host_limiting_complex_);
+      return;
+    }
+    cache.Keep(h, stamp, slots->available, slots->queues, host_limiting_, host_limiting_complex_);
+  }
+  void Replay(const HostRoomCache::Table& cache, const HostRoomCache::Entry& entry, HostId host, HostSlots*& slots) {
+    if (entry.limiting_instance != UINT32_MAX) NoteLimiting(entry.limiting_instance, entry.limiting);
+    for (const auto& [i, n] : cache.Queues(host.index())) Add(host, entry.host_slots, i, n, slots);
+  }
 
   // One instance: its slots join its host's (`slots`: the host's entry, made
   // at its first instance that gives any), or the first resource that kept it
@@ -79,7 +101,7 @@ class Interval::RoomBuilder {
   void Visit(std::uint32_t i, HostSlots*& slots) {
     const HostId host = interval_.instances_.host[i];
     if (interval_.alarm_[i] || !interval_.QueueStatic(job_, i, pe_) || !interval_.HostStatic(job_, host)) return;
-    if (skip_closed_classes_ && QuotaClassClosed(i)) return;
+    if (PassesOver(i)) return;
     std::uint64_t found = global_found_;
     const Duration d = job_.duration;
     const LevelFit q = interval_.Fit({ContainerLevel::kQueue, i}, job_, start_, d, found, nullptr);
@@ -104,7 +126,7 @@ class Interval::RoomBuilder {
     for (std::uint32_t g = host_plan.first; g < host_plan.last; ++g) limit(h, g);
     for (const InstancePlan& instance : plan.InstancesOf(host_plan)) {
       const std::uint32_t i = instance.instance;
-      if (!interval_.has_free_[i]) continue;
+      if (!interval_.has_free_[i] || PassesOver(i)) continue;
       LevelFit q;
       for (std::uint32_t g = instance.first; g < instance.last; ++g) limit(q, g);
       if (q.slots == 0 || h.slots == 0) {
@@ -114,9 +136,37 @@ class Interval::RoomBuilder {
       Add(host_plan.host, h.slots, i, q.slots, slots);
     }
   }
+  // Visit for `order`'s instances of the host, in that order, from a walk
+  // plan's part of the host, for a room whose caller asks no reason
+  // (SkipClosedQuotaClasses): the instances the part leaves out are those
+  // Visit refuses, and one resource without room ends the host's or the
+  // instance's count.
+  void VisitPlannedInOrder(const WalkPlan& plan, const HostPlan& host_plan, std::span<const std::uint32_t> order,
+                           HostSlots*& slots) {
+    auto limit = [&](LevelFit& fit, std::uint32_t first, std::uint32_t last) {
+      for (std::uint32_t g = first; g < last && fit.slots > 0; ++g) {
+        const DemandSlot& demand = plan.demands[g];
+        interval_.Limit(fit, demand.entry, interval_.DemandAmount(demand.entry, job_, by_complex_), demand.kind, start_,
+                        job_.duration);
+      }
+    };
+    LevelFit h;
+    limit(h, host_plan.first, host_plan.last);
+    if (h.slots == 0) return;
+    const std::span<const InstancePlan> planned = plan.InstancesOf(host_plan);
+    for (std::uint32_t i : order) {
+      const auto it =
+          std::find_if(planned.begin(), planned.end(), [&](const InstancePlan& p) { return p.instance == i; });
+      if (it == planned.end() || PassesOver(i)) continue;
+      LevelFit q;
+      limit(q, it->first, it->last);
+      if (q.slots > 0) Add(host_plan.host, h.slots, i, q.slots, slots);
+    }
+  }
   // Closes the host just visited (if it gave slots): whether the hosts so far
   // can give `enough` slots under the allocation rule. With quotas, the host
   // first gives only what they leave it after the hosts before.
+  // For AnswerOnly, true also where the hosts to come cannot make it suffice.
   bool Suffices(HostSlots* slots) {
     if (slots == nullptr) return false;
     Close(*slots);
@@ -126,7 +176,16 @@ class Interval::RoomBuilder {
     }
     sum_ += slots->available;
     roomy_ += slots->available >= per_host_;
-    return RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_);
+    return RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_) || (answer_only_ && Hopeless());
+  }
+  // For a caller that only asks whether exactly `enough` slots fit
+  // (AssignParallelUnderQuotas): Distribute of `enough` fails on a room
+  // wherever it fails on the whole, so the walk may stop where the quotas
+  // leave too little for the hosts to come to make the whole room give it.
+  // Returns true where the quotas already leave too little: no walk needed.
+  bool AnswerOnly() {
+    answer_only_ = quotas_ && by_class_ && enough_ != kUnlimited;
+    return answer_only_ && Hopeless();
   }
   // A host's availability: its own slots, at most the sum of its instances'.
   static void Close(HostSlots& h) {
@@ -162,6 +221,11 @@ class Interval::RoomBuilder {
   // (The room then notes no resource that kept them out: for rooms whose
   // caller asks no reason.)
   void SkipClosedQuotaClasses() { skip_closed_classes_ = quotas_; }
+  // For a room whose caller asks the reason (RoomNow): from here on, Visit
+  // passes over an instance whose quota class is closed only where it comes
+  // after the first instance kept out so far in queue order, so that it
+  // could note nothing either.
+  void PassOverClosedAfterNoted() { closed_after_noted_ = quotas_ && by_class_; }
   // The same for a room built whole (then sorted): every host in the room's
   // order, those left too small dropped (the reference of RoomAtByLoad).
   void CutAllByQuotas() {
@@ -174,6 +238,40 @@ class Interval::RoomBuilder {
   }
 
  private:
+  // Whether, under the quotas, the hosts to come cannot give what the room
+  // lacks: every slot they take lowers its class's room by one and no
+  // class's room grows, so together they take at most the classes' rooms now.
+  // Distribute of `enough` then fails on the whole room: $pe_slots needs one
+  // host with `enough`, the others `enough` over all hosts ($fixed: in whole
+  // per-host counts).
+  bool Hopeless() {
+    std::uint64_t to_come = 0;
+    for (std::uint32_t c = 0; c < interval_.quota_.classes() && to_come < enough_; ++c) {
+      to_come += QuotaRoom(interval_.quota_.InstanceOfClass(c));
+    }
+    switch (p_.allocation_rule) {
+      case AllocationRule::kPeSlots:
+        return to_come < enough_;
+      case AllocationRule::kFixed:
+        return roomy_ * per_host_ + to_come < enough_;
+      case AllocationRule::kFillUp:
+      case AllocationRule::kRoundRobin:
+        return sum_ + to_come < enough_;
+    }
+    return false;
+  }
+  // Whether Visit may pass over instance i: its quota class is closed (the
+  // cut gives it nothing) and it can note no reason the caller asks for.
+  bool PassesOver(std::uint32_t i) {
+    bool passes = false;
+    if (skip_closed_classes_) {
+      passes = QuotaClassClosed(i);
+    } else if (closed_after_noted_ && limiting_key_ && !(interval_.KeyOf(i) < *limiting_key_)) {
+      passes = QuotaClassClosed(i);
+    }
+    passed_over_ |= passes;
+    return passes;
+  }
   // Whether instance i's class is uniform and its quotas leave the job no
   // slot after what the room's hosts so far took (per class, until the
   // room's take changes).
@@ -228,6 +326,11 @@ class Interval::RoomBuilder {
   }
   void NoteLimiting(std::uint32_t i, ComplexId limiting) {
     const QueueKey key = interval_.KeyOf(i);
+    // Within a host, the queue order is its instances' (seq_no, index) order, whatever the load.
+    if (host_limiting_ == UINT32_MAX || key < interval_.KeyOf(host_limiting_)) {
+      host_limiting_ = i;
+      host_limiting_complex_ = limiting;
+    }
     if (limiting_key_ && !(key < *limiting_key_)) return;
     limiting_key_ = key;
     room_.instance_limiting = limiting;
@@ -251,10 +354,15 @@ class Interval::RoomBuilder {
   std::uint64_t global_found_ = 0;
   ParallelRoom room_;
   std::optional<QueueKey> limiting_key_;
+  std::uint32_t host_limiting_ = UINT32_MAX;  // the host now visited: its first instance kept out
+  ComplexId host_limiting_complex_;
   std::uint64_t sum_ = 0, roomy_ = 0;  // available slots; hosts with room for per_host
   std::vector<double> by_complex_;     // the job's amounts (DemandAmount)
   QuotaTally tally_;                   // what the room's hosts so far take of the quotas
   bool skip_closed_classes_ = false;
+  bool closed_after_noted_ = false;
+  bool passed_over_ = false;  // since BeginHost
+  bool answer_only_ = false;
   std::vector<std::int8_t> class_closed_;  // per quota class: -1 unknown, 0 open, 1 closed
   // The optimised twin's quota cut: per class its limits, each with what is
   // left of it, what a slot takes and what the room took so far.
@@ -270,17 +378,34 @@ class Interval::RoomBuilder {
 Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const {
   std::shared_ptr<const WalkPlan> plan;
   if (const std::optional<std::string> key = PlanKey(job, pe)) plan = plan_cache_.Find(*key);
-  return RoomNowFrom(job, pe, enough, plan.get());
+  HostRoomCache::Table* cache = nullptr;
+  if (const std::optional<RoomKey> key = RoomKeyOf(job, pe)) cache = room_cache_.Find(*key);
+  return RoomNowFrom(job, pe, enough, plan.get(), cache);
 }
 
 Interval::ParallelRoom Interval::RoomNowReference(const JobView& job, PeId pe, std::uint32_t enough) const {
-  return RoomNowFrom(job, pe, enough, nullptr);
+  return RoomNowFrom(job, pe, enough, nullptr, nullptr);
 }
 
-Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough,
-                                             const WalkPlan* plan) const {
+std::optional<RoomKey> Interval::RoomKeyOf(const JobView& job, PeId pe) const {
+  if (ignore_plan_) return std::nullopt;
+  for (const ComplexValue& v : job.requests->hard) {
+    if (load_reported_[v.complex.index()]) return std::nullopt;
+  }
+  RoomKey key{job.request_id, pe, {}, {}, {}};
+  if (access_lists_) {
+    key.owner = job.owner;
+    key.group = job.group;
+    key.project = job.project;
+  }
+  return key;
+}
+
+Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan,
+                                             HostRoomCache::Table* cache) const {
   RoomBuilder builder(*this, job, pe, cluster_.now, enough);
   if (!builder.usable()) return std::move(builder.room());
+  if (twin_ == Twin::kOptimised) builder.PassOverClosedAfterNoted();
   if (list_order_.soft_order()) {  // a failed soft search's list: hosts by their first free instance there
     std::vector<std::uint32_t> free;
     ForEachFreeInListOrder([&](std::uint32_t i) {
@@ -291,6 +416,12 @@ Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::u
   }
   for (const auto& [value, h] : free_hosts_) {
     HostSlots* slots = nullptr;
+    if (const HostRoomCache::Entry* kept = cache ? cache->Holding(h, host_stamp_[h]) : nullptr) {
+      builder.Replay(*cache, *kept, HostId(h), slots);
+      if (builder.Suffices(slots)) break;
+      continue;
+    }
+    builder.BeginHost();
     if (plan != nullptr && PartHolds(*plan, h)) {
       const std::uint32_t part = plan->part_of[h];
       if (part != UINT32_MAX && plan->parts[part].plan != UINT32_MAX) {
@@ -301,18 +432,23 @@ Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::u
         if (has_free_[host_queues_[k]]) builder.Visit(host_queues_[k], slots);
       }
     }
+    if (cache != nullptr) builder.Keep(*cache, h, host_stamp_[h], slots);
     if (builder.Suffices(slots)) break;
   }
   return std::move(builder.room());
 }
 
-Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough,
-                                        bool quotas) const {
+Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough, bool quotas,
+                                        bool answer_only) const {
   if (HasSoftRequests(job)) return SoftRoom(job, pe, start, enough, false, quotas);
   RoomBuilder builder(*this, job, pe, start, enough, quotas);
   if (!builder.usable()) return std::move(builder.room());
-  if (twin_ == Twin::kOptimised) builder.SkipClosedQuotaClasses();  // no caller of RoomAt asks for a reason
+  if (twin_ == Twin::kOptimised) {
+    builder.SkipClosedQuotaClasses();  // no caller of RoomAt asks for a reason
+    if (answer_only && builder.AnswerOnly()) return std::move(builder.room());
+  }
   if (!list_order_.unsorted().empty()) {
+    const std::shared_ptr<const WalkPlan> plan = twin_ == Twin::kOptimised ? KeptPlan(job, pe) : nullptr;
     std::vector<std::uint32_t> on_host;
     for (std::uint32_t h : ReservationHostOrder(job, pe)) {
       // The host's instances in the list's order (those out of it fail Visit).
@@ -320,7 +456,7 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
                      instances_.on_host.begin() + instances_.host_first[h + 1]);
       std::sort(on_host.begin(), on_host.end(), [&](std::uint32_t a, std::uint32_t b) { return ListOrderLess(a, b); });
       HostSlots* slots = nullptr;
-      for (std::uint32_t i : on_host) builder.Visit(i, slots);
+      VisitHostAt(builder, plan.get(), h, on_host, slots);
       if (builder.Suffices(slots)) break;
     }
     return std::move(builder.room());
@@ -399,12 +535,31 @@ Interval::ParallelRoom Interval::RoomAtByLoad(RoomBuilder& builder) const {
   for (std::size_t h = 0; h < cluster_.hosts.size(); ++h) first[h + 1] += first[h];
   std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
   for (std::uint32_t i : order) on_host[next[instances_.host[i].index()]++] = i;
+  const std::shared_ptr<const WalkPlan> plan = KeptPlan(builder.job(), builder.pe());
   for (std::uint32_t h : HostsByLoad()) {
     HostSlots* slots = nullptr;
-    for (std::uint32_t k = first[h]; k < first[h + 1]; ++k) builder.Visit(on_host[k], slots);
+    VisitHostAt(builder, plan.get(), h,
+                std::span<const std::uint32_t>(on_host).subspan(first[h], first[h + 1] - first[h]), slots);
     if (builder.Suffices(slots)) break;
   }
   return std::move(builder.room());
+}
+
+std::shared_ptr<const WalkPlan> Interval::KeptPlan(const JobView& job, PeId pe) const {
+  const std::optional<std::string> key = PlanKey(job, pe);
+  return key ? plan_cache_.Find(*key) : nullptr;
+}
+
+void Interval::VisitHostAt(RoomBuilder& builder, const WalkPlan* plan, std::uint32_t h,
+                           std::span<const std::uint32_t> order, HostSlots*& slots) const {
+  if (plan == nullptr || !PartHolds(*plan, h)) {
+    for (std::uint32_t i : order) builder.Visit(i, slots);
+    return;
+  }
+  const std::uint32_t part = plan->part_of[h];
+  if (part != UINT32_MAX && plan->parts[part].plan != UINT32_MAX) {
+    builder.VisitPlannedInOrder(*plan, plan->hosts[plan->parts[part].plan], order, slots);
+  }
 }
 
 const std::vector<std::uint32_t>& Interval::ReservationHostOrder(const JobView& job, PeId pe) const {

@@ -155,7 +155,10 @@ bool Interval::InAlarm(std::uint32_t i) const {
 void Interval::UpdateAlarms(std::optional<HostId> only_host) {
   auto update = [&](std::uint32_t i) {
     const std::uint8_t alarm = InAlarm(i) ? 1 : 0;
-    if (alarm != alarm_[i]) ++host_alarm_version_[instances_.host[i].index()];
+    if (alarm != alarm_[i]) {
+      ++host_alarm_version_[instances_.host[i].index()];
+      Touch(instances_.host[i]);
+    }
     alarm_[i] = alarm;
     RefreshFree(i);
   };
@@ -314,6 +317,7 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
     bool first_on_host = true;
     for (std::size_t e = 0; e < g; ++e) first_on_host &= instances_.host[grants[e].instance] != host;
     debit({ContainerLevel::kHost, host.index()}, grants[g].slots, g == 0, first_on_host);
+    Touch(host);
     debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0, true);
   }
   if (capture_ == nullptr) ledger_.DebitAll(booked_, mode_);

@@ -221,6 +221,8 @@ void Interval::SetUpMatchTables() {
     if (builtin.valid()) define(ContainerLevel::kQueue, builtin);
   }
   host_alarm_version_.assign(cluster_.hosts.size(), 0);
+  host_stamp_.assign(cluster_.hosts.size(), 0);
+  room_cache_.SetUp(static_cast<std::uint32_t>(cluster_.hosts.size()), instances_.host_first);
   load_reported_.assign(complexes_.size(), 0);
   for (const ComplexValue& v : cluster_.global.load_values) load_reported_[v.complex.index()] = 1;
   for (const ExecHost& h : cluster_.hosts) {

@@ -36,6 +36,9 @@ io::GeneratorSpec SmallCluster(std::uint64_t seed) {
   spec.reserve_in_gaps = seed % 3 == 0;
   if (seed % 4 == 1) spec.exclusive_fraction = 0.15;
   if (seed % 5 == 2) spec.scratch_fraction = 0.2;
+  // Jobs that share their requests: the searches of the later ones read what
+  // the earlier ones found (HostRoomCache, walk plans).
+  if (seed % 3 == 0) spec.categories = 3 + seed % 5;
   return spec;
 }
 
