@@ -90,9 +90,12 @@ class Interval::RoomBuilder {
     }
     cache.Keep(h, stamp, slots->available, slots->queues, host_limiting_, host_limiting_complex_);
   }
+  // (Instances of closed quota classes, which the cut would give nothing, are left out.)
   void Replay(const HostRoomCache::Table& cache, const HostRoomCache::Entry& entry, HostId host, HostSlots*& slots) {
     if (entry.limiting_instance != UINT32_MAX) NoteLimiting(entry.limiting_instance, entry.limiting);
-    for (const auto& [i, n] : cache.Queues(host.index())) Add(host, entry.host_slots, i, n, slots);
+    for (const auto& [i, n] : cache.Queues(host.index())) {
+      if (!(quotas_ && by_class_ && QuotaClassClosed(i))) Add(host, entry.host_slots, i, n, slots);
+    }
   }
 
   // One instance: its slots join its host's (`slots`: the host's entry, made
@@ -198,16 +201,17 @@ class Interval::RoomBuilder {
   // (tally_); a host left below the allocation rule's per-host count gives
   // its share back (false).
   bool CutByQuotas(HostSlots& h) {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> kept;
+    std::size_t kept = 0;
     std::uint32_t sum = 0;
-    for (const auto& [i, n] : h.queues) {
+    for (std::size_t k = 0; k < h.queues.size(); ++k) {
+      const auto [i, n] = h.queues[k];
       const std::uint32_t give = std::min(n, QuotaRoom(i));
       if (give == 0) continue;
       QuotaTake(i, give, 1);
-      kept.emplace_back(i, give);
+      h.queues[kept++] = {i, give};
       sum += give;
     }
-    h.queues = std::move(kept);
+    h.queues.resize(kept);
     h.available = std::min(h.available, sum);
     if (h.available >= per_host_) {
       if (sum > 0) class_closed_.clear();  // the take changed
@@ -226,6 +230,11 @@ class Interval::RoomBuilder {
   // after the first instance kept out so far in queue order, so that it
   // could note nothing either.
   void PassOverClosedAfterNoted() { closed_after_noted_ = quotas_ && by_class_; }
+  // Whether Visit would pass over each of `instances` (SkipClosedQuotaClasses).
+  bool PassesOverAll(std::span<const std::uint32_t> instances) {
+    if (!skip_closed_classes_) return false;
+    return std::all_of(instances.begin(), instances.end(), [&](std::uint32_t i) { return QuotaClassClosed(i); });
+  }
   // The same for a room built whole (then sorted): every host in the room's
   // order, those left too small dropped (the reference of RoomAtByLoad).
   void CutAllByQuotas() {
@@ -552,6 +561,7 @@ std::shared_ptr<const WalkPlan> Interval::KeptPlan(const JobView& job, PeId pe) 
 
 void Interval::VisitHostAt(RoomBuilder& builder, const WalkPlan* plan, std::uint32_t h,
                            std::span<const std::uint32_t> order, HostSlots*& slots) const {
+  if (builder.PassesOverAll(order)) return;  // before reading the host's diagrams
   if (plan == nullptr || !PartHolds(*plan, h)) {
     for (std::uint32_t i : order) builder.Visit(i, slots);
     return;

@@ -140,7 +140,7 @@ void QuotaUsage::Debit(const QuotaSubject& subject, const RequestSet& requests, 
   });
 }
 
-std::optional<QuotaExcess> QuotaUsage::Excess(const std::vector<QuotaGrant>& grants, const RequestSet& requests,
+std::optional<QuotaExcess> QuotaUsage::Excess(std::span<const QuotaGrant> grants, const RequestSet& requests,
                                               std::optional<QuotaWindow> window, bool master) const {
   if (!active_) return std::nullopt;
   // What the grants so far add (a single grant's amount is its own).

@@ -20,6 +20,7 @@
 #include <map>
 #include <unordered_map>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "kernel/execution_mode.hpp"
@@ -139,11 +140,12 @@ class QuotaUsage {
   // `window` (nullopt: now); grants that share a rule instance share its
   // limit. nullopt when every set has room.
   // `master`: the first grant is the master's.
-  std::optional<QuotaExcess> Excess(const std::vector<QuotaGrant>& grants, const RequestSet& requests,
+  std::optional<QuotaExcess> Excess(std::span<const QuotaGrant> grants, const RequestSet& requests,
                                     std::optional<QuotaWindow> window = std::nullopt, bool master = true) const;
   std::optional<QuotaExcess> Excess(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots,
                                     bool master, std::optional<QuotaWindow> window = std::nullopt) const {
-    return Excess(std::vector<QuotaGrant>{{subject, slots}}, requests, window, master);
+    const QuotaGrant grant{subject, slots};
+    return Excess(std::span<const QuotaGrant>(&grant, 1), requests, window, master);
   }
 
   // The most slots the subject's queue instance can take under every limit

@@ -89,10 +89,8 @@ std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job,
       index != nullptr && interval.twin_ == Twin::kOptimised) {
     std::vector<std::uint8_t> weighed(interval.ledger_.size(), 0);
     for (std::uint32_t k : entries) weighed[k] = 1;
-    index->ForEachIn(from + 1, kDiagramForever + 1, [&](Time t, std::uint32_t k) {
-      if (weighed[k] && (later.empty() || later.back() != t)) later.push_back(t);
-      return true;
-    });
+    index->WeighedTimesIn(
+        from + 1, kDiagramForever + 1, [&](std::uint32_t k) { return weighed[k] != 0; }, later);
   } else {
     later = BreakpointTimesIn(interval.ledger_, entries, from + 1, kDiagramForever + 1);
     std::reverse(later.begin(), later.end());

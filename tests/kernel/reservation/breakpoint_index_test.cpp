@@ -1,7 +1,7 @@
 // The breakpoint index against a plain ordered set of (time, diagram)
 // postings: random insertions and erasures across many buckets, and range
 // reads of every shape (empty, within a bucket, across buckets, unbounded,
-// stopped early).
+// stopped early), by posting and by distinct time of some diagrams.
 #include "kernel/reservation/breakpoint_index.hpp"
 
 #include <gtest/gtest.h>
@@ -34,6 +34,22 @@ std::vector<Posting> Expected(const std::set<Posting>& set, Time from, Time to, 
   return out;
 }
 
+// The distinct times in [from, to) with a posting of a diagram `weighed` keeps.
+std::vector<Time> ExpectedTimes(const std::set<Posting>& set, Time from, Time to, std::uint32_t modulus) {
+  std::vector<Time> out;
+  for (const auto& [t, d] : Expected(set, from, to)) {
+    if (d % modulus == 0 && (out.empty() || out.back() != t)) out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<Time> ReadTimes(const BreakpointIndex& index, Time from, Time to, std::uint32_t modulus) {
+  std::vector<Time> out;
+  index.WeighedTimesIn(
+      from, to, [&](std::uint32_t d) { return d % modulus == 0; }, out);
+  return out;
+}
+
 TEST(BreakpointIndexTest, MatchesAnOrderedSetOfPostings) {
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<Time> time(0, 20000);
@@ -62,6 +78,9 @@ TEST(BreakpointIndexTest, MatchesAnOrderedSetOfPostings) {
       ASSERT_EQ(Read(index, from, to), Expected(truth, from, to)) << "step " << step;
       ASSERT_EQ(Read(index, from, from + 1), Expected(truth, from, from + 1));
       ASSERT_EQ(Read(index, from, to, 3), Expected(truth, from, to, 3));
+      for (std::uint32_t modulus : {1u, 3u, 40u}) {
+        ASSERT_EQ(ReadTimes(index, from, to, modulus), ExpectedTimes(truth, from, to, modulus)) << "step " << step;
+      }
     }
   }
   EXPECT_EQ(Read(index, 0, BreakpointIndex::kMaxTime + 1), Expected(truth, 0, BreakpointIndex::kMaxTime + 1));
@@ -102,6 +121,13 @@ TEST(BreakpointIndexTest, CrowdedTimesMatchAnOrderedSetOfPostings) {
           << "step " << step;
       ASSERT_EQ(Read(index, 101, 102), Expected(truth, 101, 102)) << "step " << step;
       ASSERT_EQ(Read(index, 101, 5000, 700), Expected(truth, 101, 5000, 700)) << "step " << step;
+      // Times whose postings fill chunks: the rest of a time is skipped by search.
+      for (std::uint32_t modulus : {1u, 7u, 19999u}) {
+        ASSERT_EQ(ReadTimes(index, 0, BreakpointIndex::kMaxTime + 1, modulus),
+                  ExpectedTimes(truth, 0, BreakpointIndex::kMaxTime + 1, modulus))
+            << "step " << step;
+        ASSERT_EQ(ReadTimes(index, 101, 5000, modulus), ExpectedTimes(truth, 101, 5000, modulus)) << "step " << step;
+      }
     }
   }
   EXPECT_EQ(Read(index, 0, BreakpointIndex::kMaxTime + 1), Expected(truth, 0, BreakpointIndex::kMaxTime + 1));
