@@ -129,7 +129,11 @@ void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode
   }
   ForEachIndex(mode, groups.size(), [&](std::size_t g) {
     auto& [diagram, ks] = groups[g];
-    for (std::uint32_t k : ks) diagram->Add(debits[k].window.start, debits[k].window.duration, debits[k].amount);
+    std::vector<UtilizationDiagram::Addition> additions;
+    additions.reserve(ks.size());
+    for (std::uint32_t k : ks)
+      additions.push_back({debits[k].window.start, debits[k].window.duration, debits[k].amount});
+    diagram->AddAll(additions);
   });
 }
 

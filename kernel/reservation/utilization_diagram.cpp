@@ -229,6 +229,47 @@ void UtilizationDiagram::Add(Time start, Duration duration, double amount, Added
   Replace(first, last, run_);
 }
 
+void UtilizationDiagram::AddAll(std::span<const Addition> additions) {
+  // Exact: every amount an integer, and the sum of their magnitudes (with the
+  // diagram's own steps) below 2^53, so every partial sum is exact too.
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  double magnitude = 0;
+  bool exact = true;
+  std::vector<std::pair<Time, double>> steps;  // (time, change of the amount)
+  steps.reserve(size_ + 2 * additions.size());
+  double previous = 0;
+  ForEachBreakpoint([&](Time t, double amount) {
+    steps.emplace_back(t, amount - previous);
+    exact = exact && std::floor(amount) == amount;
+    magnitude += std::fabs(amount - previous);
+    previous = amount;
+  });
+  for (const Addition& a : additions) {
+    exact = exact && std::floor(a.amount) == a.amount;
+    magnitude += 2 * std::fabs(a.amount);
+  }
+  if (!exact || !(magnitude < kExact)) {
+    for (const Addition& a : additions) Add(a.start, a.duration, a.amount);
+    return;
+  }
+  for (const Addition& a : additions) {
+    assert(a.start >= 0 && a.start < kDiagramForever && a.duration > 0);
+    if (a.amount < 0) ++releases_.value;
+    steps.emplace_back(a.start, a.amount);
+    steps.emplace_back(DiagramEnd(a.start, a.duration), -a.amount);
+  }
+  std::sort(steps.begin(), steps.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  // The normalised step function: a breakpoint where the amount changes (none while it stays 0 at first).
+  run_.clear();
+  double amount = 0;
+  for (std::size_t k = 0; k < steps.size();) {
+    const Time t = steps[k].first;
+    for (; k < steps.size() && steps[k].first == t; ++k) amount += steps[k].second;
+    if (amount != (run_.empty() ? 0.0 : run_.back().amount)) run_.push_back({t, amount});
+  }
+  Replace(0, blocks(), run_);
+}
+
 std::uint32_t UtilizationDiagram::AllocateSlot() {
   if (!free_slots_.empty()) {
     const std::uint32_t slot = free_slots_.back();

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,19 @@ class UtilizationDiagram {
     bool had_start = false, had_end = false, has_start = false, has_end = false;
   };
   void Add(Time start, Duration duration, double amount, AddedEnds* ends = nullptr);
+
+  // Add for each of `additions` in turn, to the same breakpoints. Where every
+  // amount and every sum of them and of the diagram's amounts is an integer
+  // a double holds exactly, no order of the additions changes a sum, so the
+  // step function is built at once from the sorted ends (O(n log n) where n
+  // Adds cost O(n^2) when their windows overlap); otherwise one Add after
+  // another. Contract: each as Add's.
+  struct Addition {
+    Time start = 0;
+    Duration duration = 0;
+    double amount = 0;
+  };
+  void AddAll(std::span<const Addition> additions);
 
   // utilization_max: the peak over [start, end), i.e. the amount in effect at
   // `start` and that of every breakpoint inside the window; for start =

@@ -216,6 +216,38 @@ TEST(UtilizationDiagramTest, MatchesTheNaiveTwinOnRandomSequences) {
 namespace schedk {
 namespace {
 
+// AddAll against one Add after another, from an empty and from a booked
+// diagram: integer amounts (built at once) and amounts that are not (added in
+// turn) give the same breakpoints, and the same answers after.
+TEST(UtilizationDiagramTest, AddAllGivesTheBreakpointsOfAddsInTurn) {
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    std::mt19937_64 rng(seed);
+    const Time horizon = seed % 3 == 0 ? 300 : 50000;
+    const double integral[] = {1, 2, 3, 16, 1e9, 4e15};
+    const double any[] = {1, 0.5, 0.1, 3, 1.5};
+    UtilizationDiagram in_turn, at_once;
+    for (int round = 0; round < 3; ++round) {
+      std::vector<UtilizationDiagram::Addition> additions(1 + rng() % 400);
+      for (auto& a : additions) {
+        a.start = static_cast<Time>(rng() % horizon);
+        a.duration = rng() % 50 == 0 ? kDiagramForever : static_cast<Duration>(1 + rng() % horizon);
+        a.amount = seed % 4 == 1 ? any[rng() % 5] : integral[rng() % (seed % 4 == 2 ? 6 : 4)];
+      }
+      for (const auto& a : additions) in_turn.Add(a.start, a.duration, a.amount);
+      at_once.AddAll(additions);
+      ASSERT_EQ(at_once.Breakpoints(), in_turn.Breakpoints()) << "seed " << seed << " round " << round;
+      ASSERT_EQ(at_once.size(), in_turn.size());
+      ASSERT_EQ(at_once.LastIncrease(), in_turn.LastIncrease());
+      for (int q = 0; q < 50; ++q) {
+        const Time t = static_cast<Time>(rng() % (horizon + 10));
+        const Duration d = static_cast<Duration>(1 + rng() % horizon);
+        ASSERT_EQ(at_once.Max(t, d), in_turn.Max(t, d)) << "seed " << seed;
+        ASSERT_EQ(at_once.EarliestFit(t, d, 5), in_turn.EarliestFit(t, d, 5)) << "seed " << seed;
+      }
+    }
+  }
+}
+
 // SameSteps compares the step functions, not how the breakpoints lie in
 // blocks: the same 300 bookings added in two orders (the blocks split
 // differently) give the same steps; one amount or one breakpoint more does not.
