@@ -45,6 +45,7 @@ class SnapshotGenerator {
       : spec_(spec),
         sink_(sink),
         rng_(spec.seed),
+        soft_rng_(~spec.seed),
         hosts_(std::max<std::uint32_t>(1, spec.hosts)),
         slots_(std::max<std::uint32_t>(1, spec.slots_per_host)),
         users_(std::max<std::uint32_t>(1, spec.users)),
@@ -334,7 +335,14 @@ class SnapshotGenerator {
       const std::uint64_t high = low + rng_.Below(2 * slots_);
       pe = std::string(" pe_name=") + name + " pe_min=" + std::to_string(low) + " pe_max=" + std::to_string(high);
     }
-    return pe + " l_hard=" + requests;
+    return pe + " l_hard=" + requests + SoftRequests();
+  }
+
+  // A pending job's soft requests by their share, from a stream of their own:
+  // the jobs are those of the same seed without them.
+  std::string SoftRequests() {
+    if (spec_.soft_fraction <= 0 || !soft_rng_.Chance(spec_.soft_fraction)) return "";
+    return soft_rng_.Chance(0.5) ? " q_soft=short.q l_soft=arch=lx-arm64" : " q_soft=short.q";
   }
 
   // kEvery's keys of a pending job: held, a job share, override tickets, a deadline, each by its share.
@@ -360,6 +368,7 @@ class SnapshotGenerator {
   const GeneratorSpec& spec_;
   const std::function<bool(std::string_view)>& sink_;
   SplitMix64 rng_;
+  SplitMix64 soft_rng_;  // the soft requests' draws
   const std::uint32_t hosts_, slots_, users_, projects_, departments_, racks_;
   const bool every_;  // PolicyMix kEvery or kMaui
   const bool maui_;   // PolicyMix kMaui
@@ -386,9 +395,9 @@ Reason CheckGeneratorSpec(const GeneratorSpec& spec) {
     return "quota sets must be from 0 to " + std::to_string(tuning::kMaxGeneratorQuotaSets);
   }
   const std::pair<const char*, double> fractions[] = {
-      {"parallel", spec.parallel_fraction},   {"array", spec.array_fraction},    {"reserve", spec.reserve_fraction},
-      {"license", spec.license_fraction},     {"memory", spec.memory_fraction},  {"running", spec.running_fraction},
-      {"exclusive", spec.exclusive_fraction}, {"scratch", spec.scratch_fraction}};
+      {"parallel", spec.parallel_fraction},   {"array", spec.array_fraction},     {"reserve", spec.reserve_fraction},
+      {"license", spec.license_fraction},     {"memory", spec.memory_fraction},   {"running", spec.running_fraction},
+      {"exclusive", spec.exclusive_fraction}, {"scratch", spec.scratch_fraction}, {"soft", spec.soft_fraction}};
   for (const auto& [what, f] : fractions) {
     if (!(f >= 0 && f <= 1)) return std::string(what) + " fraction must be from 0 to 1";
   }

@@ -68,6 +68,10 @@ struct GeneratorSpec {
   // and a per-job (JOB) consumable `scratch` in the global host.
   double exclusive_fraction = 0;
   double scratch_fraction = 0;
+  // Off by default too: soft requests, a soft -q short.q (met on rack 1's
+  // hosts by jobs whose h_rt short.q allows) on this share of the request
+  // combinations, half of them with a soft -l arch=lx-arm64 (met nowhere).
+  double soft_fraction = 0;
   std::int64_t now = 1798761600;      // 2027-01-01T00:00:00Z
 };
 

@@ -52,6 +52,8 @@ void SetupGenerate(CLI::App& command, io::GeneratorSpec& spec) {
               "Share of jobs asking for an exclusive host (every other host offers one)");
   AddFraction(command, "--scratch-fraction", spec.scratch_fraction,
               "Share of jobs asking for the per-job consumable scratch");
+  AddFraction(command, "--soft-fraction", spec.soft_fraction,
+              "Share of jobs with a soft -q short.q, half of them also a soft -l arch=lx-arm64");
 }
 
 int Generate(const io::GeneratorSpec& spec) {

@@ -438,6 +438,41 @@ TEST(CliGenerateTest, QuotaSets) {
   EXPECT_NE(Schedk(args + " --quota-sets 1001").exit_code, 0);
 }
 
+// Soft requests by their share: none without one (the same bytes as
+// before); with one, the same jobs with soft requests added, which schedule.
+TEST(CliGenerateTest, SoftRequests) {
+  const std::string args = "generate --jobs 400 --hosts 40 --slots-per-host 8 --users 16 --projects 4";
+  const CliRun plain = Schedk(args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("_soft="), std::string::npos);
+  EXPECT_EQ(Schedk(args + " --soft-fraction 0").out, plain.out);
+  const CliRun soft = Schedk(args + " --soft-fraction 0.5");
+  ASSERT_EQ(soft.exit_code, 0) << soft.err;
+  std::size_t queue = 0, resource = 0, jobs = 0;
+  std::istringstream lines(soft.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("job ", 0) != 0 || line.find(" state=r ") != std::string::npos) continue;
+    ++jobs;
+    queue += line.find(" q_soft=short.q") != std::string::npos;
+    resource += line.find(" l_soft=arch=lx-arm64") != std::string::npos;
+  }
+  EXPECT_EQ(jobs, 400u);
+  EXPECT_GT(queue, 120u);  // about 200
+  EXPECT_LT(queue, 280u);
+  EXPECT_GT(resource, 50u);  // about half of them
+  EXPECT_LT(resource, queue);
+  std::string without = soft.out;
+  for (const char* added : {" l_soft=arch=lx-arm64", " q_soft=short.q"}) {
+    for (std::size_t at = without.find(added); at != std::string::npos; at = without.find(added, at)) {
+      without.erase(at, std::string(added).size());
+    }
+  }
+  EXPECT_EQ(without, plain.out);
+  const CliRun scheduled = Schedk("schedule -", soft.out);
+  ASSERT_EQ(scheduled.exit_code, 0) << scheduled.err;
+  EXPECT_NE(Schedk(args + " --soft-fraction 1.5").exit_code, 0);
+}
+
 TEST(CliGenerateTest, RunningTasksAndPolicyMixes) {
   const std::string args = "generate --jobs 3000 --hosts 8 --users 50 --projects 4 --running-tasks 13 --policies ";
   const CliRun tickets = Schedk(args + "tickets");
