@@ -304,10 +304,10 @@ class Interval {
   // The room at `start`, hosts in the queue list's order where it is not
   // sorted, in load order otherwise; cut where they give `enough` slots.
   // With `quotas` false, the room ignores them (the queue-end walks' own test).
-  // `answer_only`: the caller only asks whether exactly `enough` slots fit
-  // (RoomBuilder::AnswerOnly).
+  // `answer_only`, where the caller only asks whether exactly `enough` slots
+  // fit: the quota classes the job may use (RoomBuilder::AnswerOnly).
   ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited, bool quotas = true,
-                      bool answer_only = false) const;
+                      const std::vector<std::uint8_t>* answer_only = nullptr) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
   ParallelRoom RoomAtByLoad(RoomBuilder& builder) const;
   // One host of a room at any start, for a caller that asks no reason:
@@ -337,9 +337,15 @@ class Interval {
   ParallelFit AssignParallel(const JobView& job, PeId pe, std::uint32_t total, Time start, Decision* why) const {
     return Distribute(RoomAt(job, pe, start, kUnlimited, false), pe, total, why);
   }
-  // The same where the quotas check the placement (the room is cut to them).
-  ParallelFit AssignParallelUnderQuotas(const JobView& job, PeId pe, std::uint32_t total, Time start) const {
-    ParallelFit fit = Distribute(RoomAt(job, pe, start, total, true, true), pe, total, nullptr);
+  // Per quota class: whether a queue instance the job may use on `pe` (one
+  // that matches statically and is not in alarm) is in it.
+  std::vector<std::uint8_t> QuotaClassesWithin(const JobView& job, PeId pe) const;
+  // Whether `total` slots fit where the quotas check the placement (the room
+  // is cut to them); `classes`: QuotaClassesWithin(job, pe). Only `ok` is
+  // the placement's: the grants may come from a room cut short.
+  ParallelFit AssignParallelUnderQuotas(const JobView& job, PeId pe, std::uint32_t total, Time start,
+                                        const std::vector<std::uint8_t>& classes) const {
+    ParallelFit fit = Distribute(RoomAt(job, pe, start, total, true, &classes), pe, total, nullptr);
     fit.ok = fit.ok && !PlacementQuotaExcess(job, pe, fit.grants, start);
     return fit;
   }

@@ -179,15 +179,23 @@ class Interval::RoomBuilder {
     }
     sum_ += slots->available;
     roomy_ += slots->available >= per_host_;
-    return RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_) || (answer_only_ && Hopeless());
+    if (RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_)) return true;
+    if (!answer_only_) return false;
+    // Round robin gives `enough` from any hosts with that many slots in all.
+    return (p_.allocation_rule == AllocationRule::kRoundRobin && sum_ >= enough_) || Hopeless();
   }
   // For a caller that only asks whether exactly `enough` slots fit
   // (AssignParallelUnderQuotas): Distribute of `enough` fails on a room
-  // wherever it fails on the whole, so the walk may stop where the quotas
-  // leave too little for the hosts to come to make the whole room give it.
+  // wherever it fails on the whole and succeeds wherever the hosts so far
+  // suffice (the grants may differ; the quotas' cut keeps both within the
+  // limits), so the walk may stop there, or where the quotas leave too
+  // little for the hosts to come to make the whole room give it. `classes`:
+  // per quota class, whether an instance the job may use is in it
+  // (QuotaClassesWithin); the hosts to come take nothing from the others.
   // Returns true where the quotas already leave too little: no walk needed.
-  bool AnswerOnly() {
+  bool AnswerOnly(const std::vector<std::uint8_t>& classes) {
     answer_only_ = quotas_ && by_class_ && enough_ != kUnlimited;
+    usable_classes_ = &classes;
     return answer_only_ && Hopeless();
   }
   // A host's availability: its own slots, at most the sum of its instances'.
@@ -256,7 +264,7 @@ class Interval::RoomBuilder {
   bool Hopeless() {
     std::uint64_t to_come = 0;
     for (std::uint32_t c = 0; c < interval_.quota_.classes() && to_come < enough_; ++c) {
-      to_come += QuotaRoom(interval_.quota_.InstanceOfClass(c));
+      if ((*usable_classes_)[c]) to_come += QuotaRoom(interval_.quota_.InstanceOfClass(c));
     }
     switch (p_.allocation_rule) {
       case AllocationRule::kPeSlots:
@@ -372,6 +380,7 @@ class Interval::RoomBuilder {
   bool closed_after_noted_ = false;
   bool passed_over_ = false;  // since BeginHost
   bool answer_only_ = false;
+  const std::vector<std::uint8_t>* usable_classes_ = nullptr;  // AnswerOnly's
   std::vector<std::int8_t> class_closed_;  // per quota class: -1 unknown, 0 open, 1 closed
   // The optimised twin's quota cut: per class its limits, each with what is
   // left of it, what a slot takes and what the room took so far.
@@ -448,13 +457,13 @@ Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::u
 }
 
 Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough, bool quotas,
-                                        bool answer_only) const {
+                                        const std::vector<std::uint8_t>* answer_only) const {
   if (HasSoftRequests(job)) return SoftRoom(job, pe, start, enough, false, quotas);
   RoomBuilder builder(*this, job, pe, start, enough, quotas);
   if (!builder.usable()) return std::move(builder.room());
   if (twin_ == Twin::kOptimised) {
     builder.SkipClosedQuotaClasses();  // no caller of RoomAt asks for a reason
-    if (answer_only && builder.AnswerOnly()) return std::move(builder.room());
+    if (answer_only != nullptr && builder.AnswerOnly(*answer_only)) return std::move(builder.room());
   }
   if (!list_order_.unsorted().empty()) {
     const std::shared_ptr<const WalkPlan> plan = twin_ == Twin::kOptimised ? KeptPlan(job, pe) : nullptr;

@@ -31,6 +31,15 @@ bool Interval::QuotasRefuseEverywhere(const JobView& job, Time start, QuotaVerdi
   return true;
 }
 
+std::vector<std::uint8_t> Interval::QuotaClassesWithin(const JobView& job, PeId pe) const {
+  std::vector<std::uint8_t> classes(quota_.classes(), 0);
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    std::uint8_t& usable = classes[quota_.ClassOf(i)];
+    if (!usable) usable = !alarm_[i] && QueueStatic(job, i, pe) && HostStatic(job, instances_.host[i]);
+  }
+  return classes;
+}
+
 std::optional<std::pair<std::uint64_t, std::optional<QuotaExcess>>> Interval::QuotaSlotBound(const JobView& job,
                                                                                              PeId pe,
                                                                                              Time start) const {

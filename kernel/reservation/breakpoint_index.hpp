@@ -56,11 +56,9 @@ class BreakpointIndex {
   template <class Visit>
   void ForEachIn(Time from, Time to, Visit visit) const;
 
-  // Appends to `times`, in order, each time in [from, to) at which some
-  // diagram d with weighed(d) has a posting: what ForEachIn would list, read
-  // without the rest of a time's postings once one of them counts.
-  template <class Weighed>
-  void WeighedTimesIn(Time from, Time to, Weighed weighed, std::vector<Time>& times) const;
+  // The same, latest first.
+  template <class Visit>
+  void ForEachInReverse(Time from, Time to, Visit visit) const;
 
   std::size_t size() const { return size_; }
 
@@ -103,33 +101,25 @@ void BreakpointIndex::ForEachIn(Time from, Time to, Visit visit) const {
   }
 }
 
-template <class Weighed>
-void BreakpointIndex::WeighedTimesIn(Time from, Time to, Weighed weighed, std::vector<Time>& times) const {
+template <class Visit>
+void BreakpointIndex::ForEachInReverse(Time from, Time to, Visit visit) const {
   from = std::max<Time>(from, 0);
   if (from >= to || from > kMaxTime) return;
-  std::uint64_t low = Pack(from, 0);
+  const std::uint64_t low = Pack(from, 0);
   const bool bounded = to <= kMaxTime;  // else every posting from `from` on
   const std::uint64_t high = bounded ? Pack(to, 0) : 0;
-  for (auto it = buckets_.lower_bound(BucketOf(from)); it != buckets_.end(); ++it) {
+  auto it = bounded ? buckets_.upper_bound(BucketOf(to - 1)) : buckets_.end();
+  while (it != buckets_.begin()) {
+    --it;
     const Chunks& chunks = it->second;
-    for (std::size_t c = chunks.front().front() < low ? ChunkOf(chunks, low) : 0; c < chunks.size(); ++c) {
+    for (std::size_t c = chunks.size(); c-- > 0;) {
       const std::vector<std::uint64_t>& postings = chunks[c];
-      if (postings.back() < low) continue;
-      auto p = postings.front() < low ? std::lower_bound(postings.begin(), postings.end(), low) : postings.begin();
-      while (p != postings.end()) {
-        if (bounded && *p >= high) return;
-        if (!weighed(DiagramOf(*p))) {
-          ++p;
-          continue;
-        }
-        const Time t = TimeOf(*p);
-        times.push_back(t);
-        if (t >= kMaxTime) return;
-        // Past the time's other postings: a few steps, then a search.
-        low = Pack(t + 1, 0);
-        ++p;
-        for (int step = 0; step < 8 && p != postings.end() && *p < low; ++step) ++p;
-        if (p != postings.end() && *p < low) p = std::lower_bound(p, postings.end(), low);
+      auto p = postings.end();
+      if (bounded && postings.back() >= high) p = std::lower_bound(postings.begin(), postings.end(), high);
+      while (p != postings.begin()) {
+        --p;
+        if (*p < low) return;
+        if (!visit(TimeOf(*p), DiagramOf(*p))) return;
       }
     }
   }

@@ -71,41 +71,89 @@ std::optional<Time> EarliestGapStart(const Interval& interval, const JobView& jo
   return std::nullopt;
 }
 
-std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
-                                   Time from) {
-  auto fits = [&](Time t) { return interval.AssignParallelUnderQuotas(job, pe, least, t).ok; };
-  if (fits(from)) return from;
-  // The later candidates, earliest first. Past the last one every booking
-  // the walk weighs has ended: where the quotas refuse the job there, no
-  // candidate helps. Between, as in Grid Engine's walk from the top, the
-  // start is the earliest candidate from which every later one fits; the
-  // search takes the fits to hold from some candidate on (where a quota's
-  // usage only falls with time), and finds it by bisection.
-  // From the ledger's breakpoint index where there is one (already in time
-  // order), else from each diagram.
-  const std::vector<std::uint32_t> entries = interval.TimeEntries(job, pe);
-  std::vector<Time> later;
-  if (const BreakpointIndex* index = interval.ledger_.breakpoint_index();
-      index != nullptr && interval.twin_ == Twin::kOptimised) {
-    std::vector<std::uint8_t> weighed(interval.ledger_.size(), 0);
-    for (std::uint32_t k : entries) weighed[k] = 1;
-    index->WeighedTimesIn(
-        from + 1, kDiagramForever + 1, [&](std::uint32_t k) { return weighed[k] != 0; }, later);
-  } else {
-    later = BreakpointTimesIn(interval.ledger_, entries, from + 1, kDiagramForever + 1);
-    std::reverse(later.begin(), later.end());
-  }
-  if (later.empty() || !fits(later.back())) return std::nullopt;
-  std::size_t lo = 0, hi = later.size() - 1;  // later[hi] fits; those before lo do not
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (fits(later[mid])) {
-      hi = mid;
+namespace {
+
+// The candidate times of a walk after its start `from`: from the ledger's
+// breakpoint index where there is one (read where asked), else listed from
+// each diagram.
+class LaterCandidates {
+ public:
+  LaterCandidates(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries, const BreakpointIndex* index,
+                  Time from)
+      : index_(index), from_(from) {
+    if (index_ != nullptr) {
+      weighed_.assign(ledger.size(), 0);
+      for (std::uint32_t k : entries) weighed_[k] = 1;
     } else {
-      lo = mid + 1;
+      listed_ = BreakpointTimesIn(ledger, entries, from + 1, kDiagramForever + 1);
+      std::reverse(listed_.begin(), listed_.end());
     }
   }
-  return later[hi];
+  // The earliest candidate in [low, high).
+  std::optional<Time> EarliestIn(Time low, Time high) const {
+    std::optional<Time> found;
+    if (index_ == nullptr) {
+      const auto it = std::lower_bound(listed_.begin(), listed_.end(), low);
+      if (it != listed_.end() && *it < high) found = *it;
+      return found;
+    }
+    index_->ForEachIn(low, high, [&](Time t, std::uint32_t k) {
+      if (weighed_[k] != 0) found = t;
+      return !found;
+    });
+    return found;
+  }
+  std::optional<Time> Last() const {
+    std::optional<Time> found;
+    if (index_ == nullptr) {
+      if (!listed_.empty()) found = listed_.back();
+      return found;
+    }
+    index_->ForEachInReverse(from_ + 1, kDiagramForever + 1, [&](Time t, std::uint32_t k) {
+      if (weighed_[k] != 0) found = t;
+      return !found;
+    });
+    return found;
+  }
+
+ private:
+  const BreakpointIndex* index_;
+  const Time from_;
+  std::vector<std::uint8_t> weighed_;  // with the index: per ledger entry, one the walk weighs
+  std::vector<Time> listed_;           // without it: every candidate, ascending
+};
+
+}  // namespace
+
+std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
+                                   Time from) {
+  const std::vector<std::uint8_t> classes = interval.QuotaClassesWithin(job, pe);
+  auto fits = [&](Time t) { return interval.AssignParallelUnderQuotas(job, pe, least, t, classes).ok; };
+  if (fits(from)) return from;
+  // Past the last candidate every booking the walk weighs has ended: where
+  // the quotas refuse the job there, no candidate helps. Between, as in Grid
+  // Engine's walk from the top, the start is the earliest candidate from
+  // which every later one fits; the search takes the fits to hold from some
+  // candidate on (where a quota's usage only falls with time), and finds it
+  // by bisection over time, each step trying the earliest candidate in the
+  // later half of the stretch left.
+  const LaterCandidates later(interval.ledger_, interval.TimeEntries(job, pe),
+                              interval.twin_ == Twin::kOptimised ? interval.ledger_.breakpoint_index() : nullptr, from);
+  const std::optional<Time> last = later.Last();
+  if (!last || !fits(*last)) return std::nullopt;
+  // The candidates before `low` fail, `start` fits, none lies in [bound, start).
+  Time low = from + 1, bound = *last, start = *last;
+  while (low < bound) {
+    const Time mid = low + (bound - low) / 2;
+    const std::optional<Time> t = later.EarliestIn(mid, bound);
+    if (t && !fits(*t)) {
+      low = *t + 1;
+      continue;
+    }
+    if (t) start = *t;
+    bound = mid;
+  }
+  return start;
 }
 
 // --- the search ----------------------------------------------------------------------------------

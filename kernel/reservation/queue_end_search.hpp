@@ -37,7 +37,9 @@ std::optional<Time> EarliestGapStart(const Interval& interval, const JobView& jo
 
 // Resource quotas on a walk's start `from` (found without them): `from`, or
 // the earliest later candidate from which `least` slots fit under the
-// quotas too, found by bisection (exact where the fit, once there, stays).
+// quotas too, found by bisection over time (exact where the fit, once there,
+// stays): each step tries the earliest candidate in the later half of the
+// stretch of time left, so both twins try the same candidates.
 // The time a quota frees up is not a candidate by itself.
 std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
                                    Time from);

@@ -122,6 +122,24 @@ TEST(SchedulePropertyTest, PlansStayWithinQuotasOnGeneratedClusters) {
   EXPECT_GT(quota_pending, 100u);
 }
 
+// The same on clusters of dozens of hosts, whose reservations under quotas
+// search many candidate times (QuotaStartFrom, from the ledger's breakpoint
+// index in the optimised twin).
+TEST(SchedulePropertyTest, PlansStayWithinQuotasOnLargerClusters) {
+  Outcomes outcomes;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    io::GeneratorSpec spec = SmallCluster(seed);
+    spec.hosts = 30 + seed % 20;
+    spec.jobs = 400 + 20 * seed;
+    spec.quota_sets = 1 + seed % 3;
+    spec.users = 4;
+    spec.max_reservation = 30;
+    CheckInterval(spec, outcomes);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(outcomes.reserves, 200u);
+}
+
 // A zero-length booking (h_rt=0, reserved) books nothing in time: the
 // ledger leaves it out of its diagrams, and so does the plan replay (found by
 // fuzz_snapshot, where the replay's naive diagram refused the empty window).
