@@ -287,16 +287,17 @@ class Interval {
   // as over every host). RoomNow reads the hosts whose part of a kept walk
   // plan with the job's key still holds from the plan; RoomNowReference, its
   // twin, matches every instance. RoomNowFor picks the interval's twin.
-  ParallelRoom RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const;
+  // With `quotas` false, the room ignores them.
+  ParallelRoom RoomNow(const JobView& job, PeId pe, std::uint32_t enough, bool quotas = true) const;
   ParallelRoom RoomNowReference(const JobView& job, PeId pe, std::uint32_t enough) const;
-  ParallelRoom RoomNowFor(const JobView& job, PeId pe, std::uint32_t enough) const {
-    if (HasSoftRequests(job)) return SoftRoom(job, pe, cluster_.now, enough, true, true);
-    return twin_ == Twin::kOptimised ? RoomNow(job, pe, enough) : RoomNowReference(job, pe, enough);
+  ParallelRoom RoomNowFor(const JobView& job, PeId pe, std::uint32_t enough, bool quotas = true) const {
+    if (HasSoftRequests(job)) return SoftRoom(job, pe, cluster_.now, enough, true, quotas);
+    return twin_ == Twin::kOptimised ? RoomNow(job, pe, enough, quotas) : RoomNowReference(job, pe, enough);
   }
   // `cache`: where a host's entry holds, the room takes the host from it;
   // every other host visited is kept there.
   ParallelRoom RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan,
-                           HostRoomCache::Table* cache) const;
+                           HostRoomCache::Table* cache, bool quotas = true) const;
   // The key under which RoomNow keeps what it found for the job on `pe`, or
   // nullopt where it may not (the job's requests read load values, or Fit
   // weighs the amounts in use now only).
@@ -488,14 +489,17 @@ class Interval {
   void RecordNotDispatched(const std::vector<TaskRow>& rows, std::size_t reached);
   // Whether the job would start now if the diagrams held nothing but what is in use now.
   bool FitsIgnoringPlan(const JobView& job);
+  // The same for a parallel job, the optimised twin's: whether some PE gives
+  // its least count (StartParallel finds a placement exactly then).
   bool ParallelFitsIgnoringPlan(const JobView& job);
   // The most slots `pe` could give a job now by the free slots alone: on the
   // host with the most under $pe_slots, on all queue instances together
   // otherwise; nullopt where no host has the rule's per-host count free.
   std::optional<double> FreeSlotBound(PeId pe) const;
   // Whether `pe` can give the job `least` slots now (StartParallel's test for
-  // its smallest count: the bound from the free slots, then the room).
-  bool FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const;
+  // its smallest count: the bounds from the free slots and the quotas, then
+  // the room and the placement's quotas), weighing the quotas or not.
+  bool FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least, bool quotas) const;
 
   // Booking. With `capture_` set, Book lists its debits there (and writes the
   // monitor lines) without touching the ledger: what a running task books,

@@ -393,12 +393,12 @@ class Interval::RoomBuilder {
   std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> limit_index_;
 };
 
-Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough) const {
+Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough, bool quotas) const {
   std::shared_ptr<const WalkPlan> plan;
   if (const std::optional<std::string> key = PlanKey(job, pe)) plan = plan_cache_.Find(*key);
   HostRoomCache::Table* cache = nullptr;
   if (const std::optional<RoomKey> key = RoomKeyOf(job, pe)) cache = room_cache_.Find(*key);
-  return RoomNowFrom(job, pe, enough, plan.get(), cache);
+  return RoomNowFrom(job, pe, enough, plan.get(), cache, quotas);
 }
 
 Interval::ParallelRoom Interval::RoomNowReference(const JobView& job, PeId pe, std::uint32_t enough) const {
@@ -420,8 +420,8 @@ std::optional<RoomKey> Interval::RoomKeyOf(const JobView& job, PeId pe) const {
 }
 
 Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::uint32_t enough, const WalkPlan* plan,
-                                             HostRoomCache::Table* cache) const {
-  RoomBuilder builder(*this, job, pe, cluster_.now, enough);
+                                             HostRoomCache::Table* cache, bool quotas) const {
+  RoomBuilder builder(*this, job, pe, cluster_.now, enough, quotas);
   if (!builder.usable()) return std::move(builder.room());
   if (twin_ == Twin::kOptimised) builder.PassOverClosedAfterNoted();
   if (list_order_.soft_order()) {  // a failed soft search's list: hosts by their first free instance there
@@ -884,10 +884,14 @@ bool Interval::ParallelSearchTags(const JobView& job) const {
 bool Interval::FitsIgnoringPlan(const JobView& job) {
   ignore_plan_ = true;
   Decision scratch;
-  // ParallelFitsIgnoringPlan weighs no quotas: with quotas, the reference's search.
-  const bool fits = !job.requests->has_pe                           ? StartSequential(job, scratch).has_value()
-                    : twin_ == Twin::kOptimised && !quota_.active() ? ParallelFitsIgnoringPlan(job)
-                                                                    : StartParallel(job, scratch).has_value();
+  bool fits = false;
+  if (!job.requests->has_pe) {
+    fits = StartSequential(job, scratch).has_value();
+  } else if (twin_ == Twin::kReference) {
+    fits = StartParallel(job, scratch).has_value();
+  } else {
+    fits = ParallelFitsIgnoringPlan(job);
+  }
   ignore_plan_ = false;
   return fits;
 }
@@ -900,6 +904,7 @@ bool Interval::ParallelFitsIgnoringPlan(const JobView& job) {
     if (candidates.empty()) continue;
     const std::uint32_t least = candidates.front();
     // What is known for jobs with this key and these amounts since the last start.
+    // (Without the quotas, which the key does not weigh.)
     std::optional<std::string> key = PlanKey(job, pe);
     KnownNowFit* known = nullptr;
     if (key) {
@@ -908,18 +913,17 @@ bool Interval::ParallelFitsIgnoringPlan(const JobView& job) {
         key->append(reinterpret_cast<const char*>(&v.number), sizeof v.number);
       }
       known = &plan_cache_.KnownNow(*key, result_.starts);
-      if (least <= known->fits_up_to) return true;
-      if (least >= known->fails_from) continue;
     }
-    const bool fits = FitsNowAtLeast(job, pe, least);
-    if (known != nullptr) {
-      if (fits) {
-        known->fits_up_to = least;
-      } else {
-        known->fails_from = least;
-      }
+    bool fits = false;
+    if (known != nullptr && (least <= known->fits_up_to || least >= known->fails_from)) {
+      fits = least <= known->fits_up_to;
+    } else {
+      fits = FitsNowAtLeast(job, pe, least, false);
+      if (known != nullptr) (fits ? known->fits_up_to : known->fails_from) = least;
     }
-    if (fits) return true;
+    // The quotas' cut only takes slots from a room: a count that does not
+    // fit without them does not fit with them either.
+    if (fits && (!quota_.active() || FitsNowAtLeast(job, pe, least, true))) return true;
   }
   return false;
 }
@@ -932,10 +936,16 @@ std::optional<double> Interval::FreeSlotBound(PeId pe) const {
   return p.allocation_rule == AllocationRule::kPeSlots ? most_on_a_host : free_slots_;
 }
 
-bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least) const {
+bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least, bool quotas) const {
   const std::optional<double> bound = FreeSlotBound(pe);
   if (!bound || least > *bound) return false;
-  return Distribute(RoomNowFor(job, pe, least), pe, least, nullptr).ok;
+  quotas = quotas && quota_.active();
+  if (const auto quota_bound = quotas ? QuotaSlotBound(job, pe, cluster_.now) : std::nullopt;
+      quota_bound && quota_bound->first < least) {
+    return false;
+  }
+  const ParallelFit fit = Distribute(RoomNowFor(job, pe, least, quotas), pe, least, nullptr);
+  return fit.ok && !(quotas && PlacementQuotaExcess(job, pe, fit.grants, cluster_.now));
 }
 
 }  // namespace schedk::dispatch_detail
