@@ -17,12 +17,19 @@ namespace {
 
 using Posting = std::pair<Time, std::uint32_t>;
 
-std::vector<Posting> Read(const BreakpointIndex& index, Time from, Time to, std::size_t limit = SIZE_MAX) {
+// The postings in [from, to), at most `limit`, earliest first (or latest first).
+std::vector<Posting> Read(const BreakpointIndex& index, Time from, Time to, std::size_t limit = SIZE_MAX,
+                          bool reverse = false) {
   std::vector<Posting> out;
-  index.ForEachIn(from, to, [&](Time t, std::uint32_t d) {
+  auto visit = [&](Time t, std::uint32_t d) {
     out.emplace_back(t, d);
     return out.size() < limit;
-  });
+  };
+  if (reverse) {
+    index.ForEachInReverse(from, to, visit);
+  } else {
+    index.ForEachIn(from, to, visit);
+  }
   return out;
 }
 
@@ -35,12 +42,7 @@ std::vector<Posting> Expected(const std::set<Posting>& set, Time from, Time to, 
 }
 
 std::vector<Posting> ReadReverse(const BreakpointIndex& index, Time from, Time to, std::size_t limit = SIZE_MAX) {
-  std::vector<Posting> out;
-  index.ForEachInReverse(from, to, [&](Time t, std::uint32_t d) {
-    out.emplace_back(t, d);
-    return out.size() < limit;
-  });
-  return out;
+  return Read(index, from, to, limit, true);
 }
 
 std::vector<Posting> ExpectedReverse(const std::set<Posting>& set, Time from, Time to, std::size_t limit = SIZE_MAX) {
