@@ -80,7 +80,7 @@ class LaterCandidates {
  public:
   LaterCandidates(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries, const BreakpointIndex* index,
                   Time from)
-      : index_(index), from_(from) {
+      : index_(index) {
     if (index_ != nullptr) {
       weighed_.assign(ledger.size(), 0);
       for (std::uint32_t k : entries) weighed_[k] = 1;
@@ -103,13 +103,15 @@ class LaterCandidates {
     });
     return found;
   }
-  std::optional<Time> Last() const {
+  // The latest candidate in [low, high).
+  std::optional<Time> LatestIn(Time low, Time high) const {
     std::optional<Time> found;
     if (index_ == nullptr) {
-      if (!listed_.empty()) found = listed_.back();
+      const auto it = std::lower_bound(listed_.begin(), listed_.end(), high);
+      if (it != listed_.begin() && *std::prev(it) >= low) found = *std::prev(it);
       return found;
     }
-    index_->ForEachInReverse(from_ + 1, kDiagramForever + 1, [&](Time t, std::uint32_t k) {
+    index_->ForEachInReverse(low, high, [&](Time t, std::uint32_t k) {
       if (weighed_[k] != 0) found = t;
       return !found;
     });
@@ -118,7 +120,6 @@ class LaterCandidates {
 
  private:
   const BreakpointIndex* index_;
-  const Time from_;
   std::vector<std::uint8_t> weighed_;  // with the index: per ledger entry, one the walk weighs
   std::vector<Time> listed_;           // without it: every candidate, ascending
 };
@@ -129,31 +130,55 @@ std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job,
                                    Time from) {
   const std::vector<std::uint8_t> classes = interval.QuotaClassesWithin(job, pe);
   auto fits = [&](Time t) { return interval.AssignParallelUnderQuotas(job, pe, least, t, classes).ok; };
-  if (fits(from)) return from;
-  // Past the last candidate every booking the walk weighs has ended: where
-  // the quotas refuse the job there, no candidate helps. Between, as in Grid
-  // Engine's walk from the top, the start is the earliest candidate from
-  // which every later one fits; the search takes the fits to hold from some
-  // candidate on (where a quota's usage only falls with time), and finds it
-  // by bisection over time, each step trying the earliest candidate in the
-  // later half of the stretch left.
   const LaterCandidates later(interval.ledger_, interval.TimeEntries(job, pe),
                               interval.twin_ == Twin::kOptimised ? interval.ledger_.breakpoint_index() : nullptr, from);
-  const std::optional<Time> last = later.Last();
-  if (!last || !fits(*last)) return std::nullopt;
-  // The candidates before `low` fail, `start` fits, none lies in [bound, start).
-  Time low = from + 1, bound = *last, start = *last;
-  while (low < bound) {
-    const Time mid = low + (bound - low) / 2;
-    const std::optional<Time> t = later.EarliestIn(mid, bound);
-    if (t && !fits(*t)) {
-      low = *t + 1;
-      continue;
+  // As Grid Engine walks the candidates from the latest down, the start is
+  // the earliest one from which every later one fits (none where the latest
+  // fails: past it every booking the walk weighs has ended). The walk is
+  // found per stretch of time where the fits are taken to hold from some
+  // candidate on, latest stretch first, by bisection over time: each step
+  // tries the earliest candidate in the later half of what is left of the
+  // stretch (both twins try the same candidates). `top` fits; the candidates
+  // before `low` fail.
+  auto earliest_fitting = [&](Time low, Time top) {
+    Time bound = top, start = top;  // none lies in [bound, start)
+    while (low < bound) {
+      const Time mid = low + (bound - low) / 2;
+      const std::optional<Time> t = later.EarliestIn(mid, bound);
+      if (t && !fits(*t)) {
+        low = *t + 1;
+        continue;
+      }
+      if (t) start = *t;
+      bound = mid;
     }
-    if (t) start = *t;
-    bound = mid;
+    return start;
+  };
+  const Time now = interval.cluster_.now;
+  const std::optional<Time> last = later.LatestIn(from + 1, kDiagramForever + 1);
+  if (from >= now) {  // one stretch, the plan's, where a quota's usage only falls with time
+    if (fits(from)) return from;
+    if (!last || !fits(*last)) return std::nullopt;
+    return earliest_fitting(from + 1, *last);
   }
-  return start;
+  // A walk from before now has two: the plan after now, then the past up to
+  // now. There a window holds the more the later it begins (it reaches
+  // further into the plan; what it leaves behind, running tasks, was in use
+  // at now too), so the latest candidate there is the first to fail.
+  Time past_top = from;
+  if (last && *last > now) {
+    if (!fits(*last)) return std::nullopt;
+    const Time first = *later.EarliestIn(now + 1, *last + 1);
+    const Time start = fits(first) ? first : earliest_fitting(first + 1, *last);
+    if (start != first) return start;
+    past_top = later.LatestIn(from + 1, now + 1).value_or(from);
+    if (!fits(past_top)) return first;
+  } else {
+    if (last) past_top = *last;
+    if (!fits(past_top)) return std::nullopt;
+  }
+  if (past_top == from || fits(from)) return from;
+  return earliest_fitting(from + 1, past_top);
 }
 
 // --- the search ----------------------------------------------------------------------------------

@@ -39,7 +39,9 @@ std::optional<Time> EarliestGapStart(const Interval& interval, const JobView& jo
 // the earliest later candidate from which `least` slots fit under the
 // quotas too, found by bisection over time (exact where the fit, once there,
 // stays): each step tries the earliest candidate in the later half of the
-// stretch of time left, so both twins try the same candidates.
+// stretch of time left, so both twins try the same candidates. A start
+// before now splits the walk at now: the plan's stretch is settled first,
+// then the past's, where a fit goes rather than comes as time goes on.
 // The time a quota frees up is not a candidate by itself.
 std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
                                    Time from);

@@ -302,7 +302,7 @@ TEST(CliScheduleTest, JsonLinesRecords) {
 TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
   for (const char* name :
        {"reservation-2004", "reservation-2004-backfill", "reservation-2004-offset", "backfill-t54", "reserve-in-gaps",
-        "reserve-in-gaps-on", "quota-users", "quota-hosts", "quota-consumables", "soft-requests"}) {
+        "reserve-in-gaps-on", "quota-users", "quota-hosts", "quota-consumables", "quota-past", "soft-requests"}) {
     const CliRun one = Schedk("schedule --threads 1 " + Dataset(std::string(name) + ".snap"));
     const CliRun many = Schedk("schedule --threads 8 " + Dataset(std::string(name) + ".snap"));
     ASSERT_EQ(one.exit_code, 0) << name << ": " << one.err;
@@ -342,7 +342,7 @@ TEST(CliScheduleTest, MonitorLinesAreTheRealCells) {
     }
     return out;
   };
-  for (const char* name : {"quota-users", "quota-hosts", "quota-consumables", "soft-requests"}) {
+  for (const char* name : {"quota-users", "quota-hosts", "quota-consumables", "quota-past", "soft-requests"}) {
     const std::string monitor = ::testing::TempDir() + "/" + name + ".monitor";
     std::remove(monitor.c_str());
     const CliRun r = Schedk("schedule --monitor " + monitor + " " + Dataset(std::string(name) + ".snap"));

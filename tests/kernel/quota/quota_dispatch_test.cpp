@@ -152,6 +152,22 @@ TEST(QuotaDispatchTest, AParallelReservationTakesWhatTheLimitsLeave) {
   EXPECT_TRUE(Has(out, "reserve 3.1 at=1560 dur=160 slots=2 pe=fill granted=all.q@h1:1,all.q@h2:1")) << out;
 }
 
+// A walk that begins before now (u1's job fits now but for the quota, so
+// without it the walk reaches down to job 1's start at 700): a window that
+// began there would end before u1's job 2 starts at 900, and the quota would
+// admit it; the walk from the latest candidate down stops at 1760, where job
+// 2 still runs, and reserves when it ends (tests/compat: dispatch-quotas-past).
+TEST(QuotaDispatchTest, AReservationWalkFromBeforeNowStopsWhereTheQuotaRefuses) {
+  const std::string out =
+      Records(Cluster(Set("u", "limit users {*} to slots=4\n"), "max_reservation 10\n") +
+                  "job 1 owner=u2 submit=600 l_hard=h_rt=1000 state=r start=700 granted=all.q@h1:1\n"
+                  "job 2 owner=u1 submit=800 l_hard=h_rt=1000 pe_name=fill pe_min=2 pe_max=2 state=r start=900 "
+                  "granted=all.q@h2:2\n"
+                  "job 3 owner=u1 submit=900 l_hard=h_rt=5 R=y pe_name=fill pe_min=3 pe_max=3\n",
+              true);
+  EXPECT_NE(out.find("reserve 3.1 at=1960 dur=65 slots=3 pe=fill "), std::string::npos) << out;
+}
+
 // The `rqs` block: filters as qconf prints them, and what is wrong named at its line.
 TEST(QuotaSetReaderTest, FiltersResolveAgainstTheSnapshotsNames) {
   const io::Snapshot s = testing::Load(
