@@ -310,6 +310,13 @@ class Interval {
   ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited, bool quotas = true,
                       const std::vector<std::uint8_t>* answer_only = nullptr) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
+  // Whether a room (RoomBase's part of it will do) fails `least` slots
+  // before any host is weighed: the job may not use the PE, or the PE or the
+  // global host cannot give them (Distribute refuses every count from
+  // `least` on for them, with their reason).
+  static bool RefusedBeforeHosts(const ParallelRoom& room, std::uint32_t least) {
+    return !room.usable || room.pe_left < least || room.global_slots < least;
+  }
   ParallelRoom RoomAtByLoad(RoomBuilder& builder) const;
   // One host of a room at any start, for a caller that asks no reason:
   // `order`, the instances of host h the room meets, in that order, visited

@@ -192,8 +192,10 @@ class Interval::RoomBuilder {
   // little for the hosts to come to make the whole room give it. `classes`:
   // per quota class, whether an instance the job may use is in it
   // (QuotaClassesWithin); the hosts to come take nothing from the others.
-  // Returns true where the quotas already leave too little: no walk needed.
+  // Returns true where the PE's or the global host's room (which Distribute
+  // weighs first) or the quotas already leave too little: no walk needed.
   bool AnswerOnly(const std::vector<std::uint8_t>& classes) {
+    if (enough_ != kUnlimited && RefusedBeforeHosts(room_, enough_)) return true;
     answer_only_ = quotas_ && by_class_ && enough_ != kUnlimited;
     usable_classes_ = &classes;
     return answer_only_ && Hopeless();
@@ -831,6 +833,16 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
       if (quota_bound->second) NoteQuotaExcess(why, *quota_bound->second);
       continue;
     }
+    if (twin_ == Twin::kOptimised) {
+      std::uint64_t global_found = 0;
+      const ParallelRoom base = RoomBase(job, pe, cluster_.now, global_found);
+      if (RefusedBeforeHosts(base, candidates.front())) {
+        // Every count fails before any host is weighed; the search's first
+        // count gives the reason, as over the walk's room.
+        Distribute(base, pe, candidates[candidates.size() / 2], &why);
+        continue;
+      }
+    }
     const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(*bound)));
     // The largest feasible count, by binary search over the candidates.
     const ParallelRoom room = RoomNowFor(job, pe, enough);
@@ -944,6 +956,8 @@ bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least, 
       quota_bound && quota_bound->first < least) {
     return false;
   }
+  std::uint64_t global_found = 0;
+  if (RefusedBeforeHosts(RoomBase(job, pe, cluster_.now, global_found), least)) return false;
   const ParallelFit fit = Distribute(RoomNowFor(job, pe, least, quotas), pe, least, nullptr);
   return fit.ok && !(quotas && PlacementQuotaExcess(job, pe, fit.grants, cluster_.now));
 }
