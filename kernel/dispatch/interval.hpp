@@ -482,7 +482,7 @@ class Interval {
   // The index of a rule instance in result_.quota_keys, of an excess in result_.quota_excesses.
   std::uint32_t QuotaKeyIndex(const QuotaInstance& instance);
   std::uint32_t QuotaExcessIndex(const QuotaExcess& excess);
-  std::map<QuotaInstance, std::uint32_t> quota_key_index_;
+  std::unordered_map<QuotaInstance, std::uint32_t, QuotaInstanceHash> quota_key_index_;
   std::map<std::pair<QuotaInstance, std::uint32_t>, std::uint32_t> quota_excess_index_;
 
   void RejectForNow(CategoryState& category, const Decision& why);
