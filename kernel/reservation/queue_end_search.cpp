@@ -162,8 +162,8 @@ std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job,
     return earliest_fitting(from + 1, *last);
   }
   // A walk from before now has two: the plan after now, then the past up to
-  // now. There a window holds the more the later it begins (it reaches
-  // further into the plan; what it leaves behind, running tasks, was in use
+  // now. There a window that begins later holds more (it reaches further
+  // into the plan, and what it leaves behind, mostly running tasks, is in use
   // at now too), so the latest candidate there is the first to fail.
   Time past_top = from;
   if (last && *last > now) {
