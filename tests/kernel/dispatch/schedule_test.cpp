@@ -193,6 +193,32 @@ TEST(ScheduleTest, NeverOnlyWhenNoInstanceCanEverHoldTheJob) {
   EXPECT_NE(out.find("pending 4.1 reason=never:capacity:mem "), std::string::npos);
 }
 
+// What a parallel job's room now found holds until the next booking, a
+// reservation too. Job 2 (8 slots at 2G each) cannot start: h1 gives 2 (job
+// 1 holds 4G of its 8G until 1040), h2 4; it reserves both hosts' memory
+// from 1040. Job 3 asks the same but for its slot range: over its window
+// [1000, 1100) that reservation leaves no memory, so it waits for `mem`,
+// not for `slots` as job 2 did.
+TEST(ScheduleTest, AReservationChangesWhyTheNextRoomFails) {
+  const std::string cluster =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nmem m MEMORY <= YES YES 0 0\nh_rt h_rt TIME <= YES NO 0:0:0 0\n"
+      "end complex\n"
+      "begin sconf\nqueue_sort_method seqno\nmax_reservation 10\nparams DURATION_OFFSET=0\nend sconf\n"
+      "begin exechost h1\ncomplex_values mem=8G\nend exechost\n"
+      "begin exechost h2\ncomplex_values mem=8G\nend exechost\n"
+      "begin pe fill\nslots 100\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 8\npe_list fill\nend queue\n"
+      "job 1 owner=u0 submit=800 state=r start=990 granted=all.q@h1:1 l_hard=h_rt=50,mem=4G\n"
+      "job 2 owner=u1 submit=900 R=y pe_name=fill pe_min=8 pe_max=8 l_hard=h_rt=100,mem=2G\n"
+      "job 3 owner=u2 submit=901 pe_name=fill pe_min=8 pe_max=9 l_hard=h_rt=100,mem=2G\n";
+  for (Twin twin : {Twin::kOptimised, Twin::kReference}) {
+    const std::string out = Records(cluster, twin);
+    EXPECT_TRUE(Has(out, "reserve 2.1 at=1040 dur=100 slots=8 pe=fill granted=all.q@h1:4,all.q@h2:4")) << out;
+    EXPECT_NE(out.find("pending 3.1 reason=resource:mem "), std::string::npos) << out;
+  }
+}
+
 // Access lists, -q and FORCED attributes decide which queue instances a job may use.
 TEST(ScheduleTest, AccessListsQueueRequestsAndForcedAttributes) {
   const std::string cluster =
