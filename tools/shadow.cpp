@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -139,6 +140,17 @@ Decisions FromSchedule(const std::vector<std::string>& replies) {
   return out;
 }
 
+// The clock of a run's dispatch: its STARTING lines' time (dispatch_jobs reads
+// the clock once, after weighing the jobs), else when it weighed urgency.
+Time DispatchTime(const std::string& section, const io::SchedulerRun& run) {
+  for (const auto& [task, d] : FromMonitor(section)) {
+    Time at = 0;
+    const auto [end, ec] = std::from_chars(d.at.data(), d.at.data() + d.at.size(), at);
+    if (d.kind == "start" && ec == std::errc() && end == d.at.data() + d.at.size()) return at;
+  }
+  return run.urgency;
+}
+
 std::string Text(const Decision& d) {
   std::string text = d.kind + " at " + d.at + " in";
   for (const std::string& q : d.queues) text += " " + q;
@@ -242,19 +254,22 @@ int Shadow(const ShadowOptions& options) {
                     theirs.c_str());
       }
     }
-    // 2. The cell's first run after `now`: each run writes one MONITOR
-    //    section, so it is the section as many from the end as runs ended since.
+    // 2. The cell's first run after the imported one: each run writes one
+    //    MONITOR section, so it is the section as many from the end as runs
+    //    ended since.
     std::optional<std::string> section;
     Time run = 0;
     for (int wait = 0; wait < 10 * options.timeout && !section; ++wait) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      const std::vector<Time> runs = io::SchedulerRuns(cell, import_options.messages_file);
-      const auto first_after = std::upper_bound(runs.begin(), runs.end(), now);
+      const std::vector<io::SchedulerRun> runs = io::SchedulerRuns(cell, import_options.messages_file);
+      const Time last_end = imported->run ? imported->run->end : now;
+      const auto first_after =
+          std::find_if(runs.begin(), runs.end(), [&](const io::SchedulerRun& r) { return r.end > last_end; });
       if (first_after == runs.end()) continue;
       const std::string tail = ReadTail(schedule_file);
       if (io::SchedulerRuns(cell, import_options.messages_file) != runs) continue;  // a run ended meanwhile
       section = SectionFromEnd(tail, static_cast<std::size_t>(runs.end() - first_after));
-      run = *first_after;
+      run = DispatchTime(*section, *first_after);
     }
     if (!section) {
       std::fprintf(stderr,

@@ -91,7 +91,7 @@ class CellReader {
   Status Read(GeImport& out);
 
  private:
-  Result<std::optional<Time>> LastSchedulerRun();
+  Result<std::optional<SchedulerRun>> LastSchedulerRun();
   Result<std::string> Ask(const CellCommand& c) { return cell_(c); }
   Result<std::string> Ask(CommandLine argv) { return cell_(Command(std::move(argv))); }
   Status Block(const char* kind, const std::string& name, const CommandLine& argv);
@@ -110,7 +110,7 @@ class CellReader {
   std::vector<std::string> queues_;
   std::size_t hosts_ = 0;
   bool share_tree_ = false;
-  std::optional<Time> last_run_;
+  std::optional<SchedulerRun> last_run_;
 };
 
 Status CellReader::Block(const char* kind, const std::string& name, const CommandLine& argv) {
@@ -432,7 +432,8 @@ Status CellReader::ShareTreeUsage(GeImport& out) {
   return Status::Ok();
 }
 
-// "11/25/2026 23:37:56|schedu|vm|P|PROF: schedd run took: ..." in local time.
+// The stamp of a qmaster messages line, such as
+// "11/25/2026 23:37:56|schedu|vm|P|PROF: schedd run took: ...", in local time.
 std::optional<Time> RunTime(std::string_view line) {
   std::tm tm{};
   const std::string stamp(line.substr(0, line.find('|')));
@@ -444,8 +445,8 @@ std::optional<Time> RunTime(std::string_view line) {
   return static_cast<Time>(t);
 }
 
-Result<std::optional<Time>> CellReader::LastSchedulerRun() {
-  if (options_.messages_file.empty() && options_.live) return std::optional<Time>();
+Result<std::optional<SchedulerRun>> CellReader::LastSchedulerRun() {
+  if (options_.messages_file.empty() && options_.live) return std::optional<SchedulerRun>();
   return io::LastSchedulerRun(cell_, options_.messages_file);
 }
 
@@ -459,8 +460,10 @@ Status CellReader::Clock(GeImport& out) {
   if (!run.ok()) return run.status();
   last_run_ = run.value();
   if (last_run_) {
-    text_ += "now " + std::to_string(*last_run_) + "\n";
-    out.notes.push_back("now: " + std::to_string(*last_run_) + ", the end of the cell's last scheduler run (PROFILE)");
+    text_ += "now " + std::to_string(last_run_->urgency) + "\n";
+    out.notes.push_back("now: " + std::to_string(last_run_->urgency) +
+                        ", when the cell's last scheduler run weighed urgency (PROFILE)");
+    out.run = last_run_;
     return Status::Ok();
   }
   const CommandLine argv = {"date", "+%s"};
@@ -515,20 +518,31 @@ Status CellReader::Read(GeImport& out) {
 
 }  // namespace
 
-std::vector<Time> SchedulerRuns(const CellCommands& cell, const std::string& messages_file) {
+std::vector<SchedulerRun> SchedulerRuns(const CellCommands& cell, const std::string& messages_file) {
   auto messages = cell(CellCommand{{"tail", "-n", "400", messages_file}, kMessagesCapture});
-  std::vector<Time> runs;
+  std::vector<SchedulerRun> runs;
   if (!messages.ok()) return runs;  // no messages file: the clock says when
+  bool weighed = false;             // the current run has logged its urgency stamp
+  Time urgency = 0;
   for (std::string_view line : Lines(messages.value())) {
-    if (line.find("|PROF: schedd run took") == std::string_view::npos) continue;
-    if (auto t = RunTime(line)) runs.push_back(*t);
+    const bool urgency_line = line.find("|PROF: static urgency took") != std::string_view::npos;
+    const bool end_line = line.find("|PROF: schedd run took") != std::string_view::npos;
+    const auto t = urgency_line || end_line ? RunTime(line) : std::nullopt;
+    if (!t) continue;
+    if (urgency_line) {
+      weighed = true;
+      urgency = *t;
+    } else if (end_line) {
+      runs.push_back(SchedulerRun{weighed ? urgency : *t, *t});
+      weighed = false;
+    }
   }
   return runs;
 }
 
-std::optional<Time> LastSchedulerRun(const CellCommands& cell, const std::string& messages_file) {
-  const std::vector<Time> runs = SchedulerRuns(cell, messages_file);
-  return runs.empty() ? std::nullopt : std::optional<Time>(runs.back());
+std::optional<SchedulerRun> LastSchedulerRun(const CellCommands& cell, const std::string& messages_file) {
+  const std::vector<SchedulerRun> runs = SchedulerRuns(cell, messages_file);
+  return runs.empty() ? std::nullopt : std::optional<SchedulerRun>(runs.back());
 }
 
 std::string QmasterMessagesFile() {

@@ -21,10 +21,20 @@
 
 namespace schedk::io {
 
+// One scheduler run of the cell, from the stamps of its lines in the
+// qmaster's messages (params PROFILE=1; local time, to the second). A run
+// reads the clock once for urgency (sgeee_scheduler) and logs `PROF: static
+// urgency took` just after; it may end a second later, so the two differ.
+struct SchedulerRun {
+  Time urgency = 0;  // its `static urgency took` line; `end` where it has none
+  Time end = 0;      // its `schedd run took` line, which names the run
+  bool operator==(const SchedulerRun&) const = default;
+};
+
 struct GeImportOptions {
-  // The scheduler's clock for the snapshot. Without it: the end of the cell's
-  // last scheduler run where sconf's params has PROFILE=1 (qmaster's messages
-  // file, to the second), else the time of the capture, with a note.
+  // The scheduler's clock for the snapshot. Without it: the time the cell's
+  // last scheduler run weighed urgency, where sconf's params has PROFILE=1
+  // (SchedulerRun::urgency), else the time of the capture, with a note.
   std::optional<Time> now;
   // The qmaster's messages file; empty: from $SGE_ROOT/$SGE_CELL/common/bootstrap.
   std::string messages_file;
@@ -38,16 +48,16 @@ struct GeImport {
   std::string snapshot;            // schedk-snapshot 1 text
   std::vector<std::string> notes;  // what the user should know (how `now` was found, ...)
   std::size_t jobs = 0, hosts = 0, queues = 0;
+  std::optional<SchedulerRun> run;  // the run `now` is taken from, where it came from the messages
 };
 
 Result<GeImport> ImportGeCell(const CellCommands& cell, const GeImportOptions& options);
 
-// The ends of the cell's recent scheduler runs, oldest first: the stamps of
-// the `PROF: schedd run took` lines in the last 400 lines of the qmaster's
-// messages (params PROFILE=1), in local time; empty without the file.
-std::vector<Time> SchedulerRuns(const CellCommands& cell, const std::string& messages_file);
+// The cell's recent scheduler runs, oldest first, from the last 400 lines of
+// the qmaster's messages; empty without the file.
+std::vector<SchedulerRun> SchedulerRuns(const CellCommands& cell, const std::string& messages_file);
 // The last of them; nullopt without one.
-std::optional<Time> LastSchedulerRun(const CellCommands& cell, const std::string& messages_file);
+std::optional<SchedulerRun> LastSchedulerRun(const CellCommands& cell, const std::string& messages_file);
 
 // The live cell's qmaster messages file: qmaster_spool_dir of
 // $SGE_ROOT/$SGE_CELL/common/bootstrap (SGE_CELL: default), plus /messages;

@@ -6,14 +6,16 @@
 #   priorities  every column qstat -xml -pri -urg -ext prints, to its digit;
 #   dispatch    the jobs are submitted with every queue disabled and imported;
 #               then the queues are enabled and the cell's next scheduler run
-#               decides. schedk schedules the import at that run's time (the
-#               queues open): its MONITOR lines must be the cell's, line by
-#               line, in order (starts, reservations, running jobs), and its
-#               starts the jobs the cell started, in the same queue instances
-#               (a second import, after the run, says which);
+#               decides. schedk schedules the import, queues open, at that
+#               run's dispatch time (its STARTING lines'): its MONITOR lines
+#               must be the cell's, line by line, in order (starts,
+#               reservations, running jobs), and its starts the jobs the cell
+#               started, in the same queue instances (a second import, after
+#               the run, says which);
 #   shadow      `schedk shadow` for three runs (scenario_rounds): no request of
 #               its feed refused, no digest drift, every decision agreed.
-# Each scenario's files (captures, snapshot, outputs) stay in OUT/<scenario>.
+# Each scenario's files (captures, snapshot, outputs, its log) stay in
+# OUT/<scenario>; the logs of those that differ are repeated at the end.
 # Exits 1 when any scenario differs or cannot run; never passes by skipping.
 #
 # Usage: tests/compat/run.sh [BUILD [SCENARIO...]]   (default build, all scenarios)
@@ -35,16 +37,18 @@ cell_start
 mkdir -p "$out"
 
 # Imports the cell into $1/snapshot (captures in $1/capture), with qstat's
-# priority view of the same scheduler run in $1/qstat.xml: the importer reads
-# the jobs between two runs and sets `now` to the first one's time.
+# priority view of the same scheduler run in $1/qstat.xml: no run ends
+# between the import and qstat (the importer sets `now` to the time that run
+# weighed urgency).
 capture() {
-  local dir=$1 attempt
+  local dir=$1 attempt before
   for attempt in 1 2 3 4 5; do
     rm -rf "$dir/capture"
+    before=$(last_run)
     "$schedk" import ge --save "$dir/capture" -o "$dir/snapshot" 2> "$dir/import.log" ||
       { cat "$dir/import.log" >&2; return 1; }
     qstat -u '*' -g d -xml -pri -urg -ext > "$dir/qstat.xml"
-    [ "$(last_run)" = "$(sed -n 's/^now //p' "$dir/snapshot")" ] && return 0
+    [ "$(last_run)" = "$before" ] && return 0
   done
   echo "compat: the scheduler ran during every capture" >&2
   return 1
@@ -87,8 +91,10 @@ run_dispatch() {
   sections=$(grep -c '^::::::::' "$CELL_SCHEDULE" || true)
   qmod -e '*' >/dev/null
   wait_runs 1
-  at=$(last_run)
   awk -v n=$((sections + 1)) '/^::::::::/ {k++} k == n' "$CELL_SCHEDULE" > "$dir/cell.monitor"
+  # The run's dispatch clock: its STARTING lines' time, else its end.
+  at=$(awk -F: '$3 == "STARTING" {print $4; exit}' "$dir/cell.monitor")
+  [ -n "$at" ] || at=$(last_run)
   grep -v '^states ' "$dir/snapshot" | sed "s/^now .*/now $at/" > "$dir/snapshot.open"
   rm -f "$dir/schedk.monitor"
   "$schedk" schedule --monitor "$dir/schedk.monitor" "$dir/snapshot.open" > "$dir/schedk.schedule" 2> "$dir/schedk.log" ||
@@ -117,6 +123,22 @@ scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   for f in "$root"/tests/compat/scenarios/*.sh; do scenarios+=("$(basename "$f" .sh)"); done
 fi
+# One scenario, in a subshell (a cell_fail ends it, not the suite); its
+# output goes to $dir/log.
+run_scenario() {
+  local file=$1 dir=$2
+  unset -f scenario_configure scenario_submit
+  scenario_kind=priorities scenario_rule= scenario_rounds=
+  . "$file"
+  cell_reset
+  scenario_configure
+  case $scenario_kind in
+    priorities) scenario_submit && run_priorities "$dir" || return 1 ;;
+    dispatch) run_dispatch "$dir" || return 1 ;;
+    shadow) run_shadow "$dir" || return 1 ;;
+  esac
+}
+
 failed=()
 for name in "${scenarios[@]}"; do
   file=$root/tests/compat/scenarios/$name.sh
@@ -125,17 +147,19 @@ for name in "${scenarios[@]}"; do
   dir=$out/$name
   rm -rf "$dir" && mkdir -p "$dir"
   echo "compat: $name"
-  unset -f scenario_configure scenario_submit
-  scenario_kind=priorities scenario_rule= scenario_rounds=
-  . "$file"
-  cell_reset
-  scenario_configure
-  case $scenario_kind in
-    priorities) scenario_submit && run_priorities "$dir" || failed+=("$name") ;;
-    dispatch) run_dispatch "$dir" || failed+=("$name") ;;
-    shadow) run_shadow "$dir" || failed+=("$name") ;;
-  esac
+  set +e
+  (set -e; run_scenario "$file" "$dir") > "$dir/log" 2>&1
+  status=$?
+  set -e
+  cat "$dir/log"
+  [ $status -eq 0 ] || failed+=("$name")
 done
 cell_reset
+# What differed, again at the end, where a CI log's tail shows it.
+for name in "${failed[@]}"; do
+  [ -f "$out/$name/log" ] || continue
+  echo "compat: $name differs; the end of its output:"
+  tail -n 20 "$out/$name/log"
+done
 echo "compat: ${#scenarios[@]} scenarios, ${#failed[@]} differ${failed[*]:+: ${failed[*]}} (files in $out)"
 [ ${#failed[@]} -eq 0 ]

@@ -135,6 +135,29 @@ TEST_F(ImportGeTest, PrioritiesAreTheDigitsQstatPrinted) {
   EXPECT_EQ(CompareWithQstat(s, Fixture("urgency.qstat-gd.xml")), 180);  // 15 rows (12 jobs, array tasks one row each), 12 columns
 }
 
+// A run that ends in the second after it weighed urgency (seen under load):
+// the cell's waiting-time urgency is of the earlier second, so `now` is.
+TEST_F(ImportGeTest, NowIsWhenTheRunWeighedUrgencyNotWhenItEnded) {
+  const std::string dir = Copy("urgency");
+  const std::string messages = ReadText(dir + "/qmaster-messages");
+  const std::size_t weighed = messages.rfind("|PROF: static urgency took");
+  ASSERT_NE(weighed, std::string::npos);
+  std::string later = messages.substr(0, weighed);
+  std::istringstream rest(messages.substr(weighed));
+  for (std::string line; std::getline(rest, line);) {
+    const bool stamped = line.rfind("11/26/2026 00:24:26|", 0) == 0 && line.find("static urgency") == std::string::npos;
+    later += (stamped ? "11/26/2026 00:24:27" + line.substr(19) : line) + "\n";
+  }
+  Write(dir + "/qmaster-messages", later);
+  auto imported = Import(dir);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  ASSERT_TRUE(imported->run.has_value());
+  EXPECT_EQ(imported->run->end, 1795652667);
+  const Snapshot s = testing::Load(imported->snapshot);
+  EXPECT_EQ(s.cluster.now, 1795652666);
+  EXPECT_EQ(CompareWithQstat(s, Fixture("urgency.qstat-gd.xml")), 180);
+}
+
 // make compat's share-tree scenario: usage that CPU-burning jobs left, read
 // with sge_share_mon; the pending jobs' share-tree tickets are qstat's.
 TEST_F(ImportGeTest, ShareTreeUsageGivesTheTicketsQstatPrinted) {
