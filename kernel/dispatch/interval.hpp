@@ -638,6 +638,17 @@ class Interval {
   // Per request set: its hard h_rt and s_rt and the assumed duration they give.
   std::vector<std::optional<Duration>> request_h_rt_, request_s_rt_;
   std::vector<Duration> request_duration_;
+  // Per request set, the hosts whose consumables left one slot of it no room
+  // at now over its duration in StartSequential (a bit per host, made at the
+  // set's first such host; optimised twin). Amounts are never negative, so
+  // what an interval books at now only grows and such a host stays full for
+  // the set: later starts of the set pass over it without a fit.
+  std::vector<std::vector<bool>> full_hosts_;
+  bool KnownFull(const JobView& job, HostId host) const {
+    const std::vector<bool>& full = full_hosts_[job.request_id.index()];
+    return !full.empty() && full[host.index()];
+  }
+  void NoteFull(const JobView& job, HostId host);
   ScheduleResult result_;
   bool ignore_plan_ = false;        // Fit weighs the amounts in use now only, not the diagrams
   bool access_lists_ = false;       // some host, queue, PE or the global host restricts users or projects

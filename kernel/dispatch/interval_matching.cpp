@@ -214,6 +214,12 @@ bool Interval::AllFound(const JobView& job, std::uint64_t found) const {
 
 // --- sequential jobs -----------------------------------------------------------------------------
 
+void Interval::NoteFull(const JobView& job, HostId host) {
+  std::vector<bool>& full = full_hosts_[job.request_id.index()];
+  if (full.empty()) full.assign(cluster_.hosts.size(), false);
+  full[host.index()] = true;
+}
+
 std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decision& why) {
   std::uint64_t global_found = 0;
   const LevelFit global = Fit({ContainerLevel::kGlobal, 0}, job, cluster_.now, job.duration, global_found, nullptr);
@@ -222,18 +228,21 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
   // slot can, so only they are tried. With soft requests, the first one with
   // the fewest violations.
   const bool soft = HasSoftRequests(job);
+  const bool memo = twin_ == Twin::kOptimised && !ignore_plan_;  // the plan's usage at now only grows
   std::optional<std::pair<std::uint32_t, std::uint32_t>> best;  // violations, instance
   if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job) &&
       !QuotasRefuseEverywhere(job, cluster_.now, verdicts)) {
     ForEachFreeInListOrder([&](std::uint32_t i) {
       const HostId host = instances_.host[i];
       if (SequentialQuotaExcess(job, i, cluster_.now, verdicts)) return true;  // the quotas first
+      if (memo && KnownFull(job, host)) return true;
       if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) return true;
       // An instance no better than the best so far need not be fitted (is_not_better).
       const std::uint32_t violations = soft ? SoftViolations(job, i) : 0;
       if (best && violations >= best->first) return true;
       std::uint64_t found = global_found;
       const LevelFit h = Fit({ContainerLevel::kHost, host.index()}, job, cluster_.now, job.duration, found, nullptr);
+      if (memo && !h.static_mismatch && h.slots == 0) NoteFull(job, host);
       if (h.static_mismatch || h.slots == 0) return true;
       const LevelFit q = Fit({ContainerLevel::kQueue, i}, job, cluster_.now, job.duration, found, nullptr);
       if (!AllFound(job, found) || q.static_mismatch || q.slots == 0) return true;

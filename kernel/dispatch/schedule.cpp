@@ -166,6 +166,7 @@ void Interval::SetUpRequestTables() {
   request_h_rt_.assign(sets.size(), std::nullopt);
   request_s_rt_.assign(sets.size(), std::nullopt);
   request_duration_.assign(sets.size(), 0);
+  full_hosts_.assign(sets.size(), {});
   for (std::size_t k = 0; k < sets.size(); ++k) {
     for (const ComplexValue& v : sets[k].hard) {
       if (v.complex == complexes_.h_rt) request_h_rt_[k] = static_cast<Duration>(v.number);
