@@ -156,6 +156,13 @@ last_run() {
   t=$(grep 'PROF: schedd run took' "$CELL_MESSAGES" 2>/dev/null | tail -n 1 | cut -d'|' -f1)
   [ -n "$t" ] && date -d "$t" +%s || echo 0
 }
+# What `schedk import ge` takes as `now`: the second the last scheduler run
+# weighed urgency (its `PROF: static urgency took` line), else its end; 0 if none.
+last_run_clock() {
+  grep -E 'PROF: (static urgency took|schedd run took)' "$CELL_MESSAGES" 2>/dev/null |
+    awk -F'|' '/static urgency took/ {u = $1; next} {c = u != "" ? u : $1; u = ""} END {print c}' |
+    { read -r t; [ -n "$t" ] && date -d "$t" +%s || echo 0; }
+}
 # Waits until N more scheduler runs have ended (default 1).
 wait_runs() {
   local n=${1:-1} before now

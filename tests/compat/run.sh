@@ -22,7 +22,8 @@
 # A SCENARIO is a name in scenarios/ or the path of a scenario file (such as
 # one written to show a difference).
 set -Eeuo pipefail
-trap 'echo "compat: failed: $BASH_COMMAND (line $LINENO)" >&2' ERR
+on_error() { trap 'echo "compat: failed: $BASH_COMMAND (line $LINENO)" >&2' ERR; }
+on_error
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 shift || true
@@ -37,18 +38,17 @@ cell_start
 mkdir -p "$out"
 
 # Imports the cell into $1/snapshot (captures in $1/capture), with qstat's
-# priority view of the same scheduler run in $1/qstat.xml: no run ends
-# between the import and qstat (the importer sets `now` to the time that run
-# weighed urgency).
+# priority view of the same scheduler run in $1/qstat.xml: the importer reads
+# the jobs between two runs and sets `now` to the clock of the first one,
+# which is still the last after qstat.
 capture() {
-  local dir=$1 attempt before
+  local dir=$1 attempt
   for attempt in 1 2 3 4 5; do
     rm -rf "$dir/capture"
-    before=$(last_run)
     "$schedk" import ge --save "$dir/capture" -o "$dir/snapshot" 2> "$dir/import.log" ||
       { cat "$dir/import.log" >&2; return 1; }
     qstat -u '*' -g d -xml -pri -urg -ext > "$dir/qstat.xml"
-    [ "$(last_run)" = "$before" ] && return 0
+    [ "$(last_run_clock)" = "$(sed -n 's/^now //p' "$dir/snapshot")" ] && return 0
   done
   echo "compat: the scheduler ran during every capture" >&2
   return 1
@@ -123,8 +123,8 @@ scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   for f in "$root"/tests/compat/scenarios/*.sh; do scenarios+=("$(basename "$f" .sh)"); done
 fi
-# One scenario, in a subshell (a cell_fail ends it, not the suite); its
-# output goes to $dir/log.
+# One scenario, run in a subshell (a cell_fail ends it, not the suite):
+# exits 1 where it differs or cannot run.
 run_scenario() {
   local file=$1 dir=$2
   unset -f scenario_configure scenario_submit
@@ -133,9 +133,9 @@ run_scenario() {
   cell_reset
   scenario_configure
   case $scenario_kind in
-    priorities) scenario_submit && run_priorities "$dir" || return 1 ;;
-    dispatch) run_dispatch "$dir" || return 1 ;;
-    shadow) run_shadow "$dir" || return 1 ;;
+    priorities) scenario_submit && run_priorities "$dir" || exit 1 ;;
+    dispatch) run_dispatch "$dir" || exit 1 ;;
+    shadow) run_shadow "$dir" || exit 1 ;;
   esac
 }
 
@@ -147,9 +147,13 @@ for name in "${scenarios[@]}"; do
   dir=$out/$name
   rm -rf "$dir" && mkdir -p "$dir"
   echo "compat: $name"
+  # Its output goes to $dir/log; errexit and the ERR trap hold inside, and
+  # its failure is a result here, not an error.
   set +e
-  (set -e; run_scenario "$file" "$dir") > "$dir/log" 2>&1
+  trap - ERR
+  (set -e; on_error; run_scenario "$file" "$dir") > "$dir/log" 2>&1
   status=$?
+  on_error
   set -e
   cat "$dir/log"
   [ $status -eq 0 ] || failed+=("$name")
