@@ -5,6 +5,7 @@
 # a job with nothing dispatchable also shows zeros in its running tasks' job
 # columns, as a job whose other tasks are held does. A rescheduled task is an
 # object: pending, with values of its own.
+
 # task_pending JOB TASK: qstat lists the task as pending.
 task_pending() {
   qstat -s p -u '*' | awk -v j="$1" -v t="$2" '$1 == j && $NF == t {found = 1} END {exit !found}'
