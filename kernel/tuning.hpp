@@ -42,6 +42,8 @@ inline constexpr std::size_t kCategoryListedShare = 8;
 
 // Dispatchable tasks per chunk when their rows are gathered before the loop.
 inline constexpr std::size_t kTaskRowChunk = 4096;
+// Running tasks per chunk when their bookings are listed before the loop.
+inline constexpr std::size_t kRunningTasksPerChunk = 1024;
 // Decisions between two progress reports to a listener.
 inline constexpr std::size_t kProgressEvery = 4096;
 // h_rt or s_rt with at most this many distinct queue limits is matched by its

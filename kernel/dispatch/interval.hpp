@@ -473,12 +473,6 @@ class Interval {
   // `instance` fits both its demands and the quotas (a reservation's).
   std::optional<Time> ReservationStartUnderQuotas(const JobView& job, std::uint32_t instance,
                                                   const std::vector<Demand>& demands, Time from);
-  // Debits the grants' quota usage (now and over time, a reservation over time
-  // only) and writes their `L` monitor lines. With quota_capture_ set (the
-  // running tasks'), lists the debits there for one DebitAll instead.
-  void BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
-                  UsageState state);
-  std::vector<QuotaUsage::PendingDebit>* quota_capture_ = nullptr;
   // The index of a rule instance in result_.quota_keys, of an excess in result_.quota_excesses.
   std::uint32_t QuotaKeyIndex(const QuotaInstance& instance);
   std::uint32_t QuotaExcessIndex(const QuotaExcess& excess);
@@ -508,15 +502,39 @@ class Interval {
   // the room and the placement's quotas), weighing the quotas or not.
   bool FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least, bool quotas) const;
 
-  // Booking. With `capture_` set, Book lists its debits there (and writes the
-  // monitor lines) without touching the ledger: what a running task books,
-  // for the running book to compare or for one DebitAll over every running
-  // task. Otherwise it lists them in booked_ and applies them at once.
+  // Booking, in two steps: ListBooking works out what a booking adds without
+  // changing anything (running tasks are listed in parallel chunks), then the
+  // list is applied in booking order. What one or more bookings add: the
+  // ledger's debits, the quota counters' (after the containers': the `L`
+  // lines follow P, G, H and Q), the MONITOR lines (an `L` line's container
+  // index is its debit's place in quota_debits until NoteBooked), and the
+  // hosts booked on.
+  struct BookingList {
+    std::vector<BookedDebit> debits;
+    std::vector<QuotaUsage::PendingDebit> quota_debits;
+    std::vector<MonitorRecord> monitor;
+    std::vector<HostId> hosts;
+    void clear() {
+      debits.clear();
+      quota_debits.clear();
+      monitor.clear();
+      hosts.clear();
+    }
+  };
+  void ListBooking(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                   UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const;
+  // ListBooking's quota part: the grants' quota debits and their `L` lines.
+  void ListQuotaDebits(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                       UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const;
+  // Books a starting task or a reservation: its list, applied to the ledger
+  // and the quota usage (a reservation's over time only) at once.
   void Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d, UsageState state);
-  std::vector<BookedDebit>* capture_ = nullptr;
-  std::vector<BookedDebit> booked_;
-  void Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
-               double amount);
+  BookingList booking_;  // Book's
+  QuotaUsage::RuleCache booking_rules_;
+  // What applying a list changes besides the ledger and the quota usage:
+  // the cached last increases of its entries, its hosts' stamps (in order),
+  // and its MONITOR lines, appended with their quota rule instances' indices.
+  void NoteBooked(const BookingList& list);
   void Record(Decision d, const std::vector<Grant>& grants);
 
   const Cluster& cluster_;

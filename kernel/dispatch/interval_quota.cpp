@@ -95,18 +95,12 @@ std::optional<Time> Interval::ReservationStartUnderQuotas(const JobView& job, st
   return std::nullopt;
 }
 
-void Interval::BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
-                          UsageState state) {
+void Interval::ListQuotaDebits(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                               UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const {
   if (!quota_.active()) return;
   const QuotaWindow window{start, d};
   auto book = [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
-    if (quota_capture_ != nullptr) {
-      quota_capture_->push_back({instance, l, amount, window});
-    } else if (state == UsageState::kReserving) {
-      quota_.Reserve(instance, l, amount, window);
-    } else {
-      quota_.Debit(instance, l, amount, window);
-    }
+    list.quota_debits.push_back({instance, l, amount, window});
     if (!ledger_.with_diagrams()) return;  // no diagram, no line
     MonitorRecord line;
     line.job = job.job;
@@ -114,13 +108,13 @@ void Interval::BookQuotas(const JobView& job, PeId pe, const std::vector<Grant>&
     line.state = state;
     line.start = start;
     line.duration = d;
-    line.container = {ContainerLevel::kQuota, QuotaKeyIndex(instance)};
+    line.container = {ContainerLevel::kQuota, static_cast<std::uint32_t>(list.quota_debits.size() - 1)};
     line.resource = cluster_.quota_sets[instance.set].rules[instance.rule].limits[l].attribute;
     line.amount = amount;
-    result_.monitor.push_back(line);
+    list.monitor.push_back(line);
   };
   for (std::size_t g = 0; g < grants.size(); ++g) {
-    quota_.ForEachDebit(SubjectAt(job, pe, grants[g].instance), *job.requests, grants[g].slots, g == 0, book);
+    quota_.ForEachDebit(SubjectAt(job, pe, grants[g].instance), *job.requests, grants[g].slots, g == 0, rules, book);
   }
 }
 

@@ -215,49 +215,81 @@ void Interval::BookRunningJobs() {
   }
   std::sort(running.begin(), running.end(),
             [](const Running& a, const Running& b) { return std::tie(a.job, a.task) < std::tie(b.job, b.task); });
+  // Listed in chunks, in parallel (listing changes nothing); then applied in
+  // job order: the ledger's and the quotas' debits all at once.
+  struct Chunk {
+    BookingList list;
+    std::vector<RunningBooking> bookings;  // debits [first, last) of `list`
+    std::vector<UserId> counted;           // the owners of running (not suspended) tasks
+  };
+  std::vector<Chunk> chunks((running.size() + tuning::kRunningTasksPerChunk - 1) / tuning::kRunningTasksPerChunk);
+  ForEachIndex(mode_, chunks.size(), [&](std::size_t c) {
+    Chunk& chunk = chunks[c];
+    QuotaUsage::RuleCache rules;
+    std::vector<Grant> grants;
+    const std::size_t end = std::min(running.size(), (c + 1) * tuning::kRunningTasksPerChunk);
+    for (std::size_t k = c * tuning::kRunningTasksPerChunk; k < end; ++k) {
+      const Running& r = running[k];
+      const JobShard& shard = jobs_.shards()[r.shard];
+      const JobExtras* e = shard.extras_of(r.row);
+      if (e == nullptr || e->granted.empty()) continue;
+      JobView job;
+      job.job = r.job;
+      job.task = r.task;
+      job.owner = shard.owner[r.row];
+      job.group = shard.group[r.row];
+      job.project = shard.project[r.row];
+      job.request_id = shard.requests[r.row];
+      job.requests = &jobs_.requests(job.request_id);
+      grants.clear();
+      for (const GrantedSlots& g : e->granted) {
+        const std::uint32_t i = instances_.Find(g.queue, g.host);
+        if (i != kNoInstance) grants.push_back({i, g.slots});
+      }
+      if (grants.empty()) continue;
+      std::optional<Duration> limit;
+      for (const ComplexValue& v : job.requests->hard) {
+        if (v.complex == complexes_.h_rt) limit = static_cast<Duration>(v.number);
+      }
+      if (!limit && instances_.h_rt[grants.front().instance] < kInfiniteDuration) {
+        limit = instances_.h_rt[grants.front().instance];
+      }
+      const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
+                                            cluster_.now, config_.schedule_interval);
+      const bool suspended = shard.state[r.row] == JobState::kSuspended;
+      const auto first = static_cast<std::uint32_t>(chunk.list.debits.size());
+      ListBooking(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning,
+                  chunk.list, rules);
+      chunk.bookings.push_back({r.job, r.task, first, static_cast<std::uint32_t>(chunk.list.debits.size())});
+      if (job.owner.valid() && !suspended) chunk.counted.push_back(job.owner);
+    }
+  });
   // With a running book (and diagrams: without them booking is a sum per
-  // entry), the debits are listed, and the book applies what changed.
+  // entry), the debits are listed there, and the book applies what changed.
   const bool keep = book_ != nullptr && ledger_.with_diagrams();
   RunningListing* wanted = keep ? &book_->wanted() : nullptr;
-  std::vector<BookedDebit> debits;  // without a book
+  std::vector<BookedDebit> own;  // without a book
+  std::vector<BookedDebit>& debits = keep ? wanted->debits : own;
   std::vector<QuotaUsage::PendingDebit> quota_debits;
-  quota_capture_ = &quota_debits;
-  for (const Running& r : running) {
-    const JobShard& shard = jobs_.shards()[r.shard];
-    const JobExtras* e = shard.extras_of(r.row);
-    if (e == nullptr || e->granted.empty()) continue;
-    JobView job;
-    job.job = r.job;
-    job.task = r.task;
-    job.owner = shard.owner[r.row];
-    job.group = shard.group[r.row];
-    job.project = shard.project[r.row];
-    job.request_id = shard.requests[r.row];
-    job.requests = &jobs_.requests(job.request_id);
-    std::vector<Grant> grants;
-    for (const GrantedSlots& g : e->granted) {
-      const std::uint32_t i = instances_.Find(g.queue, g.host);
-      if (i != kNoInstance) grants.push_back({i, g.slots});
-    }
-    if (grants.empty()) continue;
-    std::optional<Duration> limit;
-    for (const ComplexValue& v : job.requests->hard) {
-      if (v.complex == complexes_.h_rt) limit = static_cast<Duration>(v.number);
-    }
-    if (!limit && instances_.h_rt[grants.front().instance] < kInfiniteDuration) {
-      limit = instances_.h_rt[grants.front().instance];
-    }
-    const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
-                                          cluster_.now, config_.schedule_interval);
-    const bool suspended = shard.state[r.row] == JobState::kSuspended;
-    capture_ = keep ? &wanted->debits : &debits;
-    const auto first = keep ? static_cast<std::uint32_t>(wanted->debits.size()) : 0;
-    Book(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning);
-    capture_ = nullptr;
-    if (keep) wanted->bookings.push_back({r.job, r.task, first, static_cast<std::uint32_t>(wanted->debits.size())});
-    if (job.owner.valid() && !suspended) ++running_per_user_[job.owner.index()];
+  std::size_t listed = 0, quota_listed = 0;
+  for (const Chunk& chunk : chunks) {
+    listed += chunk.list.debits.size();
+    quota_listed += chunk.list.quota_debits.size();
   }
-  quota_capture_ = nullptr;
+  debits.reserve(listed);
+  quota_debits.reserve(quota_listed);
+  for (const Chunk& chunk : chunks) {
+    const auto offset = static_cast<std::uint32_t>(debits.size());
+    debits.insert(debits.end(), chunk.list.debits.begin(), chunk.list.debits.end());
+    quota_debits.insert(quota_debits.end(), chunk.list.quota_debits.begin(), chunk.list.quota_debits.end());
+    if (keep) {
+      for (const RunningBooking& b : chunk.bookings) {
+        wanted->bookings.push_back({b.job, b.task, b.first + offset, b.last + offset});
+      }
+    }
+    for (UserId owner : chunk.counted) ++running_per_user_[owner.index()];
+    NoteBooked(chunk.list);
+  }
   quota_.DebitAll(quota_debits, mode_);
   if (keep) {
     book_->Apply(ledger_);
@@ -269,19 +301,11 @@ void Interval::BookRunningJobs() {
 
 // --- booking -------------------------------------------------------------------------------------
 
-void Interval::Monitor(const JobView& job, UsageState state, Time start, Duration d, ContainerRef c, std::uint32_t k,
-                       double amount) {
-  if (!ledger_.with_diagrams()) return;  // no diagram, no line
-  result_.monitor.push_back({job.job, job.task, state, start, d, c, ledger_.entry(k).complex, amount});
-}
-
 // debit_scheduled_job: the PE, the global host for the whole job, then per
 // granted queue instance (master first) its host and itself.
-void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
-                    UsageState state) {
+void Interval::ListBooking(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                           UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const {
   const bool now = state != UsageState::kReserving;
-  std::vector<BookedDebit>& debits = capture_ != nullptr ? *capture_ : booked_;
-  if (capture_ == nullptr) booked_.clear();
   std::uint32_t total = 0;
   for (const Grant& g : grants) total += g.slots;
   // `master`: the container is the master's; `first`: the job has not used
@@ -293,9 +317,11 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
       amount = first ? demand.debit : 0;
     }
     if (amount == 0) return;
-    debits.push_back({demand.entry, amount, start, d, now});
-    last_increase_known_[demand.entry] = 0;
-    if (!ledger_.entry(demand.entry).non_exclusive) Monitor(job, state, start, d, c, demand.entry, amount);
+    list.debits.push_back({demand.entry, amount, start, d, now});
+    const ConsumableEntry& entry = ledger_.entry(demand.entry);
+    if (!entry.non_exclusive && ledger_.with_diagrams()) {  // no diagram, no line
+      list.monitor.push_back({job.job, job.task, state, start, d, c, entry.complex, amount});
+    }
   };
   // A queue instance books its complex_values consumables first, in their
   // configured order, and its slots last (the MONITOR order of a real 8.1.9 cell).
@@ -317,11 +343,36 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
     bool first_on_host = true;
     for (std::size_t e = 0; e < g; ++e) first_on_host &= instances_.host[grants[e].instance] != host;
     debit({ContainerLevel::kHost, host.index()}, grants[g].slots, g == 0, first_on_host);
-    Touch(host);
+    list.hosts.push_back(host);
     debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0, true);
   }
-  if (capture_ == nullptr) ledger_.DebitAll(booked_, mode_);
-  BookQuotas(job, pe, grants, start, d, state);  // after the containers': the `L` lines follow P, G, H and Q
+  ListQuotaDebits(job, pe, grants, start, d, state, list, rules);
+}
+
+void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
+                    UsageState state) {
+  booking_.clear();
+  ListBooking(job, pe, grants, start, d, state, booking_, booking_rules_);
+  ledger_.DebitAll(booking_.debits, mode_);
+  for (const QuotaUsage::PendingDebit& q : booking_.quota_debits) {
+    if (state == UsageState::kReserving) {
+      quota_.Reserve(q.instance, q.limit, q.amount, q.window);
+    } else {
+      quota_.Debit(q.instance, q.limit, q.amount, q.window);
+    }
+  }
+  NoteBooked(booking_);
+}
+
+void Interval::NoteBooked(const BookingList& list) {
+  for (const BookedDebit& debit : list.debits) last_increase_known_[debit.entry] = 0;
+  for (HostId host : list.hosts) Touch(host);
+  for (MonitorRecord line : list.monitor) {
+    if (line.container.level == ContainerLevel::kQuota) {
+      line.container.index = QuotaKeyIndex(list.quota_debits[line.container.index].instance);
+    }
+    result_.monitor.push_back(line);
+  }
 }
 
 void Interval::Record(Decision d, const std::vector<Grant>& grants) {

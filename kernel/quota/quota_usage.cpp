@@ -281,11 +281,11 @@ bool QuotaUsage::Uniform(const QuotaSubject& subject) const {
   return true;
 }
 
-std::optional<std::uint32_t> QuotaUsage::RuleOf(std::uint32_t s, const QuotaSubject& subject) const {
+std::optional<std::uint32_t> QuotaUsage::RuleOf(std::uint32_t s, const QuotaSubject& subject, RuleCache& cache) const {
   if (subject.instance == UINT32_MAX || s >= masked_.size() || !masked_[s]) {
     return MatchingQuotaRule(sets_[s], subject);
   }
-  JobRules& j = job_rules_;
+  RuleCache& j = cache;
   if (!j.valid || j.user != subject.user || j.group != subject.group || j.project != subject.project ||
       j.pe != subject.pe) {
     j = {subject.user, subject.group, subject.project, subject.pe, true, std::vector<std::uint64_t>(sets_.size(), 0)};

@@ -117,7 +117,23 @@ class QuotaUsage {
   // debit, in set and limit order; `master`: the job's master queue instance.
   template <class Visit>
   void ForEachDebit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
-                    Visit visit) const;
+                    Visit visit) const {
+    ForEachDebit(subject, requests, slots, master, job_rules_, visit);
+  }
+  // Per set, the rules whose users, projects and pes filters admit the last
+  // subject's credentials: a one-entry cache. With one of its own, a thread
+  // may list debits while others do (the usage is not changed meanwhile).
+  struct RuleCache {
+    UserId user;
+    GroupId group;
+    ProjectId project;
+    PeId pe;
+    bool valid = false;
+    std::vector<std::uint64_t> rules;
+  };
+  template <class Visit>
+  void ForEachDebit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
+                    RuleCache& cache, Visit visit) const;
 
   // Debits now (running and starting jobs), and over `window` where diagrams are kept.
   void Debit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
@@ -216,10 +232,13 @@ class QuotaUsage {
   bool RefusesRequest(const QuotaLimit& limit, const RequestSet& requests) const;
   // Calls visit(instance, rule) for the rule each enabled set applies to the subject.
   template <class Visit>
-  void ForEachRule(const QuotaSubject& subject, Visit visit) const;
+  void ForEachRule(const QuotaSubject& subject, Visit visit, RuleCache* cache = nullptr) const;
   // The rule set `s` applies to the subject: from the tables where the
   // subject names its queue instance, else by MatchingQuotaRule.
-  std::optional<std::uint32_t> RuleOf(std::uint32_t s, const QuotaSubject& subject) const;
+  std::optional<std::uint32_t> RuleOf(std::uint32_t s, const QuotaSubject& subject, RuleCache& cache) const;
+  std::optional<std::uint32_t> RuleOf(std::uint32_t s, const QuotaSubject& subject) const {
+    return RuleOf(s, subject, job_rules_);
+  }
   Counter& CounterOf(const QuotaInstance& instance);
   // A limit's peak over the window, read once per tally.
   double PeakOnce(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window,
@@ -239,37 +258,30 @@ class QuotaUsage {
   std::vector<std::uint64_t> expanding_;       // per set: the rules whose queues or hosts filter is expanded
   std::vector<std::uint32_t> instance_class_;  // per instance
   std::vector<std::uint32_t> class_instance_;  // per class: its first instance
-  // Per set, the rules whose users, projects and pes filters admit the last
-  // subject's credentials (a one-entry cache: the usage is not to be shared between threads).
-  struct JobRules {
-    UserId user;
-    GroupId group;
-    ProjectId project;
-    PeId pe;
-    bool valid = false;
-    std::vector<std::uint64_t> rules;
-  };
-  mutable JobRules job_rules_;
+  mutable RuleCache job_rules_;                // the const methods' (so the usage is not to be shared between threads)
 };
 
 template <class Visit>
-void QuotaUsage::ForEachRule(const QuotaSubject& subject, Visit visit) const {
+void QuotaUsage::ForEachRule(const QuotaSubject& subject, Visit visit, RuleCache* cache) const {
   for (std::uint32_t s = 0; s < sets_.size(); ++s) {
     if (!sets_[s].enabled) continue;
-    const std::optional<std::uint32_t> rule = RuleOf(s, subject);
+    const std::optional<std::uint32_t> rule = RuleOf(s, subject, cache != nullptr ? *cache : job_rules_);
     if (rule) visit(QuotaInstanceOf(sets_, s, *rule, subject), sets_[s].rules[*rule]);
   }
 }
 
 template <class Visit>
 void QuotaUsage::ForEachDebit(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
-                              Visit visit) const {
-  ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
-    for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
-      const std::optional<double> amount = Amount(rule.limits[l], requests, slots, master);
-      if (amount && *amount != 0) visit(instance, l, *amount);
-    }
-  });
+                              RuleCache& cache, Visit visit) const {
+  ForEachRule(
+      subject,
+      [&](const QuotaInstance& instance, const QuotaRule& rule) {
+        for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
+          const std::optional<double> amount = Amount(rule.limits[l], requests, slots, master);
+          if (amount && *amount != 0) visit(instance, l, *amount);
+        }
+      },
+      &cache);
 }
 
 template <class Visit>
