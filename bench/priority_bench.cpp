@@ -28,6 +28,7 @@
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
+#include "bench/thread_counts.hpp"
 #include "kernel/util/bucket_sort.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/util/sort_key.hpp"
@@ -72,14 +73,14 @@ void RunPass(benchmark::State& state, bool maui) {
 void BM_PriorityPass(benchmark::State& state) { RunPass(state, false); }
 BENCHMARK(BM_PriorityPass)
     ->ArgNames({"jobs", "threads", "retain"})
-    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}, {0, 1}})
+    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, schedk::bench::ThreadCounts(), {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 void BM_MauiPass(benchmark::State& state) { RunPass(state, true); }
 BENCHMARK(BM_MauiPass)
     ->ArgNames({"jobs", "threads", "retain"})
-    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, {1, 2}, {0}})
+    ->ArgsProduct({{10000, 100000, 1000000, 10000000}, schedk::bench::ThreadCounts(), {0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

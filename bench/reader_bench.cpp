@@ -10,6 +10,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "bench/thread_counts.hpp"
 #include "io/snapshot_generator.hpp"
 #include "io/snapshot_reader.hpp"
 
@@ -47,8 +48,7 @@ void BM_ReadSnapshot(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadSnapshot)
     ->ArgNames({"jobs", "threads"})
-    ->Args({1000000, 1})
-    ->Args({1000000, 2})
+    ->ArgsProduct({{1000000}, schedk::bench::ThreadCounts()})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

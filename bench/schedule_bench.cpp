@@ -3,6 +3,8 @@
 // 64 slots, half of them busy with running tasks, 10% parallel jobs with slot
 // ranges over three PEs, licenses and memory, 10% -R y.
 //   BM_ScheduleInterval/hosts:H/jobs:N/max_reservation:R
+// and at each thread count (bench/thread_counts.hpp; the goal size too):
+//   BM_ScheduleIntervalThreads/hosts:H/jobs:N/max_reservation:R/threads:T
 // With resource quota sets (`schedk generate --quota-sets`: per project on
 // short.q, per user on a rack, per user), beside the same cluster without:
 //   BM_ScheduleIntervalQuotas/hosts:H/jobs:N/max_reservation:R/quota_sets:Q
@@ -22,6 +24,9 @@
 #include <tuple>
 #include <utility>
 
+#include <tbb/task_arena.h>
+
+#include "bench/thread_counts.hpp"
 #include "kernel/dispatch/schedule.hpp"
 #include "tests/support/population.hpp"
 #include "tools/allocator.hpp"
@@ -48,15 +53,19 @@ const schedk::io::Snapshot& SnapshotOf(std::uint32_t hosts, std::uint64_t jobs, 
   return *cached;
 }
 
-void Run(benchmark::State& state, const schedk::io::Snapshot& s) {
+// `threads`: oneTBB's threads for the interval (0: as many as the host has).
+void Run(benchmark::State& state, const schedk::io::Snapshot& s, int threads = 0) {
   std::uint32_t starts = 0, reserves = 0;
+  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
   for (auto _ : state) {
-    const schedk::PriorityResult priorities = schedk::ComputePriorities(s.cluster, s.jobs);
-    const schedk::QueueInstanceTable instances = schedk::QueueInstanceTable::Build(s.cluster);
-    const schedk::ScheduleResult result = schedk::ScheduleInterval(s.cluster, s.jobs, priorities, instances);
-    starts = result.starts;
-    reserves = result.reserves;
-    benchmark::DoNotOptimize(result.decisions.data());
+    arena.execute([&] {
+      const schedk::PriorityResult priorities = schedk::ComputePriorities(s.cluster, s.jobs);
+      const schedk::QueueInstanceTable instances = schedk::QueueInstanceTable::Build(s.cluster);
+      const schedk::ScheduleResult result = schedk::ScheduleInterval(s.cluster, s.jobs, priorities, instances);
+      starts = result.starts;
+      reserves = result.reserves;
+      benchmark::DoNotOptimize(result.decisions.data());
+    });
   }
   state.counters["starts"] = starts;
   state.counters["reserves"] = reserves;
@@ -72,6 +81,20 @@ BENCHMARK(BM_ScheduleInterval)
     ->Args({1000, 10000, 100})
     ->Args({1000, 100000, 0})
     ->Args({1000, 100000, 100})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+// The same at each thread count (bench/thread_counts.hpp).
+void BM_ScheduleIntervalThreads(benchmark::State& state) {
+  Run(state,
+      SnapshotOf(static_cast<std::uint32_t>(state.range(0)), static_cast<std::uint64_t>(state.range(1)),
+                 static_cast<std::uint32_t>(state.range(2))),
+      static_cast<int>(state.range(3)));
+}
+BENCHMARK(BM_ScheduleIntervalThreads)
+    ->ArgNames({"hosts", "jobs", "max_reservation", "threads"})
+    ->ArgsProduct({{1000}, {100000}, {100}, schedk::bench::ThreadCounts()})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);
@@ -130,6 +153,12 @@ const bool kGoalRegistered = [] {
           ->UseRealTime()
           ->Iterations(1);
     }
+    benchmark::RegisterBenchmark("BM_ScheduleIntervalGoalThreads", &BM_ScheduleIntervalThreads)
+        ->ArgNames({"hosts", "jobs", "max_reservation", "threads"})
+        ->ArgsProduct({{10000}, {1000000}, {1000}, schedk::bench::ThreadCounts()})
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(1);
     // The goal interval with 5 quota sets of 3 rules, beside the same without.
     benchmark::RegisterBenchmark("BM_ScheduleIntervalGoalQuotas", &BM_ScheduleIntervalQuotas)
         ->ArgNames({"hosts", "jobs", "max_reservation", "quota_sets"})

@@ -16,6 +16,7 @@ struct PrioritiesOptions {
   std::string snapshot = "-";
   std::string format = "table";      // table | jsonl
   std::string task_values = "qstat";  // qstat | computed
+  bool profile = false;               // --profile
 };
 
 // Declares the subcommand's own options, bound to its options struct (command.hpp).

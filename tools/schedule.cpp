@@ -11,6 +11,7 @@
 #include "kernel/priority/priority.hpp"
 #include "tools/report.hpp"
 #include "tools/shared_options.hpp"
+#include "tools/stage_clock.hpp"
 
 namespace schedk::tools {
 namespace {
@@ -28,17 +29,24 @@ void SetupSchedule(CLI::App& command, ScheduleOptions& options) {
   AddSnapshotArgument(command, options.snapshot);
   AddFormat(command, options.format, {"text", "jsonl"});
   command.add_option("--monitor", options.monitor, "Also append the MONITOR schedule lines to this file");
+  AddProfile(command, options.profile);
 }
 
 int Schedule(const ScheduleOptions& options) {
+  StageClock clock;
+  const StageListener* stages = options.profile ? clock.listener() : nullptr;
+  clock.Begin("read snapshot");
   auto snapshot = io::ReadSnapshotFile(options.snapshot);
   if (!snapshot.ok()) return Fail(snapshot.status());
   PrintWarnings(snapshot->warnings);
   const auto started = std::chrono::steady_clock::now();
-  const PriorityResult priorities = ComputePriorities(snapshot->cluster, snapshot->jobs);
+  const PriorityResult priorities = ComputePriorities(snapshot->cluster, snapshot->jobs, Twin::kOptimised, stages);
+  clock.Begin("queue instances");
   const QueueInstanceTable instances = QueueInstanceTable::Build(snapshot->cluster);
-  const ScheduleResult result = ScheduleInterval(snapshot->cluster, snapshot->jobs, priorities, instances);
+  const ScheduleResult result = ScheduleInterval(snapshot->cluster, snapshot->jobs, priorities, instances,
+                                                 Twin::kOptimised, nullptr, nullptr, stages);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  clock.Begin("write");
   if (!options.monitor.empty() &&
       !AppendMonitor(options.monitor, io::MonitorFileSection(snapshot.value(), instances, result))) {
     std::fprintf(stderr, "schedk: cannot append to %s\n", options.monitor.c_str());
@@ -49,6 +57,8 @@ int Schedule(const ScheduleOptions& options) {
       std::fflush(stdout) != 0) {
     return FailStandardOutput();
   }
+  clock.Stop();
+  if (options.profile) clock.Print();
   return kExitOk;
 }
 

@@ -17,6 +17,7 @@ struct ScheduleOptions {
   std::string snapshot = "-";
   std::string format = "text";  // text | jsonl
   std::string monitor;          // a file to append to; empty: none
+  bool profile = false;         // --profile
 };
 
 // Declares the subcommand's own options, bound to its options struct (command.hpp).

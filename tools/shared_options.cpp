@@ -22,6 +22,10 @@ void AddFormat(CLI::App& app, std::string& format, const std::vector<std::string
   AddChoice(app, "--format", format, description, formats);
 }
 
+void AddProfile(CLI::App& app, bool& profile) {
+  app.add_flag("--profile", profile, "Print each stage's wall time to standard error once done");
+}
+
 void AddTimeout(CLI::App& app, int& seconds, const std::string& description) {
   app.add_option("--timeout", seconds, description)->capture_default_str()->check(CLI::Range(1, 3600));
 }

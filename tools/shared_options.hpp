@@ -31,6 +31,9 @@ void AddChoice(CLI::App& app, const std::string& name, std::string& value, const
 void AddFormat(CLI::App& app, std::string& format, const std::vector<std::string>& formats,
                const std::string& description = "Output format");
 
+// --profile: each stage's wall time on standard error once done (stage_clock.hpp).
+void AddProfile(CLI::App& app, bool& profile);
+
 // --timeout SECONDS in 1..3600, the default shown; `description` says what it bounds.
 void AddTimeout(CLI::App& app, int& seconds, const std::string& description);
 

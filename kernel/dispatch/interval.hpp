@@ -139,7 +139,7 @@ class Interval {
  public:
   Interval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
            const QueueInstanceTable& instances, Twin twin, RunningBook* book = nullptr,
-           const ScheduleProgress* progress = nullptr)
+           const ScheduleProgress* progress = nullptr, const StageListener* stages = nullptr)
       : cluster_(cluster),
         jobs_(jobs),
         priorities_(priorities),
@@ -148,6 +148,7 @@ class Interval {
         mode_(ThreadsFor(twin)),
         book_(book),
         progress_(progress),
+        stages_(stages),
         config_(cluster.config),
         complexes_(cluster.complexes),
         index_(jobs),
@@ -545,6 +546,7 @@ class Interval {
   ExecutionMode mode_;  // the threads: ThreadsFor(twin_)
   RunningBook* book_;  // kept between intervals by the caller; may be null
   const ScheduleProgress* progress_;  // may be null
+  const StageListener* stages_;       // may be null
   std::size_t reported_ = 0;          // decisions the progress listener has heard of
   const SchedulerConfig& config_;
   const ComplexTable& complexes_;

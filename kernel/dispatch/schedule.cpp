@@ -135,16 +135,24 @@ void Interval::SplitQueueList(const std::vector<QueueKey>& had_free) {
 }
 
 ScheduleResult Interval::Run() {
+  EnterStage(stages_, Stage::kIntervalSetup);
   if (quota_.active()) quota_.IndexInstances(instances_.queue, instances_.host);
   SetUpRequestTables();
   SetUpMatchTables();
+  EnterStage(stages_, Stage::kRunningBookings);
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
   if (progress_ != nullptr) (*progress_)(result_);
+  EnterStage(stages_, Stage::kQueueList);
   StartQueueList();
+  EnterStage(stages_, Stage::kTaskRows);
   const std::vector<TaskRow> rows = GatherTaskRows(priorities_.dispatchable_tasks);
-  RecordNotDispatched(rows, DispatchLoop(rows));
+  EnterStage(stages_, Stage::kDispatchLoop);
+  const std::size_t reached = DispatchLoop(rows);
+  EnterStage(stages_, Stage::kPendingRecords);
+  RecordNotDispatched(rows, reached);
   if (progress_ != nullptr) (*progress_)(result_);
+  EnterStage(stages_, Stage::kDone);
   return std::move(result_);
 }
 
@@ -324,8 +332,8 @@ void Interval::RecordNotDispatched(const std::vector<TaskRow>& rows, std::size_t
 
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
                                 const QueueInstanceTable& instances, Twin twin, RunningBook* book,
-                                const ScheduleProgress* progress) {
-  return dispatch_detail::Interval(cluster, jobs, priorities, instances, twin, book, progress).Run();
+                                const ScheduleProgress* progress, const StageListener* stages) {
+  return dispatch_detail::Interval(cluster, jobs, priorities, instances, twin, book, progress, stages).Run();
 }
 
 ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std::size_t to, bool with_running) {

@@ -22,6 +22,7 @@
 #include "kernel/model/cluster.hpp"
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/priority.hpp"
+#include "kernel/stage_profile.hpp"
 
 namespace schedk {
 
@@ -44,10 +45,11 @@ ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std
 // `book`, if given, holds the running tasks' bookings from the caller's
 // previous interval and is brought up to date (running_book.hpp); the result
 // is the same without it. `progress`, if given, hears of the records as they
-// become final.
+// become final; `stages`, where each stage begins (stage_profile.hpp).
 ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, const PriorityResult& priorities,
                                 const QueueInstanceTable& instances, Twin twin = Twin::kOptimised,
-                                RunningBook* book = nullptr, const ScheduleProgress* progress = nullptr);
+                                RunningBook* book = nullptr, const ScheduleProgress* progress = nullptr,
+                                const StageListener* stages = nullptr);
 
 // The jobs a lower-priority job was started ahead of in this interval: every
 // job with a task that did not start before the interval's last start in

@@ -563,16 +563,25 @@ class TaskMerge {
 
 }  // namespace
 
-PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, Twin twin) {
+PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, Twin twin, const StageListener* stages) {
   const ExecutionMode mode = ThreadsFor(twin);
-  if (cluster.config.priority_policy == PriorityPolicy::kMaui) return ComputeMauiPriorities(cluster, jobs, mode);
+  if (cluster.config.priority_policy == PriorityPolicy::kMaui) {
+    EnterStage(stages, Stage::kTaskOrder);
+    PriorityResult result = ComputeMauiPriorities(cluster, jobs, mode);
+    EnterStage(stages, Stage::kDone);
+    return result;
+  }
   PriorityResult result;
+  EnterStage(stages, Stage::kClassify);
   result.roles = ClassifyRows(jobs, mode);
   const RowIndex index(jobs);
   // Tickets first: their working columns are released before urgency's column exists.
+  EnterStage(stages, Stage::kTickets);
   result.tickets = ComputeTickets(cluster, jobs, index, JobListOrder(jobs, index, twin), result.roles, twin);
+  EnterStage(stages, Stage::kUrgency);
   result.urgency = twin == Twin::kOptimised ? ComputeUrgency(cluster, jobs, result.roles)
                                             : ComputeUrgencyReference(cluster, jobs, result.roles);
+  EnterStage(stages, Stage::kTaskOrder);
   const TaskKeys key_for(cluster, jobs, index, result);
   const OtherTasks others = CollectOtherTasks(jobs, index, result, key_for, mode);
   {
@@ -589,6 +598,7 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, T
   for (const auto& [key, e] : others.running) result.order.push_back(e);
   for (const auto& [job, e] : others.rest) result.order.push_back(e);
   result.cleared_jobs = ClearedJobs(jobs, index, result, others.rest);
+  EnterStage(stages, Stage::kDone);
   return result;
 }
 

@@ -36,6 +36,7 @@
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/tickets.hpp"
 #include "kernel/priority/urgency.hpp"
+#include "kernel/stage_profile.hpp"
 #include "kernel/util/row_index.hpp"
 
 namespace schedk {
@@ -90,6 +91,8 @@ std::vector<RowRole> ClassifyRows(const JobTable& jobs, ExecutionMode mode = Exe
 
 // The pass of the configured policy: Grid Engine's, or Maui's (maui_priority.hpp).
 // Twin::kReference runs every step's reference twin, on one thread.
-PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, Twin twin = Twin::kOptimised);
+// `stages`, if given, hears where each stage begins (stage_profile.hpp; Maui's pass is one stage).
+PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, Twin twin = Twin::kOptimised,
+                                 const StageListener* stages = nullptr);
 
 }  // namespace schedk

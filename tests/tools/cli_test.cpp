@@ -311,6 +311,48 @@ TEST(CliScheduleTest, ExpectedOutputsAndThreadCounts) {
   }
 }
 
+// --profile adds one line per stage on standard error, in the order the
+// stages ran, and changes nothing on standard output.
+TEST(CliScheduleTest, ProfileNamesEveryStageInOrderAndChangesNoOutput) {
+  const std::string snapshot = Dataset("quota-users.snap");
+  const CliRun plain = Schedk("schedule --threads 2 " + snapshot);
+  const CliRun profiled = Schedk("schedule --profile --threads 2 " + snapshot);
+  ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
+  EXPECT_EQ(WithoutElapsed(profiled.out), WithoutElapsed(plain.out));
+  EXPECT_EQ(plain.err, "");
+  std::vector<std::string> stages;
+  std::istringstream lines(profiled.err);
+  std::string line;
+  while (std::getline(lines, line)) {
+    ASSERT_EQ(line.rfind("profile: ", 0), 0u) << line;
+    if (line.rfind("profile: threads ", 0) == 0) {
+      EXPECT_EQ(line, "profile: threads 2");
+      continue;
+    }
+    ASSERT_EQ(line.substr(line.size() - 3), " ms") << line;
+    const std::size_t name_end = line.find_last_not_of(" 0123456789.", line.size() - 4);
+    stages.push_back(line.substr(9, name_end - 8));
+  }
+  const std::vector<std::string> expected = {"read snapshot",
+                                             "priorities: classify",
+                                             "priorities: tickets",
+                                             "priorities: urgency",
+                                             "priorities: task order",
+                                             "queue instances",
+                                             "interval: setup",
+                                             "interval: running bookings",
+                                             "interval: queue list",
+                                             "interval: task rows",
+                                             "interval: dispatch loop",
+                                             "interval: pending records",
+                                             "write"};
+  EXPECT_EQ(stages, expected);
+  const CliRun priorities = Schedk("priorities --profile --threads 1 " + snapshot);
+  ASSERT_EQ(priorities.exit_code, 0) << priorities.err;
+  EXPECT_NE(priorities.err.find("profile: priorities: task order"), std::string::npos) << priorities.err;
+  EXPECT_EQ(priorities.err.find("interval:"), std::string::npos) << priorities.err;
+}
+
 std::vector<std::string> NonEmptyLines(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t at = 0;
