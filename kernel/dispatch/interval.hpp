@@ -180,6 +180,21 @@ class Interval {
   void SetUpRequestTables();
   void SetUpMatchTables();
   void BookRunningJobs();
+  // BookRunningJobs' steps: the running and suspended tasks in (job, task)
+  // order; what a chunk of them books (in order, into `chunk`); and the
+  // chunks' MONITOR lines appended in order, `L` lines with their rule
+  // instances' indices (`instances`: the chunks' quota debits' instances,
+  // numbered by first occurrence).
+  struct RunningTask {
+    JobNumber job;
+    TaskNumber task;
+    std::uint32_t shard, row;
+  };
+  struct BookingList;
+  struct RunningChunk;
+  std::vector<RunningTask> RunningTasks() const;
+  void ListRunningChunk(std::span<const RunningTask> tasks, RunningChunk& chunk) const;
+  void AppendRunningLines(const std::vector<RunningChunk>& chunks, const FirstOccurrence<QuotaInstance>& instances);
   void StartQueueList();
   void UpdateQueueOrder();
   void UpdateAlarms(std::optional<HostId> only_host);
@@ -521,6 +536,11 @@ class Interval {
       monitor.clear();
       hosts.clear();
     }
+  };
+  struct RunningChunk {
+    BookingList list;
+    std::vector<RunningBooking> bookings;  // each task's debits [first, last) of `list`
+    std::vector<UserId> counted;           // the owners of its running (not suspended) tasks
   };
   void ListBooking(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
                    UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const;

@@ -197,14 +197,8 @@ void Interval::RefreshFree(std::uint32_t i) {
   }
 }
 
-void Interval::BookRunningJobs() {
-  // add_job_list_to_schedule: running and suspended tasks in job order.
-  struct Running {
-    JobNumber job;
-    TaskNumber task;
-    std::uint32_t shard, row;
-  };
-  std::vector<Running> running;
+std::vector<Interval::RunningTask> Interval::RunningTasks() const {
+  std::vector<RunningTask> running;
   for (std::uint32_t s = 0; s < jobs_.shards().size(); ++s) {
     const JobShard& shard = jobs_.shards()[s];
     for (std::uint32_t r = 0; r < shard.size(); ++r) {
@@ -213,56 +207,61 @@ void Interval::BookRunningJobs() {
       }
     }
   }
-  std::sort(running.begin(), running.end(),
-            [](const Running& a, const Running& b) { return std::tie(a.job, a.task) < std::tie(b.job, b.task); });
-  // Listed in chunks, in parallel (listing changes nothing); then applied in
-  // job order: the ledger's and the quotas' debits all at once.
-  struct Chunk {
-    BookingList list;
-    std::vector<RunningBooking> bookings;  // debits [first, last) of `list`
-    std::vector<UserId> counted;           // the owners of running (not suspended) tasks
-  };
-  std::vector<Chunk> chunks((running.size() + tuning::kRunningTasksPerChunk - 1) / tuning::kRunningTasksPerChunk);
-  ForEachIndex(mode_, chunks.size(), [&](std::size_t c) {
-    Chunk& chunk = chunks[c];
-    QuotaUsage::RuleCache rules;
-    std::vector<Grant> grants;
-    const std::size_t end = std::min(running.size(), (c + 1) * tuning::kRunningTasksPerChunk);
-    for (std::size_t k = c * tuning::kRunningTasksPerChunk; k < end; ++k) {
-      const Running& r = running[k];
-      const JobShard& shard = jobs_.shards()[r.shard];
-      const JobExtras* e = shard.extras_of(r.row);
-      if (e == nullptr || e->granted.empty()) continue;
-      JobView job;
-      job.job = r.job;
-      job.task = r.task;
-      job.owner = shard.owner[r.row];
-      job.group = shard.group[r.row];
-      job.project = shard.project[r.row];
-      job.request_id = shard.requests[r.row];
-      job.requests = &jobs_.requests(job.request_id);
-      grants.clear();
-      for (const GrantedSlots& g : e->granted) {
-        const std::uint32_t i = instances_.Find(g.queue, g.host);
-        if (i != kNoInstance) grants.push_back({i, g.slots});
-      }
-      if (grants.empty()) continue;
-      std::optional<Duration> limit;
-      for (const ComplexValue& v : job.requests->hard) {
-        if (v.complex == complexes_.h_rt) limit = static_cast<Duration>(v.number);
-      }
-      if (!limit && instances_.h_rt[grants.front().instance] < kInfiniteDuration) {
-        limit = instances_.h_rt[grants.front().instance];
-      }
-      const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
-                                            cluster_.now, config_.schedule_interval);
-      const bool suspended = shard.state[r.row] == JobState::kSuspended;
-      const auto first = static_cast<std::uint32_t>(chunk.list.debits.size());
-      ListBooking(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning,
-                  chunk.list, rules);
-      chunk.bookings.push_back({r.job, r.task, first, static_cast<std::uint32_t>(chunk.list.debits.size())});
-      if (job.owner.valid() && !suspended) chunk.counted.push_back(job.owner);
+  std::sort(running.begin(), running.end(), [](const RunningTask& a, const RunningTask& b) {
+    return std::tie(a.job, a.task) < std::tie(b.job, b.task);
+  });
+  return running;
+}
+
+void Interval::ListRunningChunk(std::span<const RunningTask> tasks, RunningChunk& chunk) const {
+  QuotaUsage::RuleCache rules;
+  std::vector<Grant> grants;
+  for (const RunningTask& r : tasks) {
+    const JobShard& shard = jobs_.shards()[r.shard];
+    const JobExtras* e = shard.extras_of(r.row);
+    if (e == nullptr || e->granted.empty()) continue;
+    JobView job;
+    job.job = r.job;
+    job.task = r.task;
+    job.owner = shard.owner[r.row];
+    job.group = shard.group[r.row];
+    job.project = shard.project[r.row];
+    job.request_id = shard.requests[r.row];
+    job.requests = &jobs_.requests(job.request_id);
+    grants.clear();
+    for (const GrantedSlots& g : e->granted) {
+      const std::uint32_t i = instances_.Find(g.queue, g.host);
+      if (i != kNoInstance) grants.push_back({i, g.slots});
     }
+    if (grants.empty()) continue;
+    std::optional<Duration> limit;
+    for (const ComplexValue& v : job.requests->hard) {
+      if (v.complex == complexes_.h_rt) limit = static_cast<Duration>(v.number);
+    }
+    if (!limit && instances_.h_rt[grants.front().instance] < kInfiniteDuration) {
+      limit = instances_.h_rt[grants.front().instance];
+    }
+    const Duration d = RunningJobDuration(e->start, limit, config_.default_duration, config_.duration_offset,
+                                          cluster_.now, config_.schedule_interval);
+    const bool suspended = shard.state[r.row] == JobState::kSuspended;
+    const auto first = static_cast<std::uint32_t>(chunk.list.debits.size());
+    ListBooking(job, e->granted_pe, grants, e->start, d, suspended ? UsageState::kSuspended : UsageState::kRunning,
+                chunk.list, rules);
+    chunk.bookings.push_back({r.job, r.task, first, static_cast<std::uint32_t>(chunk.list.debits.size())});
+    if (job.owner.valid() && !suspended) chunk.counted.push_back(job.owner);
+  }
+}
+
+void Interval::BookRunningJobs() {
+  // add_job_list_to_schedule: running and suspended tasks in job order,
+  // listed in chunks in parallel (listing changes nothing), then applied in
+  // that order: the ledger's and the quotas' debits all at once.
+  const std::vector<RunningTask> running = RunningTasks();
+  const std::size_t per_chunk = tuning::kRunningTasksPerChunk;
+  std::vector<RunningChunk> chunks((running.size() + per_chunk - 1) / per_chunk);
+  ForEachIndex(mode_, chunks.size(), [&](std::size_t c) {
+    ListRunningChunk(std::span(running).subspan(c * per_chunk, std::min(per_chunk, running.size() - c * per_chunk)),
+                     chunks[c]);
   });
   // With a running book (and diagrams: without them booking is a sum per
   // entry), the debits are listed there, and the book applies what changed.
@@ -272,13 +271,13 @@ void Interval::BookRunningJobs() {
   std::vector<BookedDebit>& debits = keep ? wanted->debits : own;
   std::vector<QuotaUsage::PendingDebit> quota_debits;
   std::size_t listed = 0, quota_listed = 0;
-  for (const Chunk& chunk : chunks) {
+  for (const RunningChunk& chunk : chunks) {
     listed += chunk.list.debits.size();
     quota_listed += chunk.list.quota_debits.size();
   }
   debits.reserve(listed);
   quota_debits.reserve(quota_listed);
-  for (const Chunk& chunk : chunks) {
+  for (const RunningChunk& chunk : chunks) {
     const auto offset = static_cast<std::uint32_t>(debits.size());
     debits.insert(debits.end(), chunk.list.debits.begin(), chunk.list.debits.end());
     quota_debits.insert(quota_debits.end(), chunk.list.quota_debits.begin(), chunk.list.quota_debits.end());
@@ -288,9 +287,17 @@ void Interval::BookRunningJobs() {
       }
     }
     for (UserId owner : chunk.counted) ++running_per_user_[owner.index()];
-    NoteBooked(chunk.list);
+    for (HostId host : chunk.list.hosts) Touch(host);
   }
-  quota_.DebitAll(quota_debits, mode_);
+  // The cached last increases are all unknown still: no entry's is read before the loop.
+  // With diagrams, the lines and the counters' diagrams number the quota debits' instances alike.
+  FirstOccurrence<QuotaInstance> instances;
+  if (ledger_.with_diagrams()) {
+    instances = NumberByFirstOccurrence<QuotaInstance, QuotaInstanceHash>(
+        quota_debits.size(), [&](std::size_t k) { return quota_debits[k].instance; }, mode_);
+  }
+  AppendRunningLines(chunks, instances);
+  quota_.DebitAll(quota_debits, mode_, ledger_.with_diagrams() ? &instances : nullptr);
   if (keep) {
     book_->Apply(ledger_);
   } else {
@@ -298,6 +305,32 @@ void Interval::BookRunningJobs() {
   }
 }
 
+void Interval::AppendRunningLines(const std::vector<RunningChunk>& chunks,
+                                  const FirstOccurrence<QuotaInstance>& instances) {
+  // Where, in order, each chunk's lines and quota debits begin.
+  std::vector<std::size_t> lines_at(chunks.size() + 1, result_.monitor.size()), quota_at(chunks.size() + 1, 0);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    lines_at[c + 1] = lines_at[c] + chunks[c].list.monitor.size();
+    quota_at[c + 1] = quota_at[c] + chunks[c].list.quota_debits.size();
+  }
+  // The rule instances get their indices in the order the `L` lines first
+  // name them, as NoteBooked gives them line by line; every quota debit
+  // (`instances` numbers theirs) has its line where lines are written (with diagrams).
+  std::vector<std::uint32_t> key_index;
+  if (ledger_.with_diagrams()) {
+    for (const QuotaInstance& instance : instances.distinct) key_index.push_back(QuotaKeyIndex(instance));
+  }
+  result_.monitor.resize(lines_at.back());
+  ForEachIndex(mode_, chunks.size(), [&](std::size_t c) {
+    std::size_t at = lines_at[c];
+    for (MonitorRecord line : chunks[c].list.monitor) {
+      if (line.container.level == ContainerLevel::kQuota) {
+        line.container.index = key_index[instances.ids[quota_at[c] + line.container.index]];
+      }
+      result_.monitor[at++] = line;
+    }
+  });
+}
 
 // --- booking -------------------------------------------------------------------------------------
 

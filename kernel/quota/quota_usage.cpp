@@ -110,30 +110,49 @@ void QuotaUsage::Reserve(const QuotaInstance& instance, std::uint32_t limit, dou
   CounterOf(instance).over_time[limit].Add(window.start, window.duration, amount);
 }
 
-void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode) {
-  // In order: the counters and their usage now; then each diagram's debits, in order.
-  std::vector<UtilizationDiagram*> diagram_of(debits.size(), nullptr);
-  for (std::size_t k = 0; k < debits.size(); ++k) {
-    const PendingDebit& d = debits[k];
-    Counter& c = CounterOf(d.instance);
-    c.now[d.limit] += d.amount;
-    if (diagrams_ && d.window.duration > 0) diagram_of[k] = &c.over_time[d.limit];
+void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode,
+                          const FirstOccurrence<QuotaInstance>* numbered) {
+  if (!diagrams_) {  // sums only: one after another
+    for (const PendingDebit& d : debits) CounterOf(d.instance).now[d.limit] += d.amount;
+    return;
   }
-  std::unordered_map<UtilizationDiagram*, std::uint32_t> group_of;
-  std::vector<std::pair<UtilizationDiagram*, std::vector<std::uint32_t>>> groups;  // in the order first debited
-  for (std::uint32_t k = 0; k < debits.size(); ++k) {
-    if (diagram_of[k] == nullptr) continue;
-    const auto [it, added] = group_of.try_emplace(diagram_of[k], static_cast<std::uint32_t>(groups.size()));
-    if (added) groups.emplace_back(diagram_of[k], std::vector<std::uint32_t>{});
-    groups[it->second].second.push_back(k);
+  // The counters in the order first debited, as one Debit after another makes them.
+  FirstOccurrence<QuotaInstance> own;
+  if (numbered == nullptr) {
+    own = NumberByFirstOccurrence<QuotaInstance, QuotaInstanceHash>(
+        debits.size(), [&](std::size_t k) { return debits[k].instance; }, mode);
   }
-  ForEachIndex(mode, groups.size(), [&](std::size_t g) {
-    auto& [diagram, ks] = groups[g];
+  const FirstOccurrence<QuotaInstance>& counters = numbered != nullptr ? *numbered : own;
+  // A group per counter and limit; each group's debits in their order (a counting sort).
+  std::vector<Counter*> counter_of(counters.distinct.size());
+  std::vector<std::uint32_t> first_group(counters.distinct.size() + 1, 0);
+  for (std::size_t c = 0; c < counters.distinct.size(); ++c) {
+    counter_of[c] = &CounterOf(counters.distinct[c]);  // the map's values stay where they are
+    first_group[c + 1] = first_group[c] + static_cast<std::uint32_t>(counter_of[c]->now.size());
+  }
+  const std::uint32_t groups = first_group.back();
+  auto group_of = [&](std::size_t k) { return first_group[counters.ids[k]] + debits[k].limit; };
+  std::vector<std::uint32_t> group_begin(groups + 1, 0);
+  for (std::size_t k = 0; k < debits.size(); ++k) ++group_begin[group_of(k) + 1];
+  for (std::uint32_t g = 0; g < groups; ++g) group_begin[g + 1] += group_begin[g];
+  std::vector<std::uint32_t> by_group(debits.size());
+  std::vector<std::uint32_t> next(group_begin.begin(), group_begin.end() - 1);
+  for (std::size_t k = 0; k < debits.size(); ++k) by_group[next[group_of(k)]++] = static_cast<std::uint32_t>(k);
+  std::vector<std::uint32_t> group_counter(groups);
+  for (std::uint32_t c = 0; c < counter_of.size(); ++c) {
+    std::fill(group_counter.begin() + first_group[c], group_counter.begin() + first_group[c + 1], c);
+  }
+  // Each group's usage now and its diagram, from its own debits in order.
+  ForEachIndex(mode, groups, [&](std::size_t g) {
+    Counter& c = *counter_of[group_counter[g]];
+    const std::uint32_t limit = static_cast<std::uint32_t>(g) - first_group[group_counter[g]];
     std::vector<UtilizationDiagram::Addition> additions;
-    additions.reserve(ks.size());
-    for (std::uint32_t k : ks)
-      additions.push_back({debits[k].window.start, debits[k].window.duration, debits[k].amount});
-    diagram->AddAll(additions);
+    for (std::uint32_t at = group_begin[g]; at < group_begin[g + 1]; ++at) {
+      const PendingDebit& d = debits[by_group[at]];
+      c.now[limit] += d.amount;
+      if (diagrams_ && d.window.duration > 0) additions.push_back({d.window.start, d.window.duration, d.amount});
+    }
+    if (!additions.empty()) c.over_time[limit].AddAll(additions);
   });
 }
 

@@ -29,6 +29,7 @@
 #include "kernel/model/job_table.hpp"
 #include "kernel/model/request_set.hpp"
 #include "kernel/reservation/utilization_diagram.hpp"
+#include "kernel/util/first_occurrence.hpp"
 
 namespace schedk {
 
@@ -149,7 +150,10 @@ class QuotaUsage {
     double amount = 0;
     QuotaWindow window;
   };
-  void DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode);
+  // `counters`, if the caller has it: the debits' instances numbered by first
+  // occurrence (NumberByFirstOccurrence), which DebitAll works out otherwise.
+  void DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode,
+                const FirstOccurrence<QuotaInstance>* counters = nullptr);
 
   // The first limit, in set and limit order, that the grants (the first the
   // master) would take above its value, weighing each counter's peak over

@@ -140,6 +140,43 @@ TEST(SchedulePropertyTest, PlansStayWithinQuotasOnLargerClusters) {
   EXPECT_GT(outcomes.reserves, 200u);
 }
 
+// Thousands of running tasks under quotas: their bookings are listed in
+// chunks on all threads and applied in job order (BookRunningJobs), as the
+// reference twin does on one thread; the running tasks' `L` lines number the
+// rule instances in the order they first name them, as Grid Engine writes
+// them one booking after another.
+TEST(SchedulePropertyTest, RunningTasksListedInChunksBookInJobOrder) {
+  io::GeneratorSpec spec = SmallCluster(5);
+  spec.hosts = 100;
+  spec.slots_per_host = 64;
+  spec.jobs = 6000;
+  spec.running_fraction = 0.6;
+  spec.quota_sets = 2;
+  spec.users = 40;
+  spec.max_reservation = 10;
+  const io::Snapshot s = Load(spec);
+  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  const ScheduleResult parallel = ScheduleInterval(s.cluster, s.jobs, priorities, instances, Twin::kOptimised);
+  const ScheduleResult serial = ScheduleInterval(s.cluster, s.jobs, priorities, instances, Twin::kReference);
+  ASSERT_TRUE(testing::SameSchedule(parallel, serial));
+  std::size_t running = 0;
+  for (RowRole role : priorities.roles) running += role == RowRole::kRunning || role == RowRole::kSuspended;
+  EXPECT_GT(running, 3000u);  // several chunks of tuning::kRunningTasksPerChunk
+  std::uint32_t named = 0, quota_lines = 0;
+  for (std::uint32_t k = 0; k < parallel.running_monitor; ++k) {
+    const MonitorRecord& line = parallel.monitor[k];
+    if (line.container.level != ContainerLevel::kQuota) continue;
+    ++quota_lines;
+    ASSERT_LE(line.container.index, named) << "line " << k;
+    if (line.container.index == named) ++named;
+  }
+  EXPECT_GT(quota_lines, running);
+  EXPECT_LE(named, parallel.quota_keys.size());
+  EXPECT_GT(named, 40u);  // per user, per set
+  EXPECT_EQ(testing::CheckPlanCapacity(s.cluster, instances, parallel), "");
+}
+
 // A zero-length booking (h_rt=0, reserved) books nothing in time: the
 // ledger leaves it out of its diagrams, and so does the plan replay (found by
 // fuzz_snapshot, where the replay's naive diagram refused the empty window).

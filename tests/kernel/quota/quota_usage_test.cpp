@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <random>
 
 namespace schedk {
 namespace {
@@ -205,6 +206,42 @@ TEST(QuotaUsageTest, EveryEnabledSetApplies) {
     const auto over = usage.Excess(Subject(1), Asking(), 4, true);  // 1 + 4 above the total of 4
     ASSERT_TRUE(over.has_value());
     EXPECT_EQ(over->instance.set, 0u);
+  }
+}
+
+// DebitAll gives each counter the usage now and the diagram that one Debit
+// after another gives (the running tasks' debits go in at once).
+TEST(QuotaUsageTest, DebitAllIsEveryDebitInItsOrder) {
+  QuotaRule per_user = Rule({{kSlots, 100}, {kLicense, 100}});
+  per_user.users = All(true);
+  QuotaRule per_host = Rule({{kSlots, 100}});
+  per_host.hosts = All(true);
+  const std::vector<ResourceQuotaSet> sets = {Set({per_user}), Set({per_host})};
+  const ComplexTable complexes = Complexes();
+  std::mt19937 rng(11);
+  std::vector<QuotaUsage::PendingDebit> debits;
+  for (int k = 0; k < 3000; ++k) {
+    const std::uint32_t who = rng() % 8;
+    const QuotaInstance instance = QuotaInstanceOf(sets, k % 2, 0, Subject(who, UserId::kNoneValue, who));
+    const std::uint32_t limit = k % 2 == 0 ? static_cast<std::uint32_t>(rng() % 2) : 0;
+    const QuotaWindow window{static_cast<Time>(rng() % 1000), static_cast<Duration>(rng() % 3 == 0 ? 0 : rng() % 500)};
+    debits.push_back({instance, limit, 0.1 * static_cast<double>(1 + rng() % 7), window});  // sums depend on the order
+  }
+  QuotaUsage one_by_one(sets, complexes, {}, true);
+  for (const QuotaUsage::PendingDebit& d : debits) one_by_one.Debit(d.instance, d.limit, d.amount, d.window);
+  for (const ExecutionMode mode : {ExecutionMode::kSerial, ExecutionMode::kParallel}) {
+    QuotaUsage at_once(sets, complexes, {}, true);
+    at_once.DebitAll(debits, mode);
+    ASSERT_EQ(at_once.instances().size(), one_by_one.instances().size());
+    for (const auto& [instance, counter] : one_by_one.instances()) {
+      const auto it = at_once.instances().find(instance);
+      ASSERT_NE(it, at_once.instances().end());
+      EXPECT_EQ(it->second.now, counter.now);
+      ASSERT_EQ(it->second.over_time.size(), counter.over_time.size());
+      for (std::size_t l = 0; l < counter.over_time.size(); ++l) {
+        EXPECT_TRUE(it->second.over_time[l].SameSteps(counter.over_time[l]));
+      }
+    }
   }
 }
 
