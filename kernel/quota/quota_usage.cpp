@@ -150,7 +150,7 @@ void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode
     for (std::uint32_t at = group_begin[g]; at < group_begin[g + 1]; ++at) {
       const PendingDebit& d = debits[by_group[at]];
       c.now[limit] += d.amount;
-      if (diagrams_ && d.window.duration > 0) additions.push_back({d.window.start, d.window.duration, d.amount});
+      if (d.window.duration > 0) additions.push_back({d.window.start, d.window.duration, d.amount});
     }
     if (!additions.empty()) c.over_time[limit].AddAll(additions);
   });

@@ -150,10 +150,10 @@ class QuotaUsage {
     double amount = 0;
     QuotaWindow window;
   };
-  // `counters`, if the caller has it: the debits' instances numbered by first
+  // `numbered`, if the caller has it: the debits' instances numbered by first
   // occurrence (NumberByFirstOccurrence), which DebitAll works out otherwise.
   void DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode,
-                const FirstOccurrence<QuotaInstance>* counters = nullptr);
+                const FirstOccurrence<QuotaInstance>* numbered = nullptr);
 
   // The first limit, in set and limit order, that the grants (the first the
   // master) would take above its value, weighing each counter's peak over
