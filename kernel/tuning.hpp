@@ -55,6 +55,14 @@ inline constexpr std::size_t kDebitAllParallelFrom = 32;
 // Hosts per block when a walk plan is built and when its host coverage is
 // worked out: each block's tables are built by one task, then joined in order.
 inline constexpr std::uint32_t kPlanHostsPerBlock = 256;
+// A room walked host by host in load order (RoomAtByLoad): the hosts taken
+// one by one before the rest come in blocks probed in parallel (most walks end
+// among the first), the first block's size, doubled up to the largest, and
+// hosts per probing task. A block read past the walk's end is work lost.
+inline constexpr std::size_t kRoomHostsOneByOne = 256;
+inline constexpr std::size_t kRoomHostsFirstBlock = 256;
+inline constexpr std::size_t kRoomHostsLargestBlock = 2048;
+inline constexpr std::size_t kRoomHostsPerProbeTask = 64;
 // Walk plans kept per interval: each is a table over the hosts, so past this
 // many distinct keys all are dropped at once.
 inline constexpr std::size_t kKeptWalkPlans = 64;

@@ -334,6 +334,30 @@ class Interval {
     return !room.usable || room.pe_left < least || room.global_slots < least;
   }
   ParallelRoom RoomAtByLoad(RoomBuilder& builder) const;
+  template <typename OrderOf>
+  ParallelRoom WalkHostsAt(RoomBuilder& builder, const WalkPlan* plan, std::span<const std::uint32_t> hosts,
+                           const OrderOf& order_of) const;
+  // What a block of WalkHostsAt's hosts gave when probed (per host k of the
+  // block): its instances in order, its state, its slots and its instances
+  // with slots, the orders at [first[k], first[k] + order_size[k]) of
+  // `order`, the instances with slots at [first[k], first[k] + count[k]) of
+  // `found`.
+  struct HostProbes {
+    enum State : std::uint8_t { kNotProbed, kProbed };
+    std::vector<State> state;
+    std::vector<std::uint32_t> host_slots, order_size, count, order;
+    std::vector<std::size_t> first;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+    std::span<const std::uint32_t> Order(std::size_t k) const {
+      return std::span(order).subspan(first[k], order_size[k]);
+    }
+    std::span<const std::pair<std::uint32_t, std::uint32_t>> Found(std::size_t k) const {
+      return std::span(found).subspan(first[k], count[k]);
+    }
+  };
+  template <typename OrderOf>
+  void ProbeHosts(RoomBuilder& builder, const WalkPlan& plan, std::span<const std::uint32_t> block,
+                  const OrderOf& order_of, HostProbes& probes) const;
   // One host of a room at any start, for a caller that asks no reason:
   // `order`, the instances of host h the room meets, in that order, visited
   // from the walk plan's part of the host where `plan` has one that holds.

@@ -2,6 +2,13 @@
 
 #include <unordered_map>
 
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "kernel/tuning.hpp"
+
 namespace schedk::dispatch_detail {
 
 // --- parallel jobs -------------------------------------------------------------------------------
@@ -146,25 +153,61 @@ class Interval::RoomBuilder {
   // instance's count.
   void VisitPlannedInOrder(const WalkPlan& plan, const HostPlan& host_plan, std::span<const std::uint32_t> order,
                            HostSlots*& slots) {
+    probed_.resize(std::max(probed_.size(), order.size()));
+    std::size_t n = 0;
+    const std::uint32_t host_slots = ProbePlanned(plan, host_plan, order, nullptr, by_complex_, probed_.data(), n);
+    AddProbed(host_plan.host, host_slots, std::span(probed_).first(n), slots);
+  }
+  // VisitPlannedInOrder's reading of the host's diagrams, apart from the
+  // room: returns the host's slots (0: none) and puts each of `order`'s
+  // planned instances with slots in `out`, in order, `n` of them, leaving
+  // out those of the quota classes `closed` marks (none where null). Reads
+  // only, so that threads probe different hosts at once, each with its own
+  // `amounts` (DemandAmount's).
+  std::uint32_t ProbePlanned(const WalkPlan& plan, const HostPlan& host_plan, std::span<const std::uint32_t> order,
+                             const std::vector<std::uint8_t>* closed, std::vector<double>& amounts,
+                             std::pair<std::uint32_t, std::uint32_t>* out, std::size_t& n) const {
     auto limit = [&](LevelFit& fit, std::uint32_t first, std::uint32_t last) {
       for (std::uint32_t g = first; g < last && fit.slots > 0; ++g) {
         const DemandSlot& demand = plan.demands[g];
-        interval_.Limit(fit, demand.entry, interval_.DemandAmount(demand.entry, job_, by_complex_), demand.kind, start_,
+        interval_.Limit(fit, demand.entry, interval_.DemandAmount(demand.entry, job_, amounts), demand.kind, start_,
                         job_.duration);
       }
     };
+    n = 0;
+    auto is_closed = [&](std::uint32_t i) { return closed != nullptr && (*closed)[interval_.quota_.ClassOf(i)]; };
+    if (std::all_of(order.begin(), order.end(), is_closed)) return 0;  // before reading the host's diagrams
     LevelFit h;
     limit(h, host_plan.first, host_plan.last);
-    if (h.slots == 0) return;
+    if (h.slots == 0) return 0;
     const std::span<const InstancePlan> planned = plan.InstancesOf(host_plan);
     for (std::uint32_t i : order) {
       const auto it =
           std::find_if(planned.begin(), planned.end(), [&](const InstancePlan& p) { return p.instance == i; });
-      if (it == planned.end() || PassesOver(i)) continue;
+      if (it == planned.end() || is_closed(i)) continue;
       LevelFit q;
       limit(q, it->first, it->last);
-      if (q.slots > 0) Add(host_plan.host, h.slots, i, q.slots, slots);
+      if (q.slots > 0) out[n++] = {i, q.slots};
     }
+    return h.slots;
+  }
+  // VisitPlannedInOrder from what ProbePlanned found: the instances the
+  // quotas do not pass over now join the room.
+  void AddProbed(HostId host, std::uint32_t host_slots, std::span<const std::pair<std::uint32_t, std::uint32_t>> probed,
+                 HostSlots*& slots) {
+    for (const auto& [i, n] : probed) {
+      if (!PassesOver(i)) Add(host, host_slots, i, n, slots);
+    }
+  }
+  // Per quota class, whether Visit passes over its instances now
+  // (SkipClosedQuotaClasses). A class once closed stays closed for the room:
+  // the hosts' take of the quotas only grows.
+  std::vector<std::uint8_t> ClosedClasses() {
+    const QuotaUsage& quota = interval_.quota_;
+    std::vector<std::uint8_t> closed(quota.classes(), 0);
+    if (!skip_closed_classes_) return closed;
+    for (std::uint32_t c = 0; c < quota.classes(); ++c) closed[c] = QuotaClassClosed(quota.InstanceOfClass(c));
+    return closed;
   }
   // Closes the host just visited (if it gave slots): whether the hosts so far
   // can give `enough` slots under the allocation rule. With quotas, the host
@@ -377,6 +420,7 @@ class Interval::RoomBuilder {
   ComplexId host_limiting_complex_;
   std::uint64_t sum_ = 0, roomy_ = 0;  // available slots; hosts with room for per_host
   std::vector<double> by_complex_;     // the job's amounts (DemandAmount)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> probed_;  // VisitPlannedInOrder's, kept for its capacity
   QuotaTally tally_;                   // what the room's hosts so far take of the quotas
   bool skip_closed_classes_ = false;
   bool closed_after_noted_ = false;
@@ -469,17 +513,14 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
   }
   if (!list_order_.unsorted().empty()) {
     const std::shared_ptr<const WalkPlan> plan = twin_ == Twin::kOptimised ? KeptPlan(job, pe) : nullptr;
-    std::vector<std::uint32_t> on_host;
-    for (std::uint32_t h : ReservationHostOrder(job, pe)) {
-      // The host's instances in the list's order (those out of it fail Visit).
-      on_host.assign(instances_.on_host.begin() + instances_.host_first[h],
-                     instances_.on_host.begin() + instances_.host_first[h + 1]);
-      std::sort(on_host.begin(), on_host.end(), [&](std::uint32_t a, std::uint32_t b) { return ListOrderLess(a, b); });
-      HostSlots* slots = nullptr;
-      VisitHostAt(builder, plan.get(), h, on_host, slots);
-      if (builder.Suffices(slots)) break;
-    }
-    return std::move(builder.room());
+    // Each host's instances in the list's order (those out of it fail Visit).
+    return WalkHostsAt(builder, plan.get(), ReservationHostOrder(job, pe), [&](std::uint32_t h, std::uint32_t* out) {
+      const auto begin = instances_.on_host.begin() + instances_.host_first[h];
+      const auto end = instances_.on_host.begin() + instances_.host_first[h + 1];
+      std::copy(begin, end, out);
+      std::sort(out, out + (end - begin), [&](std::uint32_t a, std::uint32_t b) { return ListOrderLess(a, b); });
+      return static_cast<std::size_t>(end - begin);
+    });
   }
   // A sorted list (full instances the job sorted in come among those with a
   // free slot, after them where their keys are equal): hosts in load order.
@@ -556,13 +597,88 @@ Interval::ParallelRoom Interval::RoomAtByLoad(RoomBuilder& builder) const {
   std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
   for (std::uint32_t i : order) on_host[next[instances_.host[i].index()]++] = i;
   const std::shared_ptr<const WalkPlan> plan = KeptPlan(builder.job(), builder.pe());
-  for (std::uint32_t h : HostsByLoad()) {
+  return WalkHostsAt(builder, plan.get(), HostsByLoad(), [&](std::uint32_t h, std::uint32_t* out) {
+    std::copy(on_host.begin() + first[h], on_host.begin() + first[h + 1], out);
+    return static_cast<std::size_t>(first[h + 1] - first[h]);
+  });
+}
+
+// A walk of `hosts` in order, each host's instances in the order
+// `order_of(h, out)` writes them (at most the host's instances; it returns
+// how many), visited as VisitHostAt does until the room suffices. Past the
+// first hosts, where most walks end, the hosts come in blocks: their orders
+// and the planned hosts' diagrams are read in parallel, then the hosts join
+// the room one by one, in order, as before (on one thread, all one by one).
+template <typename OrderOf>
+Interval::ParallelRoom Interval::WalkHostsAt(RoomBuilder& builder, const WalkPlan* plan,
+                                             std::span<const std::uint32_t> hosts, const OrderOf& order_of) const {
+  std::vector<std::uint32_t> buffer;
+  std::size_t at = 0;
+  const bool blocks = plan != nullptr && tbb::this_task_arena::max_concurrency() > 1 &&
+                      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1;
+  const std::size_t one_by_one = blocks ? std::min(hosts.size(), tuning::kRoomHostsOneByOne) : hosts.size();
+  for (; at < one_by_one; ++at) {
     HostSlots* slots = nullptr;
-    VisitHostAt(builder, plan.get(), h,
-                std::span<const std::uint32_t>(on_host).subspan(first[h], first[h + 1] - first[h]), slots);
-    if (builder.Suffices(slots)) break;
+    const std::uint32_t h = hosts[at];
+    buffer.resize(std::max<std::size_t>(buffer.size(), instances_.host_first[h + 1] - instances_.host_first[h]));
+    const std::size_t n = order_of(h, buffer.data());
+    VisitHostAt(builder, plan, h, std::span<const std::uint32_t>(buffer).first(n), slots);
+    if (builder.Suffices(slots)) return std::move(builder.room());
+  }
+  HostProbes probes;
+  for (std::size_t size = tuning::kRoomHostsFirstBlock; at < hosts.size();
+       size = std::min(2 * size, tuning::kRoomHostsLargestBlock)) {
+    const std::span<const std::uint32_t> block = hosts.subspan(at, std::min(size, hosts.size() - at));
+    ProbeHosts(builder, *plan, block, order_of, probes);
+    for (std::size_t k = 0; k < block.size(); ++k, ++at) {
+      const std::uint32_t h = block[k];
+      HostSlots* slots = nullptr;
+      if (probes.state[k] == HostProbes::kNotProbed) {
+        VisitHostAt(builder, plan, h, probes.Order(k), slots);
+      } else if (!builder.PassesOverAll(probes.Order(k))) {
+        builder.AddProbed(HostId(h), probes.host_slots[k], probes.Found(k), slots);
+      }
+      if (builder.Suffices(slots)) return std::move(builder.room());
+    }
   }
   return std::move(builder.room());
+}
+
+// WalkHostsAt's reading of a block's hosts, in parallel: each host's order,
+// and where the plan's part of the host holds, its diagrams
+// (RoomBuilder::ProbePlanned); the other hosts are left unprobed.
+template <typename OrderOf>
+void Interval::ProbeHosts(RoomBuilder& builder, const WalkPlan& plan, std::span<const std::uint32_t> block,
+                          const OrderOf& order_of, HostProbes& probes) const {
+  const std::vector<std::uint8_t> closed = builder.ClosedClasses();
+  probes.state.assign(block.size(), HostProbes::kNotProbed);
+  probes.host_slots.assign(block.size(), 0);
+  probes.first.assign(block.size() + 1, 0);
+  for (std::size_t k = 0; k < block.size(); ++k) {
+    probes.first[k + 1] = probes.first[k] + (instances_.host_first[block[k] + 1] - instances_.host_first[block[k]]);
+  }
+  probes.order.resize(probes.first.back());
+  probes.order_size.assign(block.size(), 0);
+  probes.found.resize(probes.first.back());
+  probes.count.assign(block.size(), 0);
+  const RoomBuilder& reader = builder;
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, block.size(), tuning::kRoomHostsPerProbeTask),
+      [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<double> amounts;
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+          const std::uint32_t h = block[k];
+          probes.order_size[k] = static_cast<std::uint32_t>(order_of(h, probes.order.data() + probes.first[k]));
+          if (!PartHolds(plan, h)) continue;
+          probes.state[k] = HostProbes::kProbed;
+          const std::uint32_t part = plan.part_of[h];
+          if (part == UINT32_MAX || plan.parts[part].plan == UINT32_MAX) continue;  // nothing
+          std::size_t n = 0;
+          probes.host_slots[k] = reader.ProbePlanned(plan, plan.hosts[plan.parts[part].plan], probes.Order(k), &closed,
+                                                     amounts, probes.found.data() + probes.first[k], n);
+          probes.count[k] = static_cast<std::uint32_t>(n);
+        }
+      });
 }
 
 std::shared_ptr<const WalkPlan> Interval::KeptPlan(const JobView& job, PeId pe) const {

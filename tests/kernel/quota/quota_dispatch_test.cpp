@@ -5,6 +5,7 @@
 // what a shared limit leaves, reservations that wait for a quota, and the
 // `rqs` block's errors. (The real cell's own runs: datasets/quota-*.snap.)
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include <string>
 
@@ -166,6 +167,34 @@ TEST(QuotaDispatchTest, AReservationWalkFromBeforeNowStopsWhereTheQuotaRefuses) 
                   "job 3 owner=u1 submit=900 l_hard=h_rt=5 R=y pe_name=fill pe_min=3 pe_max=3\n",
               true);
   EXPECT_NE(out.find("reserve 3.1 at=1960 dur=65 slots=3 pe=fill "), std::string::npos) << out;
+}
+
+// A reservation whose room spans more hosts than the walk takes one by one
+// (tuning::kRoomHostsOneByOne): 600 one-slot hosts, h1-h100 busy until
+// 3060, h101-h600 until 1560. 500 slots of $fill_up fit from 1560 on
+// h101-h600, the last 344 of them read in parallel blocks; one thread walks
+// them all one by one, to the same reservation.
+TEST(QuotaDispatchTest, AReservationOverHundredsOfHostsReadsThemInBlocks) {
+  std::string text =
+      "schedk-snapshot 1\nnow 1000\nbegin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\n"
+      "max_reservation 10\nend sconf\nbegin pe fill\nslots 1000\nallocation_rule $fill_up\nend pe\n" +
+      Set("u", "limit users {*} to slots=1000\n");
+  std::string hostlist, running, granted;
+  for (int h = 1; h <= 600; ++h) {
+    const std::string name = "h" + std::to_string(h);
+    text += "begin exechost " + name + "\nend exechost\n";
+    hostlist += " " + name;
+    running += "job " + std::to_string(h) + " owner=u1 submit=800 l_hard=h_rt=" + (h <= 100 ? "2000" : "500") +
+               " state=r start=1000 granted=all.q@" + name + ":1\n";
+    if (h > 100) granted += std::string(h > 101 ? "," : "") + "all.q@" + name + ":1";
+  }
+  text += "begin queue all.q\nhostlist" + hostlist + "\nslots 1\npe_list fill\nend queue\n" + running +
+          "job 1000 owner=u2 submit=900 l_hard=h_rt=100 R=y pe_name=fill pe_min=500 pe_max=500\n";
+  const std::string expected = "reserve 1000.1 at=1560 dur=160 slots=500 pe=fill granted=" + granted;
+  const std::string out = Records(text, true);
+  EXPECT_TRUE(Has(out, expected)) << out;
+  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+  EXPECT_EQ(Records(text, true), out);
 }
 
 // The `rqs` block: filters as qconf prints them, and what is wrong named at its line.
