@@ -55,7 +55,7 @@ inline constexpr std::size_t kDebitAllParallelFrom = 32;
 // Hosts per block when a walk plan is built and when its host coverage is
 // worked out: each block's tables are built by one task, then joined in order.
 inline constexpr std::uint32_t kPlanHostsPerBlock = 256;
-// A room walked host by host in load order (RoomAtByLoad): the hosts taken
+// A room walked host by host (Interval::WalkHostsAt): the hosts taken
 // one by one before the rest come in blocks probed in parallel (most walks end
 // among the first), the first block's size, doubled up to the largest, and
 // hosts per probing task. A block read past the walk's end is work lost.

@@ -341,9 +341,10 @@ class Interval {
   // block): its instances in order, its state, its slots and its instances
   // with slots, the orders at [first[k], first[k] + order_size[k]) of
   // `order`, the instances with slots at [first[k], first[k] + count[k]) of
-  // `found`.
+  // `found`; and the quota classes closed when the block was probed.
   struct HostProbes {
     enum State : std::uint8_t { kNotProbed, kProbed };
+    std::vector<std::uint8_t> closed;
     std::vector<State> state;
     std::vector<std::uint32_t> host_slots, order_size, count, order;
     std::vector<std::size_t> first;

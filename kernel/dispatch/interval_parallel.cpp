@@ -161,9 +161,9 @@ class Interval::RoomBuilder {
   // VisitPlannedInOrder's reading of the host's diagrams, apart from the
   // room: returns the host's slots (0: none) and puts each of `order`'s
   // planned instances with slots in `out`, in order, `n` of them, leaving
-  // out those of the quota classes `closed` marks (none where null). Reads
-  // only, so that threads probe different hosts at once, each with its own
-  // `amounts` (DemandAmount's).
+  // out those of the quota classes `closed` marks (none where null or
+  // empty: ClosedClasses). Reads only, so that threads probe different
+  // hosts at once, each with its own `amounts` (DemandAmount's).
   std::uint32_t ProbePlanned(const WalkPlan& plan, const HostPlan& host_plan, std::span<const std::uint32_t> order,
                              const std::vector<std::uint8_t>* closed, std::vector<double>& amounts,
                              std::pair<std::uint32_t, std::uint32_t>* out, std::size_t& n) const {
@@ -175,7 +175,9 @@ class Interval::RoomBuilder {
       }
     };
     n = 0;
-    auto is_closed = [&](std::uint32_t i) { return closed != nullptr && (*closed)[interval_.quota_.ClassOf(i)]; };
+    auto is_closed = [&](std::uint32_t i) {
+      return closed != nullptr && !closed->empty() && (*closed)[interval_.quota_.ClassOf(i)];
+    };
     if (std::all_of(order.begin(), order.end(), is_closed)) return 0;  // before reading the host's diagrams
     LevelFit h;
     limit(h, host_plan.first, host_plan.last);
@@ -199,15 +201,23 @@ class Interval::RoomBuilder {
       if (!PassesOver(i)) Add(host, host_slots, i, n, slots);
     }
   }
-  // Per quota class, whether Visit passes over its instances now
-  // (SkipClosedQuotaClasses). A class once closed stays closed for the room:
-  // the hosts' take of the quotas only grows.
+  // Per quota class, whether Visit passes over its instances now; empty
+  // where it passes over none (no SkipClosedQuotaClasses). A class closed
+  // stays closed as the room grows, its take only growing, but for a
+  // rounding where a host too small gives its take back (Reopened).
   std::vector<std::uint8_t> ClosedClasses() {
     const QuotaUsage& quota = interval_.quota_;
+    if (!skip_closed_classes_) return {};
     std::vector<std::uint8_t> closed(quota.classes(), 0);
-    if (!skip_closed_classes_) return closed;
     for (std::uint32_t c = 0; c < quota.classes(); ++c) closed[c] = QuotaClassClosed(quota.InstanceOfClass(c));
     return closed;
+  }
+  // Whether an instance of `order` whose class `closed` marked is open now,
+  // so that ProbePlanned left out what Visit would weigh.
+  bool Reopened(std::span<const std::uint32_t> order, const std::vector<std::uint8_t>& closed) {
+    if (closed.empty()) return false;
+    return std::any_of(order.begin(), order.end(),
+                       [&](std::uint32_t i) { return closed[interval_.quota_.ClassOf(i)] && !QuotaClassClosed(i); });
   }
   // Closes the host just visited (if it gave slots): whether the hosts so far
   // can give `enough` slots under the allocation rule. With quotas, the host
@@ -633,7 +643,7 @@ Interval::ParallelRoom Interval::WalkHostsAt(RoomBuilder& builder, const WalkPla
     for (std::size_t k = 0; k < block.size(); ++k, ++at) {
       const std::uint32_t h = block[k];
       HostSlots* slots = nullptr;
-      if (probes.state[k] == HostProbes::kNotProbed) {
+      if (probes.state[k] == HostProbes::kNotProbed || builder.Reopened(probes.Order(k), probes.closed)) {
         VisitHostAt(builder, plan, h, probes.Order(k), slots);
       } else if (!builder.PassesOverAll(probes.Order(k))) {
         builder.AddProbed(HostId(h), probes.host_slots[k], probes.Found(k), slots);
@@ -650,7 +660,7 @@ Interval::ParallelRoom Interval::WalkHostsAt(RoomBuilder& builder, const WalkPla
 template <typename OrderOf>
 void Interval::ProbeHosts(RoomBuilder& builder, const WalkPlan& plan, std::span<const std::uint32_t> block,
                           const OrderOf& order_of, HostProbes& probes) const {
-  const std::vector<std::uint8_t> closed = builder.ClosedClasses();
+  probes.closed = builder.ClosedClasses();
   probes.state.assign(block.size(), HostProbes::kNotProbed);
   probes.host_slots.assign(block.size(), 0);
   probes.first.assign(block.size() + 1, 0);
@@ -674,8 +684,8 @@ void Interval::ProbeHosts(RoomBuilder& builder, const WalkPlan& plan, std::span<
           const std::uint32_t part = plan.part_of[h];
           if (part == UINT32_MAX || plan.parts[part].plan == UINT32_MAX) continue;  // nothing
           std::size_t n = 0;
-          probes.host_slots[k] = reader.ProbePlanned(plan, plan.hosts[plan.parts[part].plan], probes.Order(k), &closed,
-                                                     amounts, probes.found.data() + probes.first[k], n);
+          probes.host_slots[k] = reader.ProbePlanned(plan, plan.hosts[plan.parts[part].plan], probes.Order(k),
+                                                     &probes.closed, amounts, probes.found.data() + probes.first[k], n);
           probes.count[k] = static_cast<std::uint32_t>(n);
         }
       });

@@ -123,7 +123,7 @@ class WalkPlanCache {
   // (every booking debits both alike) and at most the host's capacity, so the
   // host's count never limits the instance's and their breakpoints coincide.
   // The diagrams' comparison is kept until either of them changes; each host's
-  // check is written only by the task planning that host.
+  // check is written only by the one task that plans or probes that host.
   std::optional<std::uint32_t> MirroredHostSlots(const ResourceLedger& ledger, std::uint32_t h);
 
   // The plan kept for `key`, or null.

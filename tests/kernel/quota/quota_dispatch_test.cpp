@@ -6,6 +6,7 @@
 // `rqs` block's errors. (The real cell's own runs: datasets/quota-*.snap.)
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include <string>
 
@@ -169,30 +170,36 @@ TEST(QuotaDispatchTest, AReservationWalkFromBeforeNowStopsWhereTheQuotaRefuses) 
   EXPECT_NE(out.find("reserve 3.1 at=1960 dur=65 slots=3 pe=fill "), std::string::npos) << out;
 }
 
-// A reservation whose room spans more hosts than the walk takes one by one
-// (tuning::kRoomHostsOneByOne): 600 one-slot hosts, h1-h100 busy until
-// 3060, h101-h600 until 1560. 500 slots of $fill_up fit from 1560 on
-// h101-h600, the last 344 of them read in parallel blocks; one thread walks
-// them all one by one, to the same reservation.
+// Reservations whose rooms span more hosts than a walk takes one by one
+// (tuning::kRoomHostsOneByOne, 256): 700 one-slot hosts, h1-h100 busy until
+// 3060, h101-h700 until 1560. u2 may use none of @few (h301-h310, a quota
+// class closed from the start). 500 slots of $fill_up fit from 1560 on
+// h101-h300 and h311-h610: the walk ends inside its second block, having
+// passed over @few. With four threads the hosts past the 256th are read in
+// parallel blocks; one thread walks them one by one, to the same reservation.
 TEST(QuotaDispatchTest, AReservationOverHundredsOfHostsReadsThemInBlocks) {
   std::string text =
       "schedk-snapshot 1\nnow 1000\nbegin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\n"
       "max_reservation 10\nend sconf\nbegin pe fill\nslots 1000\nallocation_rule $fill_up\nend pe\n" +
-      Set("u", "limit users {*} to slots=1000\n");
-  std::string hostlist, running, granted;
-  for (int h = 1; h <= 600; ++h) {
+      Set("u", "limit users u2 hosts @few to slots=0\n");
+  std::string hostlist, few, running, granted;
+  for (int h = 1; h <= 700; ++h) {
     const std::string name = "h" + std::to_string(h);
     text += "begin exechost " + name + "\nend exechost\n";
     hostlist += " " + name;
-    running += "job " + std::to_string(h) + " owner=u1 submit=800 l_hard=h_rt=" + (h <= 100 ? "2000" : "500") +
+    if (h > 300 && h <= 310) few += " " + name;
+    running += "job " + std::to_string(h) + " owner=u3 submit=800 l_hard=h_rt=" + (h <= 100 ? "2000" : "500") +
                " state=r start=1000 granted=all.q@" + name + ":1\n";
-    if (h > 100) granted += std::string(h > 101 ? "," : "") + "all.q@" + name + ":1";
+    if (h > 100 && h <= 610 && (h <= 300 || h > 310)) {
+      granted += std::string(h > 101 ? "," : "") + "all.q@" + name + ":1";
+    }
   }
+  text += "begin hostgroup @few\nhostlist" + few + "\nend hostgroup\n";
   text += "begin queue all.q\nhostlist" + hostlist + "\nslots 1\npe_list fill\nend queue\n" + running +
           "job 1000 owner=u2 submit=900 l_hard=h_rt=100 R=y pe_name=fill pe_min=500 pe_max=500\n";
-  const std::string expected = "reserve 1000.1 at=1560 dur=160 slots=500 pe=fill granted=" + granted;
-  const std::string out = Records(text, true);
-  EXPECT_TRUE(Has(out, expected)) << out;
+  std::string out;
+  tbb::task_arena(4).execute([&] { out = Records(text, true); });
+  EXPECT_TRUE(Has(out, "reserve 1000.1 at=1560 dur=160 slots=500 pe=fill granted=" + granted)) << out;
   tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
   EXPECT_EQ(Records(text, true), out);
 }
