@@ -37,7 +37,7 @@ run() {
   [ -n "$ld" ] || { echo "no loader in $(pwd)/lib: pack first" >&2; return 1; }
   local loader=("./$ld" --library-path ./lib)
   local snaps bins=(new)
-  snaps=$(mktemp -d "${TMPDIR:-/tmp}/scaling_host.XXXXXX") || return 1
+  snaps=$(mktemp -d) || return 1  # under TMPDIR where set
   local size=(--jobs "${JOBS:-1000000}" --hosts "${HOSTS:-10000}" --seed 42 --users 1000 --projects 50
               --max-reservation 1000)
   [ -x schedk-old ] && bins=(old new)
