@@ -32,6 +32,7 @@
 #include "kernel/dispatch/host_room_cache.hpp"
 #include "kernel/dispatch/queue_instances.hpp"
 #include "kernel/dispatch/queue_list_order.hpp"
+#include "kernel/dispatch/quota_verdict_memo.hpp"
 #include "kernel/dispatch/resource_ledger.hpp"
 #include "kernel/dispatch/running_book.hpp"
 #include "kernel/dispatch/schedule.hpp"
@@ -213,8 +214,12 @@ class Interval {
     ProjectId project;
     RequestSetId requests;
     std::uint8_t flags = 0;
+    std::uint32_t category = 0;  // its place in categories_ (NumberCategories)
   };
   std::vector<TaskRow> GatherTaskRows(std::size_t count) const;
+  // Numbers the rows' categories (CategoryKey where owner_categories_, else
+  // request set and -now flag) into categories_, before the loop.
+  void NumberCategories(std::vector<TaskRow>& rows);
   JobView ViewOf(const TaskRow& row) const;
   bool GlobalStatic(const JobView& job) const;
   bool HostStatic(const JobView& job, HostId host) const;
@@ -503,8 +508,21 @@ class Interval {
   // An upper bound of the slots the quotas leave a parallel job from
   // `start` on: the sum of each class's room; nullopt where a class is not
   // uniform. With it, the excess of the class with the least room.
-  std::optional<std::pair<std::uint64_t, std::optional<QuotaExcess>>> QuotaSlotBound(const JobView& job, PeId pe,
-                                                                                     Time start) const;
+  using SlotBound = std::optional<std::pair<std::uint64_t, std::optional<QuotaExcess>>>;
+  SlotBound QuotaSlotBound(const JobView& job, PeId pe, Time start) const;
+  SlotBound QuotaSlotBoundOf(const JobView& job, PeId pe, Time start) const;  // worked out, not kept
+  // The optimised twin's answers of SequentialQuotaExcess (per class) and
+  // QuotaSlotBound, kept across jobs until the next booking (the serial loop's).
+  mutable QuotaVerdictMemo<std::optional<QuotaExcess>> sequential_verdicts_;
+  mutable QuotaVerdictMemo<SlotBound> slot_bounds_;
+  std::uint64_t bookings_ = 0;  // Book's calls: the memos' epoch (the quota usage changes only there)
+  QuotaQuestion QuestionOf(const JobView& job, PeId pe, std::uint32_t place, Time start) const;
+  // Numbers what a request set asks of the quota limits (per limit's
+  // attribute: requested or not, and the amount): equal numbers, the same
+  // answers from every limit. Per request set, kept once asked (UINT32_MAX: not yet).
+  std::uint32_t QuotaSignature(const JobView& job) const;
+  mutable std::vector<std::uint32_t> quota_signature_;
+  mutable std::map<std::vector<std::pair<bool, double>>, std::uint32_t> quota_signatures_;
   // The first quota limit the placement would exceed from `start` on; nullopt where the quotas admit it.
   std::optional<QuotaExcess> PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,
                                                   Time start) const;
@@ -525,7 +543,7 @@ class Interval {
   // it reached before Grid Engine's queue list ran empty.
   std::size_t DispatchLoop(const std::vector<TaskRow>& rows);
   // One task of the dispatch loop.
-  void Dispatch(const JobView& job, std::uint32_t& reservations);
+  void Dispatch(const JobView& job, CategoryState& category, std::uint32_t& reservations);
   // The pending records of the tasks the loop did not reach (from `reached`)
   // and of the held, waiting, error-state and limited ones.
   void RecordNotDispatched(const std::vector<TaskRow>& rows, std::size_t reached);
@@ -698,8 +716,7 @@ class Interval {
   // Parallel walks since the ledger last had no breakpoint index (tuning::kWalksBeforeIndex).
   std::uint32_t walks_without_index_ = 0;
   std::vector<std::uint32_t> running_per_user_;
-  std::unordered_map<CategoryKey, CategoryState, CategoryKeyHash> categories_;  // with access lists
-  std::vector<CategoryState> request_categories_;  // without: by request set and -now flag
+  std::vector<CategoryState> categories_;  // per category the rows number (TaskRow::category)
   // Per request set: its hard h_rt and s_rt and the assumed duration they give.
   std::vector<std::optional<Duration>> request_h_rt_, request_s_rt_;
   std::vector<Duration> request_duration_;

@@ -389,7 +389,7 @@ class Interval::RoomBuilder {
     known = true;
     quota.ForEachLimitLeft(
         interval_.SubjectAt(job_, pe_, quota.InstanceOfClass(c)), *job_.requests, false,
-        interval_.WindowAt(job_, start_), nullptr, [&](const QuotaLimitKey& key, double left, double per_slot) {
+        interval_.WindowAt(job_, start_), &peaks_, [&](const QuotaLimitKey& key, double left, double per_slot) {
           const auto [it, added] = limit_index_.try_emplace(key, static_cast<std::uint32_t>(limits_.size()));
           if (added) limits_.push_back({left, per_slot, 0});
           limits.push_back(it->second);
@@ -447,6 +447,7 @@ class Interval::RoomBuilder {
   std::vector<std::pair<bool, std::vector<std::uint32_t>>> class_limits_;
   std::vector<LimitLeft> limits_;
   std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> limit_index_;
+  QuotaTally peaks_;  // nothing taken: LimitsOfClass reads each rule instance's peak once
 };
 
 Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough, bool quotas) const {

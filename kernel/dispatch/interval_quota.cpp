@@ -11,14 +11,49 @@ QuotaSubject Interval::SubjectAt(const JobView& job, PeId pe, std::uint32_t inst
   return {job.owner, job.group, job.project, pe, instances_.queue[instance], instances_.host[instance], instance};
 }
 
+QuotaQuestion Interval::QuestionOf(const JobView& job, PeId pe, std::uint32_t place, Time start) const {
+  return {job.owner.value,     job.group.value, job.project.value, pe.value, place,
+          QuotaSignature(job), start,           job.duration};
+}
+
+std::uint32_t Interval::QuotaSignature(const JobView& job) const {
+  if (quota_signature_.empty()) quota_signature_.assign(jobs_.request_sets().size(), UINT32_MAX);
+  std::uint32_t& signature = quota_signature_[job.request_id.index()];
+  if (signature != UINT32_MAX) return signature;
+  std::vector<std::pair<bool, double>> asked;
+  for (const ResourceQuotaSet& set : cluster_.quota_sets) {
+    for (const QuotaRule& rule : set.rules) {
+      for (const QuotaLimit& limit : rule.limits) {
+        const ComplexValue* value = FindValue(job.requests->hard, limit.attribute);
+        asked.emplace_back(value != nullptr, value != nullptr ? value->number : 0);
+      }
+    }
+  }
+  signature = quota_signatures_.try_emplace(std::move(asked), static_cast<std::uint32_t>(quota_signatures_.size()))
+                  .first->second;
+  return signature;
+}
+
 std::optional<QuotaExcess> Interval::SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start,
                                                            QuotaVerdicts& verdicts) const {
   if (!quota_.active()) return std::nullopt;
   const QuotaSubject subject = SubjectAt(job, PeId::None(), instance);
-  QuotaVerdicts::Verdict& v = verdicts.by_class[quota_.ClassOf(instance)];
+  const std::uint32_t c = quota_.ClassOf(instance);
+  QuotaVerdicts::Verdict& v = verdicts.by_class[c];
   if (v.known) return v.excess;
+  const bool memo = twin_ == Twin::kOptimised;
+  const QuotaQuestion question = memo ? QuestionOf(job, PeId::None(), c, start) : QuotaQuestion{};
+  if (memo) {
+    if (const std::optional<QuotaExcess>* kept = sequential_verdicts_.Find(question, bookings_)) {
+      v = {true, *kept};
+      return *kept;
+    }
+  }
   const std::optional<QuotaExcess> excess = quota_.Excess(subject, *job.requests, 1, true, WindowAt(job, start));
-  if (quota_.Uniform(subject)) v = {true, excess};
+  if (quota_.Uniform(subject)) {
+    v = {true, excess};
+    if (memo) sequential_verdicts_.Keep(question, excess);
+  }
   return excess;
 }
 
@@ -40,17 +75,25 @@ std::vector<std::uint8_t> Interval::QuotaClassesWithin(const JobView& job, PeId 
   return classes;
 }
 
-std::optional<std::pair<std::uint64_t, std::optional<QuotaExcess>>> Interval::QuotaSlotBound(const JobView& job,
-                                                                                             PeId pe,
-                                                                                             Time start) const {
+Interval::SlotBound Interval::QuotaSlotBound(const JobView& job, PeId pe, Time start) const {
   if (!quota_.active()) return std::nullopt;
+  if (twin_ == Twin::kReference) return QuotaSlotBoundOf(job, pe, start);
+  const QuotaQuestion question = QuestionOf(job, pe, UINT32_MAX, start);
+  if (const SlotBound* kept = slot_bounds_.Find(question, bookings_)) return *kept;
+  SlotBound bound = QuotaSlotBoundOf(job, pe, start);
+  slot_bounds_.Keep(question, bound);
+  return bound;
+}
+
+Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time start) const {
   std::uint64_t sum = 0;
   std::uint32_t least = UINT32_MAX;
   std::optional<QuotaSubject> tightest;
+  QuotaTally peaks;  // nothing taken: each rule instance's peak, read once for all classes
   for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
     const QuotaSubject subject = SubjectAt(job, pe, quota_.InstanceOfClass(c));
     if (!quota_.Uniform(subject)) return std::nullopt;
-    const std::uint32_t room = quota_.SlotRoom(subject, *job.requests, false, WindowAt(job, start));
+    const std::uint32_t room = quota_.SlotRoom(subject, *job.requests, false, WindowAt(job, start), &peaks);
     sum += room;
     if (room < least) {
       least = room;

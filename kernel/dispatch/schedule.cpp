@@ -21,19 +21,13 @@ void Interval::RejectForNow(CategoryState& category, const Decision& why) {
 }
 
 // select_assign_debit for one task in dispatch order.
-void Interval::Dispatch(const JobView& job, std::uint32_t& reservations) {
+void Interval::Dispatch(const JobView& job, CategoryState& category, std::uint32_t& reservations) {
   Decision decision = PendingDecision(job);
   if (config_.maxujobs > 0 && job.owner.valid() && running_per_user_[job.owner.index()] >= config_.maxujobs) {
     decision.reason = PendingReason::kUserLimit;
     Record(decision, {});
     return;
   }
-  // Owner and project belong to the category only where access lists or
-  // quotas can tell them apart; otherwise a category is its request set and -now flag.
-  CategoryState& category = owner_categories_
-                                ? categories_[CategoryKey{job.request_id.value, job.owner.value, job.group.value,
-                                                          job.project.value, job.immediate}]
-                                : request_categories_[job.request_id.index() * 2 + (job.immediate ? 1 : 0)];
   const bool is_reserve = MayReserve(config_, reservations, job.reserve, job.immediate, category.rejected_reserve);
   const bool is_start = !category.rejected_now;
   if (!is_start && !is_reserve) {
@@ -146,7 +140,8 @@ ScheduleResult Interval::Run() {
   EnterStage(stages_, Stage::kQueueList);
   StartQueueList();
   EnterStage(stages_, Stage::kTaskRows);
-  const std::vector<TaskRow> rows = GatherTaskRows(priorities_.dispatchable_tasks);
+  std::vector<TaskRow> rows = GatherTaskRows(priorities_.dispatchable_tasks);
+  NumberCategories(rows);
   EnterStage(stages_, Stage::kDispatchLoop);
   const std::size_t reached = DispatchLoop(rows);
   EnterStage(stages_, Stage::kPendingRecords);
@@ -185,7 +180,6 @@ void Interval::SetUpRequestTables() {
   }
   result_.decisions.reserve(priorities_.order.size());
   owner_categories_ = access_lists_ || quota_.active();
-  request_categories_.assign(owner_categories_ ? 0 : sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
 }
@@ -288,7 +282,7 @@ std::size_t Interval::DispatchLoop(const std::vector<TaskRow>& rows) {
   bool go_on = free_instances_ > 0 || (config_.max_reservation > 0 && instances_.size() > 0);
   std::size_t next = 0;
   for (; next < dispatchable && go_on; ++next) {
-    Dispatch(ViewOf(rows[next]), reservations);
+    Dispatch(ViewOf(rows[next]), categories_[rows[next].category], reservations);
     go_on = free_instances_ > 0 || list_order_.full_in_list();  // the loop ends once Grid Engine's queue list is empty
   }
   return next;

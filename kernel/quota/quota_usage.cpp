@@ -252,13 +252,13 @@ double QuotaUsage::PeakOnce(const QuotaInstance& instance, std::uint32_t limit, 
 }
 
 void QuotaUsage::IndexInstances(const std::vector<QueueId>& queues, const std::vector<HostId>& hosts) {
-  instance_rules_.assign(sets_.size(), {});
+  std::vector<std::vector<std::uint64_t>> instance_rules(sets_.size());
   masked_.assign(sets_.size(), 0);
   for (std::uint32_t s = 0; s < sets_.size(); ++s) {
     const std::vector<QuotaRule>& rules = sets_[s].rules;
     if (!sets_[s].enabled || rules.size() > 64) continue;
     masked_[s] = 1;
-    std::vector<std::uint64_t>& masks = instance_rules_[s];
+    std::vector<std::uint64_t>& masks = instance_rules[s];
     masks.assign(queues.size(), 0);
     for (std::size_t i = 0; i < queues.size(); ++i) {
       for (std::uint32_t r = 0; r < rules.size(); ++r) {
@@ -279,11 +279,15 @@ void QuotaUsage::IndexInstances(const std::vector<QueueId>& queues, const std::v
   std::map<std::vector<std::uint64_t>, std::uint32_t> class_of_masks;
   instance_class_.assign(queues.size(), 0);
   class_instance_.clear();
+  class_rules_.clear();
   std::vector<std::uint64_t> key(sets_.size());
   for (std::size_t i = 0; i < queues.size(); ++i) {
-    for (std::uint32_t s = 0; s < sets_.size(); ++s) key[s] = masked_[s] ? instance_rules_[s][i] : 0;
+    for (std::uint32_t s = 0; s < sets_.size(); ++s) key[s] = masked_[s] ? instance_rules[s][i] : 0;
     const auto [it, added] = class_of_masks.try_emplace(key, static_cast<std::uint32_t>(class_instance_.size()));
-    if (added) class_instance_.push_back(static_cast<std::uint32_t>(i));
+    if (added) {
+      class_instance_.push_back(static_cast<std::uint32_t>(i));
+      class_rules_.insert(class_rules_.end(), key.begin(), key.end());
+    }
     instance_class_[i] = it->second;
   }
   job_rules_.valid = false;
@@ -319,7 +323,8 @@ std::optional<std::uint32_t> QuotaUsage::RuleOf(std::uint32_t s, const QuotaSubj
       }
     }
   }
-  const std::uint64_t match = j.rules[s] & instance_rules_[s][subject.instance];
+  const std::uint64_t match =
+      j.rules[s] & class_rules_[std::size_t{instance_class_[subject.instance]} * sets_.size() + s];
   if (match == 0) return std::nullopt;
   return static_cast<std::uint32_t>(std::countr_zero(match));
 }

@@ -254,10 +254,11 @@ class QuotaUsage {
   bool diagrams_ = false;
   bool active_ = false;
   std::unordered_map<QuotaInstance, Counter, QuotaInstanceHash> counters_;
-  // IndexInstances' tables: per set, bit r of instance_rules_[s][i] is rule
-  // r's queues and hosts filters admitting instance i (sets of at most 64
-  // rules; masked_[s] says which have them).
-  std::vector<std::vector<std::uint64_t>> instance_rules_;
+  // IndexInstances' tables: per class c and set s, bit r of
+  // class_rules_[c * sets + s] is rule r's queues and hosts filters admitting
+  // the class's instances (sets of at most 64 rules; masked_[s] says which
+  // have them). Per class, not per instance: a rule match reads one small table.
+  std::vector<std::uint64_t> class_rules_;
   std::vector<std::uint8_t> masked_;
   std::vector<std::uint64_t> expanding_;       // per set: the rules whose queues or hosts filter is expanded
   std::vector<std::uint32_t> instance_class_;  // per instance

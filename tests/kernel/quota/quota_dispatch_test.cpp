@@ -126,6 +126,26 @@ TEST(QuotaDispatchTest, AParallelJobGetsWhatTheLimitsLeave) {
   EXPECT_TRUE(Has(host, "start 1.1 at=1000 slots=2 pe=fill granted=all.q@h1:1,all.q@h2:1")) << host;
 }
 
+// The quotas answer each job's requests: u1's jobs asking for 2 and 1 of
+// `lic` under a limit of 3 are not told apart by owner alone (job 3 follows
+// job 2's refusal with no booking between them, and fits: 2 + 1 <= 3).
+TEST(QuotaDispatchTest, JobsOfOneOwnerAreAnsweredByWhatTheyRequest) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nlic l INT <= YES YES 0 0\nend complex\n"
+      "begin sconf\nqueue_sort_method seqno\nend sconf\n"
+      "begin global\ncomplex_values lic=10\nend global\n"
+      "begin exechost h1\nend exechost\n"
+      "begin queue all.q\nhostlist h1\nslots 4\nend queue\n" +
+      Set("l", "limit users {*} to lic=3\n") +
+      "job 1 owner=u1 submit=900 l_hard=lic=2\njob 2 owner=u1 submit=901 l_hard=lic=2\n"
+      "job 3 owner=u1 submit=902 l_hard=lic=1\njob 4 owner=u1 submit=903 l_hard=lic=1\n");
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_NE(out.find("pending 2.1 reason=rqs:l/1 "), std::string::npos) << out;
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_NE(out.find("pending 4.1 reason=rqs:l/1 "), std::string::npos) << out;
+}
+
 // With max_reservation, a sequential job reserves for when its quota frees
 // up (u1's running job ends at 1500), and the L lines follow the Q line.
 TEST(QuotaDispatchTest, AReservationWaitsForTheQuota) {
