@@ -39,26 +39,16 @@ std::vector<Interval::TaskRow> Interval::GatherTaskRows(std::size_t count) const
   return rows;
 }
 
-void Interval::NumberCategories(std::vector<TaskRow>& rows) {
+CategoryState& Interval::CategoryOf(const TaskRow& row) {
   // Owner and project belong to the category only where access lists or
   // quotas can tell them apart; otherwise a category is its request set and -now flag.
-  auto immediate = [](const TaskRow& row) { return (row.flags & kJobImmediate) != 0; };
-  if (!owner_categories_) {
-    categories_.assign(jobs_.request_sets().size() * 2, CategoryState{});
-    ForEachIndex(mode_, rows.size(), [&](std::size_t k) {
-      rows[k].category = rows[k].requests.index() * 2 + (immediate(rows[k]) ? 1 : 0);
-    });
-    return;
-  }
-  const FirstOccurrence<CategoryKey> numbered = NumberByFirstOccurrence<CategoryKey, CategoryKeyHash>(
-      rows.size(),
-      [&](std::size_t k) {
-        const TaskRow& row = rows[k];
-        return CategoryKey{row.requests.value, row.owner.value, row.group.value, row.project.value, immediate(row)};
-      },
-      mode_, std::size_t{1} << 16, CategoryKey{UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, true});
-  categories_.assign(numbered.distinct.size(), CategoryState{});
-  ForEachIndex(mode_, rows.size(), [&](std::size_t k) { rows[k].category = numbered.ids[k]; });
+  const bool immediate = (row.flags & kJobImmediate) != 0;
+  if (!owner_categories_) return categories_[row.requests.index() * 2 + (immediate ? 1 : 0)];
+  const CategoryKey key{row.requests.value, row.owner.value, row.group.value, row.project.value, immediate};
+  const auto [index, added] =
+      category_index_.TryEmplace(key, CategoryKeyHash{}(key), static_cast<std::uint32_t>(categories_.size()));
+  if (added) categories_.emplace_back();
+  return categories_[index];
 }
 
 bool Interval::GlobalStatic(const JobView& job) const {

@@ -34,11 +34,6 @@ TEST(FirstOccurrenceTest, EveryBlockSizeAndModeNumbersAsOneMapInOrder) {
               n, [&](std::size_t i) { return keys[i]; }, mode, block);
           EXPECT_EQ(got.distinct, expected.distinct) << n << " " << range << " " << block;
           EXPECT_EQ(got.ids, expected.ids) << n << " " << range << " " << block;
-          // With a key that never occurs: the open-addressing maps, the same numbers.
-          const FirstOccurrence<int> flat = NumberByFirstOccurrence<int, std::hash<int>>(
-              n, [&](std::size_t i) { return keys[i]; }, mode, block, -1);
-          EXPECT_EQ(flat.distinct, expected.distinct) << n << " " << range << " " << block;
-          EXPECT_EQ(flat.ids, expected.ids) << n << " " << range << " " << block;
         }
       }
     }
