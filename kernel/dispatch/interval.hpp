@@ -512,10 +512,11 @@ class Interval {
   SlotBound QuotaSlotBound(const JobView& job, PeId pe, Time start) const;
   SlotBound QuotaSlotBoundOf(const JobView& job, PeId pe, Time start) const;  // worked out, not kept
   // The optimised twin's answers of SequentialQuotaExcess (per class) and
-  // QuotaSlotBound, kept across jobs until the next booking (the serial loop's).
+  // QuotaSlotBound, kept across jobs until the next booking (the serial
+  // loop's). Their epoch is stamp_clock_: the quota usage changes only in
+  // Book, and every booking touches the hosts of its grants.
   mutable QuotaVerdictMemo<std::optional<QuotaExcess>> sequential_verdicts_;
   mutable QuotaVerdictMemo<SlotBound> slot_bounds_;
-  std::uint64_t bookings_ = 0;  // Book's calls: the memos' epoch (the quota usage changes only there)
   QuotaQuestion QuestionOf(const JobView& job, PeId pe, std::uint32_t place, Time start) const;
   // Numbers what a request set asks of the quota limits (per limit's
   // attribute: requested or not, and the amount): equal numbers, the same

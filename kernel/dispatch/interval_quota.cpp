@@ -44,7 +44,7 @@ std::optional<QuotaExcess> Interval::SequentialQuotaExcess(const JobView& job, s
   const bool memo = twin_ == Twin::kOptimised;
   const QuotaQuestion question = memo ? QuestionOf(job, PeId::None(), c, start) : QuotaQuestion{};
   if (memo) {
-    if (const std::optional<QuotaExcess>* kept = sequential_verdicts_.Find(question, bookings_)) {
+    if (const std::optional<QuotaExcess>* kept = sequential_verdicts_.Find(question, stamp_clock_)) {
       v = {true, *kept};
       return *kept;
     }
@@ -79,7 +79,7 @@ Interval::SlotBound Interval::QuotaSlotBound(const JobView& job, PeId pe, Time s
   if (!quota_.active()) return std::nullopt;
   if (twin_ == Twin::kReference) return QuotaSlotBoundOf(job, pe, start);
   const QuotaQuestion question = QuestionOf(job, pe, UINT32_MAX, start);
-  if (const SlotBound* kept = slot_bounds_.Find(question, bookings_)) return *kept;
+  if (const SlotBound* kept = slot_bounds_.Find(question, stamp_clock_)) return *kept;
   SlotBound bound = QuotaSlotBoundOf(job, pe, start);
   slot_bounds_.Keep(question, bound);
   return bound;

@@ -384,7 +384,6 @@ void Interval::ListBooking(const JobView& job, PeId pe, const std::vector<Grant>
 
 void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
                     UsageState state) {
-  ++bookings_;
   booking_.clear();
   ListBooking(job, pe, grants, start, d, state, booking_, booking_rules_);
   ledger_.DebitAll(booking_.debits, mode_);
