@@ -78,6 +78,7 @@ class Interval::RoomBuilder {
     }
   }
   bool usable() const { return room_.usable; }
+  Time start() const { return start_; }
   ParallelRoom& room() { return room_; }
   const JobView& job() const { return job_; }
   PeId pe() const { return pe_; }
@@ -620,39 +621,71 @@ Interval::ParallelRoom Interval::RoomAtByLoad(RoomBuilder& builder) const {
 // first hosts, where most walks end, the hosts come in blocks: their orders
 // and the planned hosts' diagrams are read in parallel, then the hosts join
 // the room one by one, in order, as before (on one thread, all one by one).
+// A host whose slots are all in use at a start from now on gives nothing
+// (SlotsFullUntil): the optimised twin passes over it unread.
 template <typename OrderOf>
 Interval::ParallelRoom Interval::WalkHostsAt(RoomBuilder& builder, const WalkPlan* plan,
                                              std::span<const std::uint32_t> hosts, const OrderOf& order_of) const {
+  const Time start = builder.start();
+  const bool skip_full = twin_ == Twin::kOptimised && ledger_.with_diagrams() && !ignore_plan_ && start >= cluster_.now;
+  std::size_t next = 0;  // the next of `hosts` to look at
+  auto next_open = [&](std::uint32_t& h) {
+    while (next < hosts.size()) {
+      h = hosts[next++];
+      if (!skip_full || SlotsFullUntil(h) <= start) return true;
+    }
+    return false;
+  };
   std::vector<std::uint32_t> buffer;
-  std::size_t at = 0;
   const bool blocks = plan != nullptr && tbb::this_task_arena::max_concurrency() > 1 &&
                       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1;
-  const std::size_t one_by_one = blocks ? std::min(hosts.size(), tuning::kRoomHostsOneByOne) : hosts.size();
-  for (; at < one_by_one; ++at) {
+  const std::size_t one_by_one = blocks ? tuning::kRoomHostsOneByOne : hosts.size();
+  std::uint32_t h = 0;
+  for (std::size_t visited = 0; visited < one_by_one && next_open(h); ++visited) {
     HostSlots* slots = nullptr;
-    const std::uint32_t h = hosts[at];
     buffer.resize(std::max<std::size_t>(buffer.size(), instances_.host_first[h + 1] - instances_.host_first[h]));
     const std::size_t n = order_of(h, buffer.data());
     VisitHostAt(builder, plan, h, std::span<const std::uint32_t>(buffer).first(n), slots);
     if (builder.Suffices(slots)) return std::move(builder.room());
   }
   HostProbes probes;
-  for (std::size_t size = tuning::kRoomHostsFirstBlock; at < hosts.size();
+  std::vector<std::uint32_t> block;
+  for (std::size_t size = tuning::kRoomHostsFirstBlock; next < hosts.size();
        size = std::min(2 * size, tuning::kRoomHostsLargestBlock)) {
-    const std::span<const std::uint32_t> block = hosts.subspan(at, std::min(size, hosts.size() - at));
+    block.clear();
+    while (block.size() < size && next_open(h)) block.push_back(h);
     ProbeHosts(builder, *plan, block, order_of, probes);
-    for (std::size_t k = 0; k < block.size(); ++k, ++at) {
-      const std::uint32_t h = block[k];
+    for (std::size_t k = 0; k < block.size(); ++k) {
       HostSlots* slots = nullptr;
       if (probes.state[k] == HostProbes::kNotProbed || builder.Reopened(probes.Order(k), probes.closed)) {
-        VisitHostAt(builder, plan, h, probes.Order(k), slots);
+        VisitHostAt(builder, plan, block[k], probes.Order(k), slots);
       } else if (!builder.PassesOverAll(probes.Order(k))) {
-        builder.AddProbed(HostId(h), probes.host_slots[k], probes.Found(k), slots);
+        builder.AddProbed(HostId(block[k]), probes.host_slots[k], probes.Found(k), slots);
       }
       if (builder.Suffices(slots)) return std::move(builder.room());
     }
   }
   return std::move(builder.room());
+}
+
+Time Interval::SlotsFullUntil(std::uint32_t h) const {
+  if (full_until_.empty()) full_until_.assign(cluster_.hosts.size(), {UINT64_MAX, 0});
+  auto& [stamp, until] = full_until_[h];
+  if (stamp == host_stamp_[h]) return until;
+  const Time now = cluster_.now;
+  // The earliest time from now on at which entry k has a whole slot free.
+  auto free_from = [&](std::optional<std::uint32_t> k) {
+    if (!k) return now;
+    return ledger_.diagram(*k).EarliestFit(now, 1, ledger_.entry(*k).total - 1).value_or(kDiagramForever);
+  };
+  Time instances = kDiagramForever;
+  for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+    instances =
+        std::min(instances, free_from(ledger_.Find({ContainerLevel::kQueue, instances_.on_host[k]}, complexes_.slots)));
+  }
+  stamp = host_stamp_[h];
+  until = std::max(free_from(ledger_.Find({ContainerLevel::kHost, h}, complexes_.slots)), instances);
+  return until;
 }
 
 // WalkHostsAt's reading of a block's hosts, in parallel: each host's order,

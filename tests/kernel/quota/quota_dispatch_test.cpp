@@ -224,6 +224,26 @@ TEST(QuotaDispatchTest, AReservationOverHundredsOfHostsReadsThemInBlocks) {
   EXPECT_EQ(Records(text, true), out);
 }
 
+// A host whose slots are all in use at a reservation's start gives its
+// room nothing, and the walk passes over it unread; but a host is full only
+// while each of its queue instances is: h1's a.q stays busy until 5060, its
+// b.q frees up at 1560 with h2's, so the two slots fit at 1560.
+TEST(QuotaDispatchTest, AHostIsFullOnlyWhileEachOfItsQueueInstancesIs) {
+  const std::string text =
+      "schedk-snapshot 1\nnow 1000\nbegin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\n"
+      "max_reservation 10\nend sconf\nbegin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin pe fill\nslots 64\nallocation_rule $fill_up\nend pe\n"
+      "begin queue a.q\nhostlist h1\nslots 1\nend queue\n"
+      "begin queue b.q\nhostlist h1 h2\nslots 1\npe_list fill\nend queue\n" +
+      Set("u", "limit users {*} to slots=10\n") +
+      "job 1 owner=u1 submit=800 l_hard=h_rt=4000 state=r start=1000 granted=a.q@h1:1\n"
+      "job 2 owner=u1 submit=800 l_hard=h_rt=500 state=r start=1000 granted=b.q@h1:1\n"
+      "job 3 owner=u1 submit=800 l_hard=h_rt=500 state=r start=1000 granted=b.q@h2:1\n"
+      "job 4 owner=u2 submit=900 l_hard=h_rt=100 R=y pe_name=fill pe_min=2 pe_max=2\n";
+  const std::string out = Records(text, true);
+  EXPECT_TRUE(Has(out, "reserve 4.1 at=1560 dur=160 slots=2 pe=fill granted=b.q@h1:1,b.q@h2:1")) << out;
+}
+
 // The `rqs` block: filters as qconf prints them, and what is wrong named at its line.
 TEST(QuotaSetReaderTest, FiltersResolveAgainstTheSnapshotsNames) {
   const io::Snapshot s = testing::Load(
