@@ -6,7 +6,7 @@
 // into categories by owner under quotas, and most categories of one owner ask
 // the quotas the same question: this answers it once.
 // Invariants: an answer is kept under the epoch it was found in (the caller's
-// count of bookings) and read only in that epoch; only answers that read
+// host stamp clock, which every booking advances) and read only in that epoch; only answers that read
 // nothing else are kept (the caller's classes are uniform for the subject:
 // no rule that applies expands queues or hosts).
 #pragma once
