@@ -454,12 +454,20 @@ OtherTasks CollectOtherTasks(const JobTable& jobs, const RowIndex& index, const 
     all.running.insert(all.running.end(), part.running.begin(), part.running.end());
     all.rest.insert(all.rest.end(), part.rest.begin(), part.rest.end());
   }
-  std::sort(all.running.begin(), all.running.end(), [](const auto& a, const auto& b) {
+  // A total order sorts to the same list serially or in parallel.
+  auto sort = [mode](auto& list, auto less) {
+    if (mode == ExecutionMode::kParallel) {
+      tbb::parallel_sort(list.begin(), list.end(), less);
+    } else {
+      std::sort(list.begin(), list.end(), less);
+    }
+  };
+  sort(all.running, [](const auto& a, const auto& b) {
     if (MergeBefore(a.first, b.first)) return true;
     if (MergeBefore(b.first, a.first)) return false;
     return a.second.task < b.second.task;
   });
-  std::sort(all.rest.begin(), all.rest.end(), [](const auto& a, const auto& b) {
+  sort(all.rest, [](const auto& a, const auto& b) {
     return std::make_tuple(a.first, a.second.task) < std::make_tuple(b.first, b.second.task);
   });
   return all;
