@@ -503,14 +503,12 @@ class Interval {
       std::optional<QuotaExcess> excess;
     };
     std::vector<Verdict> by_class;
+    std::size_t refusing = 0;  // classes known to refuse
   };
   QuotaVerdicts NewQuotaVerdicts() const { return {std::vector<QuotaVerdicts::Verdict>(quota_.classes())}; }
   // The first quota limit one slot of a sequential job at `instance` would exceed from `start` on.
   std::optional<QuotaExcess> SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start,
                                                    QuotaVerdicts& verdicts) const;
-  // Whether the quotas refuse a sequential job's slot at every queue instance
-  // (every class uniform and refusing), without looking at each.
-  bool QuotasRefuseEverywhere(const JobView& job, Time start, QuotaVerdicts& verdicts) const;
   // An upper bound of the slots the quotas leave a parallel job from
   // `start` on: the sum of each class's room; nullopt where a class is not
   // uniform. With it, the excess of the class with the least room.

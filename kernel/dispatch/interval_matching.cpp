@@ -242,12 +242,14 @@ std::optional<std::uint32_t> Interval::StartSequential(const JobView& job, Decis
   const bool soft = HasSoftRequests(job);
   const bool memo = twin_ == Twin::kOptimised && !ignore_plan_;  // the plan's usage at now only grows
   std::optional<std::pair<std::uint32_t, std::uint32_t>> best;  // violations, instance
-  if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job) &&
-      !QuotasRefuseEverywhere(job, cluster_.now, verdicts)) {
+  if (global.slots >= 1 && !global.static_mismatch && GlobalStatic(job)) {
     ForEachFreeInListOrder([&](std::uint32_t i) {
       const HostId host = instances_.host[i];
-      if (SequentialQuotaExcess(job, i, cluster_.now, verdicts)) return true;  // the quotas first
+      // The tests that pass over an instance read nothing they change, so the
+      // cheapest comes first, and classes seen only at full hosts get no verdict.
       if (memo && KnownFull(job, host)) return true;
+      // Once every class refuses, no instance to come can take the job.
+      if (SequentialQuotaExcess(job, i, cluster_.now, verdicts)) return verdicts.refusing < verdicts.by_class.size();
       if (!QueueStatic(job, i, PeId::None()) || !HostStatic(job, host)) return true;
       // An instance no better than the best so far need not be fitted (is_not_better).
       const std::uint32_t violations = soft ? SoftViolations(job, i) : 0;

@@ -37,33 +37,26 @@ std::uint32_t Interval::QuotaSignature(const JobView& job) const {
 std::optional<QuotaExcess> Interval::SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start,
                                                            QuotaVerdicts& verdicts) const {
   if (!quota_.active()) return std::nullopt;
-  const QuotaSubject subject = SubjectAt(job, PeId::None(), instance);
   const std::uint32_t c = quota_.ClassOf(instance);
   QuotaVerdicts::Verdict& v = verdicts.by_class[c];
   if (v.known) return v.excess;
+  const QuotaSubject subject = SubjectAt(job, PeId::None(), instance);
   const bool memo = twin_ == Twin::kOptimised;
   const QuotaQuestion question = memo ? QuestionOf(job, PeId::None(), c, start) : QuotaQuestion{};
   if (memo) {
     if (const std::optional<QuotaExcess>* kept = sequential_verdicts_.Find(question, stamp_clock_)) {
       v = {true, *kept};
+      verdicts.refusing += kept->has_value();
       return *kept;
     }
   }
   const std::optional<QuotaExcess> excess = quota_.Excess(subject, *job.requests, 1, true, WindowAt(job, start));
   if (quota_.Uniform(subject)) {
     v = {true, excess};
+    verdicts.refusing += excess.has_value();
     if (memo) sequential_verdicts_.Keep(question, excess);
   }
   return excess;
-}
-
-bool Interval::QuotasRefuseEverywhere(const JobView& job, Time start, QuotaVerdicts& verdicts) const {
-  if (!quota_.active()) return false;
-  for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
-    const std::uint32_t i = quota_.InstanceOfClass(c);
-    if (!SequentialQuotaExcess(job, i, start, verdicts) || !verdicts.by_class[c].known) return false;
-  }
-  return true;
 }
 
 std::vector<std::uint8_t> Interval::QuotaClassesWithin(const JobView& job, PeId pe) const {
