@@ -244,6 +244,31 @@ TEST(QuotaDispatchTest, AHostIsFullOnlyWhileEachOfItsQueueInstancesIs) {
   EXPECT_TRUE(Has(out, "reserve 4.1 at=1560 dur=160 slots=2 pe=fill granted=b.q@h1:1,b.q@h2:1")) << out;
 }
 
+// A sequential job's walk asks each quota class for its verdict as it meets
+// the class's instances, and stops once every class refuses. u1's jobs 2
+// and 3 pass over all.q (set q: one slot there) to short.q; job 4 meets set
+// t's total of 3 on short.q too, so every class refuses, and the first
+// instance in queue order names the limit; u2 is held by none of u1's counters.
+TEST(QuotaDispatchTest, ASequentialWalkPassesOverRefusingClassesUntilAllRefuse) {
+  const std::string text =
+      "schedk-snapshot 1\nnow 1000\nbegin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\nend sconf\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\nseq_no 0\nend queue\n"
+      "begin queue short.q\nhostlist h1 h2\nslots 4\nseq_no 1\nend queue\n" +
+      Set("q", "limit users {*} queues all.q to slots=1\n") + Set("t", "limit users {*} to slots=3\n") +
+      "job 1 owner=u1 submit=900\njob 2 owner=u1 submit=901\njob 3 owner=u1 submit=902\n"
+      "job 4 owner=u1 submit=903\njob 5 owner=u2 submit=904\n";
+  const std::string out = Records(text);
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 slots=1 granted=all.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "start 2.1 at=1000 slots=1 granted=short.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 slots=1 granted=short.q@h1:1")) << out;
+  EXPECT_TRUE(Has(out,
+                  "pending 4.1 reason=rqs:q/1 \"cannot run because it exceeds limit \\\"u1/////\\\" in rule "
+                  "\\\"q/1\\\"\""))
+      << out;
+  EXPECT_TRUE(Has(out, "start 5.1 at=1000 slots=1 granted=all.q@h1:1")) << out;
+}
+
 // The `rqs` block: filters as qconf prints them, and what is wrong named at its line.
 TEST(QuotaSetReaderTest, FiltersResolveAgainstTheSnapshotsNames) {
   const io::Snapshot s = testing::Load(
