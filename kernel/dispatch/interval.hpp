@@ -509,10 +509,17 @@ class Interval {
   // The first quota limit one slot of a sequential job at `instance` would exceed from `start` on.
   std::optional<QuotaExcess> SequentialQuotaExcess(const JobView& job, std::uint32_t instance, Time start,
                                                    QuotaVerdicts& verdicts) const;
-  // An upper bound of the slots the quotas leave a parallel job from
-  // `start` on: the sum of each class's room; nullopt where a class is not
-  // uniform. With it, the excess of the class with the least room.
-  using SlotBound = std::optional<std::pair<std::uint64_t, std::optional<QuotaExcess>>>;
+  // Upper bounds of the slots the quotas leave a parallel job from `start`
+  // on: over all hosts, the sum of each class's room; on one host, the most
+  // that the rooms of the classes of its instances on the PE add up to
+  // (quota_host_classes_).
+  // With them, the excess of the class with the least room.
+  struct QuotaBound {
+    std::uint64_t sum = 0;
+    std::uint64_t on_a_host = 0;
+    std::optional<QuotaExcess> excess;
+  };
+  using SlotBound = std::optional<QuotaBound>;  // nullopt where a class is not uniform
   SlotBound QuotaSlotBound(const JobView& job, PeId pe, Time start) const;
   SlotBound QuotaSlotBoundOf(const JobView& job, PeId pe, Time start) const;  // worked out, not kept
   // The optimised twin's answers of SequentialQuotaExcess (per class) and
@@ -521,6 +528,10 @@ class Interval {
   // Book, and every booking touches the hosts of its grants.
   mutable QuotaVerdictMemo<std::optional<QuotaExcess>> sequential_verdicts_;
   mutable QuotaVerdictMemo<SlotBound> slot_bounds_;
+  // Per PE, the distinct sets of quota classes that one host's queue
+  // instances on the PE are in (sorted), set up with the classes.
+  std::vector<std::vector<std::vector<std::uint32_t>>> quota_host_classes_;
+  void SetUpQuotaHostClasses();
   QuotaQuestion QuestionOf(const JobView& job, PeId pe, std::uint32_t place, Time start) const;
   // Numbers what a request set asks of the quota limits (per limit's
   // attribute: requested or not, and the amount): equal numbers, the same

@@ -263,13 +263,26 @@ class Interval::RoomBuilder {
   // Cuts each of the host's instances to what the quotas leave it over the
   // job's window, the room's hosts so far sharing each rule instance's limit
   // (tally_); a host left below the allocation rule's per-host count gives
-  // its share back (false).
+  // its share back (false). As Grid Engine debits the limits host by host
+  // (parallel_tag_queues_suitable4job): a fixed rule takes its per-host
+  // count from a host, no more; under $pe_slots the job takes one host, so
+  // no host's take counts against another's (each keeps what it can give).
   bool CutByQuotas(HostSlots& h) {
+    if (p_.allocation_rule == AllocationRule::kPeSlots && by_class_ && h.queues.size() == 1) {
+      // One instance, and nothing taken before it: its class's room as it stands.
+      const std::uint32_t give = std::min(h.queues.front().second, PeSlotsClassRoom(h.queues.front().first));
+      h.queues.front().second = give;
+      if (give == 0) h.queues.clear();
+      h.available = std::min(h.available, give);
+      return h.available >= per_host_;
+    }
+    const bool fixed = p_.allocation_rule == AllocationRule::kFixed;
     std::size_t kept = 0;
     std::uint32_t sum = 0;
     for (std::size_t k = 0; k < h.queues.size(); ++k) {
       const auto [i, n] = h.queues[k];
-      const std::uint32_t give = std::min(n, QuotaRoom(i));
+      std::uint32_t give = std::min(n, QuotaRoom(i));
+      if (fixed) give = std::min(give, per_host_ - std::min(per_host_, sum));
       if (give == 0) continue;
       QuotaTake(i, give, 1);
       h.queues[kept++] = {i, give};
@@ -277,12 +290,13 @@ class Interval::RoomBuilder {
     }
     h.queues.resize(kept);
     h.available = std::min(h.available, sum);
-    if (h.available >= per_host_) {
-      if (sum > 0) class_closed_.clear();  // the take changed
+    const bool keeps = h.available >= per_host_;
+    if (keeps && sum > 0 && p_.allocation_rule != AllocationRule::kPeSlots) {
+      class_closed_.clear();  // the take changed
       return true;
     }
     for (const auto& [i, give] : h.queues) QuotaTake(i, give, -1);
-    return false;
+    return keeps;
   }
   // From here on, Visit passes over the instances whose quota class leaves
   // the job no slot after the hosts so far: the cut would give them nothing.
@@ -381,6 +395,14 @@ class Interval::RoomBuilder {
       if (l.per_slot != 0) l.taken += sign * (l.per_slot * slots);
     }
   }
+  // Under $pe_slots, where no take outlives its host, what the quotas leave
+  // an instance of class ClassOf(i) on its own (per class, read once per room).
+  std::uint32_t PeSlotsClassRoom(std::uint32_t i) {
+    const std::uint32_t c = interval_.quota_.ClassOf(i);
+    if (pe_slots_room_.empty()) pe_slots_room_.assign(interval_.quota_.classes(), -1);
+    if (pe_slots_room_[c] < 0) pe_slots_room_[c] = QuotaRoom(i);
+    return static_cast<std::uint32_t>(pe_slots_room_[c]);
+  }
   // A class's limits, as indices into limits_ (each limit read once per room).
   const std::vector<std::uint32_t>& LimitsOfClass(std::uint32_t c) {
     const QuotaUsage& quota = interval_.quota_;
@@ -439,6 +461,7 @@ class Interval::RoomBuilder {
   bool answer_only_ = false;
   const std::vector<std::uint8_t>* usable_classes_ = nullptr;  // AnswerOnly's
   std::vector<std::int8_t> class_closed_;  // per quota class: -1 unknown, 0 open, 1 closed
+  std::vector<std::int64_t> pe_slots_room_;  // per quota class: PeSlotsClassRoom, -1 unknown
   // The optimised twin's quota cut: per class its limits, each with what is
   // left of it, what a slot takes and what the room took so far.
   struct LimitLeft {
@@ -988,9 +1011,9 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
       continue;
     }
     // The quotas' bound: where all their room together is too small, no walk.
-    if (const auto quota_bound = QuotaSlotBound(job, pe, cluster_.now);
-        quota_bound && quota_bound->first < candidates.front()) {
-      if (quota_bound->second) NoteQuotaExcess(why, *quota_bound->second);
+    const SlotBound quota_bound = QuotaSlotBound(job, pe, cluster_.now);
+    if (quota_bound && quota_bound->sum < candidates.front()) {
+      if (quota_bound->excess) NoteQuotaExcess(why, *quota_bound->excess);
       continue;
     }
     if (twin_ == Twin::kOptimised) {
@@ -1003,7 +1026,14 @@ std::optional<std::pair<PeId, ParallelFit>> Interval::StartParallel(const JobVie
         continue;
       }
     }
-    const auto enough = static_cast<std::uint32_t>(std::min<double>(candidates.back(), std::floor(*bound)));
+    // Under $pe_slots no host gives more than the quotas leave one host
+    // either (no host's take counts against another's): a host that gives
+    // that much ends the walk.
+    double most = std::min<double>(candidates.back(), std::floor(*bound));
+    if (quota_bound && cluster_.pes[pe.index()].allocation_rule == AllocationRule::kPeSlots) {
+      most = std::min<double>(most, static_cast<double>(quota_bound->on_a_host));
+    }
+    const auto enough = static_cast<std::uint32_t>(most);
     // The largest feasible count, by binary search over the candidates.
     const ParallelRoom room = RoomNowFor(job, pe, enough);
     std::size_t lo = 0, hi = candidates.size();  // feasible: [0, lo); unknown: [lo, hi)
@@ -1113,7 +1143,7 @@ bool Interval::FitsNowAtLeast(const JobView& job, PeId pe, std::uint32_t least, 
   if (!bound || least > *bound) return false;
   quotas = quotas && quota_.active();
   if (const auto quota_bound = quotas ? QuotaSlotBound(job, pe, cluster_.now) : std::nullopt;
-      quota_bound && quota_bound->first < least) {
+      quota_bound && quota_bound->sum < least) {
     return false;
   }
   std::uint64_t global_found = 0;

@@ -78,8 +78,29 @@ Interval::SlotBound Interval::QuotaSlotBound(const JobView& job, PeId pe, Time s
   return bound;
 }
 
+void Interval::SetUpQuotaHostClasses() {
+  quota_host_classes_.assign(cluster_.pes.size(), {});
+  std::vector<std::uint32_t> classes;
+  for (std::uint32_t p = 0; p < cluster_.pes.size(); ++p) {
+    std::set<std::vector<std::uint32_t>> distinct;
+    for (std::uint32_t h = 0; h + 1 < instances_.host_first.size(); ++h) {
+      classes.clear();
+      for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+        const std::uint32_t i = instances_.on_host[k];
+        const std::vector<PeId>& pes = *instances_.pe_list[i];
+        if (std::find(pes.begin(), pes.end(), PeId(p)) != pes.end()) classes.push_back(quota_.ClassOf(i));
+      }
+      std::sort(classes.begin(), classes.end());
+      classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+      distinct.insert(classes);
+    }
+    quota_host_classes_[p].assign(distinct.begin(), distinct.end());
+  }
+}
+
 Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time start) const {
-  std::uint64_t sum = 0;
+  QuotaBound bound;
+  std::vector<std::uint64_t> rooms(quota_.classes());
   std::uint32_t least = UINT32_MAX;
   std::optional<QuotaSubject> tightest;
   QuotaTally peaks;  // nothing taken: each rule instance's peak, read once for all classes
@@ -87,17 +108,22 @@ Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time
     const QuotaSubject subject = SubjectAt(job, pe, quota_.InstanceOfClass(c));
     if (!quota_.Uniform(subject)) return std::nullopt;
     const std::uint32_t room = quota_.SlotRoom(subject, *job.requests, false, WindowAt(job, start), &peaks);
-    sum += room;
+    rooms[c] = room;
+    bound.sum += room;
     if (room < least) {
       least = room;
       tightest = subject;
     }
   }
-  std::optional<QuotaExcess> excess;
-  if (tightest && least < UINT32_MAX) {
-    excess = quota_.Excess(*tightest, *job.requests, least + 1, false, WindowAt(job, start));
+  for (const std::vector<std::uint32_t>& classes : quota_host_classes_[pe.index()]) {
+    std::uint64_t on_host = 0;
+    for (std::uint32_t c : classes) on_host += rooms[c];
+    bound.on_a_host = std::max(bound.on_a_host, on_host);
   }
-  return std::make_pair(sum, excess);
+  if (tightest && least < UINT32_MAX) {
+    bound.excess = quota_.Excess(*tightest, *job.requests, least + 1, false, WindowAt(job, start));
+  }
+  return bound;
 }
 
 std::optional<QuotaExcess> Interval::PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,

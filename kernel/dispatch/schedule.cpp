@@ -130,7 +130,10 @@ void Interval::SplitQueueList(const std::vector<QueueKey>& had_free) {
 
 ScheduleResult Interval::Run() {
   EnterStage(stages_, Stage::kIntervalSetup);
-  if (quota_.active()) quota_.IndexInstances(instances_.queue, instances_.host);
+  if (quota_.active()) {
+    quota_.IndexInstances(instances_.queue, instances_.host);
+    SetUpQuotaHostClasses();
+  }
   SetUpRequestTables();
   SetUpMatchTables();
   EnterStage(stages_, Stage::kRunningBookings);

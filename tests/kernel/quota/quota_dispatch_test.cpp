@@ -126,6 +126,28 @@ TEST(QuotaDispatchTest, AParallelJobGetsWhatTheLimitsLeave) {
   EXPECT_TRUE(Has(host, "start 1.1 at=1000 slots=2 pe=fill granted=all.q@h1:1,all.q@h2:1")) << host;
 }
 
+// The limits are debited host by host as Grid Engine 8.1.9 does
+// (parallel_tag_queues_suitable4job): a host too small for a $pe_slots job
+// takes nothing from them, and a fixed rule takes its per-host count from a
+// host, not all the host could give. u1 may hold 4 slots; h1 comes first
+// and has 2 free (u9 runs on the other 2) or 4.
+TEST(QuotaDispatchTest, HostsDebitTheLimitsAsTheAllocationRuleTakesThem) {
+  auto cluster = [](const std::string& pe, const std::string& jobs) {
+    return "schedk-snapshot 1\nnow 1000\nbegin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\n"
+           "end sconf\nbegin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n" +
+           pe + "begin queue all.q\nhostlist h1 h2\nslots 4\nseq_no 0,[h1=0],[h2=1]\npe_list p\nend queue\n" +
+           Set("u", "limit users {*} to slots=4\n") + jobs;
+  };
+  const std::string pe_slots =
+      Records(cluster("begin pe p\nslots 64\nallocation_rule $pe_slots\nend pe\n",
+                      "job 1 owner=u9 submit=800 state=r start=900 granted=all.q@h1:2 pe_name=p pe_min=2 pe_max=2\n"
+                      "job 2 owner=u1 submit=900 pe_name=p pe_min=4 pe_max=4\n"));
+  EXPECT_TRUE(Has(pe_slots, "start 2.1 at=1000 slots=4 pe=p granted=all.q@h2:4")) << pe_slots;
+  const std::string fixed = Records(cluster("begin pe p\nslots 64\nallocation_rule 2\nend pe\n",
+                                            "job 2 owner=u1 submit=900 pe_name=p pe_min=4 pe_max=4\n"));
+  EXPECT_TRUE(Has(fixed, "start 2.1 at=1000 slots=4 pe=p granted=all.q@h1:2,all.q@h2:2")) << fixed;
+}
+
 // The quotas answer each job's requests: u1's jobs asking for 2 and 1 of
 // `lic` under a limit of 3 are not told apart by owner alone (job 3 follows
 // job 2's refusal with no booking between them, and fits: 2 + 1 <= 3).
