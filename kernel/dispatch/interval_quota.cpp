@@ -80,9 +80,11 @@ Interval::SlotBound Interval::QuotaSlotBound(const JobView& job, PeId pe, Time s
 
 void Interval::SetUpQuotaHostClasses() {
   quota_host_classes_.assign(cluster_.pes.size(), {});
+  quota_host_set_.assign(cluster_.pes.size(), std::vector<std::uint32_t>(host_free_slots_.size(), 0));
+  quota_set_free_.assign(cluster_.pes.size(), {});
   std::vector<std::uint32_t> classes;
   for (std::uint32_t p = 0; p < cluster_.pes.size(); ++p) {
-    std::set<std::vector<std::uint32_t>> distinct;
+    std::map<std::vector<std::uint32_t>, std::uint32_t> distinct;
     for (std::uint32_t h = 0; h + 1 < instances_.host_first.size(); ++h) {
       classes.clear();
       for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
@@ -92,9 +94,14 @@ void Interval::SetUpQuotaHostClasses() {
       }
       std::sort(classes.begin(), classes.end());
       classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
-      distinct.insert(classes);
+      const auto [it, added] = distinct.try_emplace(classes, static_cast<std::uint32_t>(distinct.size()));
+      if (added) quota_host_classes_[p].push_back(classes);
+      quota_host_set_[p][h] = it->second;
     }
-    quota_host_classes_[p].assign(distinct.begin(), distinct.end());
+    quota_set_free_[p].resize(quota_host_classes_[p].size());
+    for (std::uint32_t h = 0; h < host_free_slots_.size(); ++h) {
+      quota_set_free_[p][quota_host_set_[p][h]].insert(host_free_slots_[h]);
+    }
   }
 }
 
@@ -115,9 +122,12 @@ Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time
       tightest = subject;
     }
   }
-  for (const std::vector<std::uint32_t>& classes : quota_host_classes_[pe.index()]) {
+  const std::vector<std::vector<std::uint32_t>>& sets = quota_host_classes_[pe.index()];
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const std::multiset<double>& free = quota_set_free_[pe.index()][s];
     std::uint64_t on_host = 0;
-    for (std::uint32_t c : classes) on_host += rooms[c];
+    for (std::uint32_t c : sets[s]) on_host += rooms[c];
+    if (!free.empty()) on_host = std::min(on_host, static_cast<std::uint64_t>(std::max(0.0, *free.rbegin())));
     bound.on_a_host = std::max(bound.on_a_host, on_host);
   }
   if (tightest && least < UINT32_MAX) {

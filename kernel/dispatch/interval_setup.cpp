@@ -176,8 +176,14 @@ void Interval::RefreshFree(std::uint32_t i) {
   const double slots = has_free ? ledger_.entry(*k).total - ledger_.entry(*k).used_now : 0;
   free_slots_ += slots - instance_free_slots_[i];
   if (slots != instance_free_slots_[i]) {
-    double& host_free = host_free_slots_[instances_.host[i].index()];
+    const std::uint32_t h = instances_.host[i].index();
+    double& host_free = host_free_slots_[h];
     host_free_values_.erase(host_free_values_.find(host_free));
+    for (std::size_t p = 0; p < quota_set_free_.size(); ++p) {
+      std::multiset<double>& free = quota_set_free_[p][quota_host_set_[p][h]];
+      free.erase(free.find(host_free));
+      free.insert(host_free + slots - instance_free_slots_[i]);
+    }
     host_free += slots - instance_free_slots_[i];
     host_free_values_.insert(host_free);
   }
