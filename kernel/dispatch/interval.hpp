@@ -79,6 +79,8 @@ inline bool HasAccess(const EntityTables& entities, const std::vector<UsersetId>
 
 // --- the job under consideration -----------------------------------------------------------------
 
+class QueueEndSearch;  // kernel/reservation/queue_end_search.hpp
+
 struct JobView {
   JobNumber job = 0;
   TaskNumber task = 0;
@@ -175,7 +177,8 @@ class Interval {
   friend class QueueEndSearch;
   friend std::optional<Time> PlainQueueEndWalk(const Interval&, const JobView&, PeId, std::uint32_t);
   friend std::optional<Time> EarliestGapStart(const Interval&, const JobView&, PeId, std::uint32_t);
-  friend std::optional<Time> QuotaStartFrom(const Interval&, const JobView&, PeId, std::uint32_t, Time);
+  friend std::optional<Time> QuotaStartFrom(const Interval&, const JobView&, PeId, std::uint32_t, Time,
+                                            const QueueEndSearch*);
 
   // Setup, in Run's order: the per-request and per-container tables the
   // matching reads, the running tasks' bookings, the queue list.

@@ -236,6 +236,20 @@ std::optional<Time> QuotaUsage::EarliestStart(const QuotaSubject& subject, const
   return start;
 }
 
+bool QuotaUsage::AsksPerJob(const RequestSet& requests) const {
+  for (const ResourceQuotaSet& set : sets_) {
+    if (!set.enabled) continue;
+    for (const QuotaRule& rule : set.rules) {
+      for (const QuotaLimit& limit : rule.limits) {
+        if (complexes_[limit.attribute].consumable != Consumable::kJob) continue;
+        const std::optional<double> amount = Amount(limit, requests, 1, true);
+        if (amount && *amount != 0) return true;
+      }
+    }
+  }
+  return false;
+}
+
 void QuotaUsage::Take(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,
                       QuotaTally& tally, double sign) const {
   ForEachDebit(subject, requests, slots, master, [&](const QuotaInstance& instance, std::uint32_t l, double amount) {

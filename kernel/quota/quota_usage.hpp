@@ -206,6 +206,10 @@ class QuotaUsage {
   std::uint32_t InstanceOfClass(std::uint32_t c) const { return class_instance_[c]; }  // its first instance
   bool Uniform(const QuotaSubject& subject) const;
 
+  // Whether a limit of an enabled set weighs a per-job (JOB consumable)
+  // amount of `requests`, which only the job's master queue instance debits.
+  bool AsksPerJob(const RequestSet& requests) const;
+
   // The earliest start at or after `from` at which `slots` slots at the
   // subject's queue instance fit every counter for `duration` (diagrams kept);
   // nullopt where some limit never has room.

@@ -127,9 +127,34 @@ class LaterCandidates {
 }  // namespace
 
 std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
-                                   Time from) {
+                                   Time from, const QueueEndSearch* search) {
   const std::vector<std::uint8_t> classes = interval.QuotaClassesWithin(job, pe);
-  auto fits = [&](Time t) { return interval.AssignParallelUnderQuotas(job, pe, least, t, classes).ok; };
+  // Under $pe_slots one host gives the job all its slots and no host's take
+  // counts against another's: with one instance per host, the job fits at t
+  // where a host the search's coverage admits is in a quota class whose room
+  // at t holds `least` (where every class is uniform for the job and no limit
+  // weighs a per-job amount, which only the placement's check would see).
+  const QuotaUsage& quota = interval.quota_;
+  bool by_hosts = search != nullptr && interval.cluster_.pes[pe.index()].allocation_rule == AllocationRule::kPeSlots &&
+                  !quota.AsksPerJob(*job.requests);
+  for (std::uint32_t c = 0; by_hosts && c < quota.classes(); ++c) {
+    by_hosts = quota.Uniform(interval.SubjectAt(job, pe, quota.InstanceOfClass(c)));
+  }
+  std::vector<std::int64_t> class_room;  // at the time asked, per class (-1: not read yet)
+  auto fits = [&](Time t) {
+    if (by_hosts) {
+      class_room.assign(quota.classes(), -1);
+      const std::optional<bool> any = search->AnyHostAt(t, [&](std::uint32_t i) {
+        std::int64_t& room = class_room[quota.ClassOf(i)];
+        if (room < 0) {
+          room = quota.SlotRoom(interval.SubjectAt(job, pe, i), *job.requests, false, interval.WindowAt(job, t));
+        }
+        return room >= least;
+      });
+      if (any) return *any;
+    }
+    return interval.AssignParallelUnderQuotas(job, pe, least, t, classes).ok;
+  };
   const LaterCandidates later(interval.ledger_, interval.TimeEntries(job, pe),
                               interval.twin_ == Twin::kOptimised ? interval.ledger_.breakpoint_index() : nullptr, from);
   // As Grid Engine walks the candidates from the latest down, the start is

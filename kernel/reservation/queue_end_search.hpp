@@ -42,9 +42,12 @@ std::optional<Time> EarliestGapStart(const Interval& interval, const JobView& jo
 // stretch of time left, so both twins try the same candidates. A start
 // before now splits the walk at now: the plan's stretch is settled first,
 // then the past's, where a fit goes rather than comes as time goes on.
-// The time a quota frees up is not a candidate by itself.
+// The time a quota frees up is not a candidate by itself. `search`: the
+// queue-end search that found `from`, whose hosts' verdicts answer the fits
+// of a $pe_slots job where it reads them off its coverage (null: none).
+class QueueEndSearch;
 std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least,
-                                   Time from);
+                                   Time from, const QueueEndSearch* search = nullptr);
 
 // The walk without listing every candidate time. Above the last time any
 // diagram the job draws on rises, every window's peak is the amount at its
@@ -67,6 +70,21 @@ class QueueEndSearch {
   // start, `room_at_start` is the room there (not before 0), its hosts in the
   // order parallel jobs take them, cut where they can give `most` slots.
   std::optional<Time> Run(Interval::ParallelRoom& room_at_start);
+
+  // After Run, where the hosts' verdicts are read off the coverage (each plan
+  // host has one queue instance): whether some plan host gives the least
+  // count at t, with the PE and the global host, in an instance that
+  // `admits` (the quotas' say); nullopt where there is no coverage.
+  template <class Admits>
+  std::optional<bool> AnyHostAt(Time t, const Admits& admits) const {
+    if (!by_coverage_) return std::nullopt;
+    if (!PeAndGlobalAllow(t, d_)) return false;
+    for (std::uint32_t h = 0; h < plan_->hosts.size(); ++h) {
+      const std::uint32_t i = plan_->instances[plan_->hosts[h].instances_begin].instance;
+      if (admits(i) && !coverage_.Denies(h, t)) return true;
+    }
+    return false;
+  }
 
  private:
   using ParallelRoom = Interval::ParallelRoom;

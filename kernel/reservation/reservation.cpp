@@ -153,6 +153,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     const std::uint32_t least = candidates.front();
     std::optional<Time> walk_start;
     ParallelRoom room;
+    std::optional<QueueEndSearch> search;
     if (config_.reserve_in_gaps) {
       walk_start = EarliestGapStart(*this, job, pe, least);
     } else if (twin_ == Twin::kReference || !job.requests->queue_master.empty()) {
@@ -163,9 +164,11 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
         walks_without_index_ = 0;
         ledger_.IndexBreakpoints();
       }
-      walk_start = QueueEndSearch(*this, job, pe, least, candidates.back()).Run(room);
+      walk_start = search.emplace(*this, job, pe, least, candidates.back()).Run(room);
     }
-    if (walk_start && quota_.active()) walk_start = QuotaStartFrom(*this, job, pe, least, *walk_start);
+    if (walk_start && quota_.active()) {
+      walk_start = QuotaStartFrom(*this, job, pe, least, *walk_start, search ? &*search : nullptr);
+    }
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
     // Maximise the slot count at that start, by binary search as for
