@@ -514,9 +514,10 @@ class Interval {
                                                    QuotaVerdicts& verdicts) const;
   // Upper bounds of the slots the quotas leave a parallel job from `start`
   // on: over all hosts, the sum of each class's room; on one host (at a
-  // start now), the most that a host gives whose free slots now are capped
-  // by the rooms of the classes of its instances on the PE, added up
-  // (quota_host_classes_). With them, the excess of the class with the least room.
+  // start now, under $pe_slots; else the sum), the most that a host gives
+  // whose free slots now are capped by the rooms of the classes of its
+  // instances on the PE, added up (quota_host_classes_). With them, the
+  // excess of the class with the least room.
   struct QuotaBound {
     std::uint64_t sum = 0;
     std::uint64_t on_a_host = 0;
@@ -531,9 +532,10 @@ class Interval {
   // Book, and every booking touches the hosts of its grants.
   mutable QuotaVerdictMemo<std::optional<QuotaExcess>> sequential_verdicts_;
   mutable QuotaVerdictMemo<SlotBound> slot_bounds_;
-  // Per PE, the distinct sets of quota classes that one host's queue
-  // instances on the PE are in (sorted), set up with the classes; per PE and
-  // host, its set; per PE and set, host_free_slots_ of its hosts.
+  // Per $pe_slots PE (empty for the others), the distinct sets of quota
+  // classes that one host's queue instances on the PE are in (sorted), set
+  // up with the classes; per PE and host, its set; per PE and set,
+  // host_free_slots_ of its hosts.
   std::vector<std::vector<std::vector<std::uint32_t>>> quota_host_classes_;
   std::vector<std::vector<std::uint32_t>> quota_host_set_;
   std::vector<std::vector<std::multiset<double>>> quota_set_free_;

@@ -84,6 +84,7 @@ void Interval::SetUpQuotaHostClasses() {
   quota_set_free_.assign(cluster_.pes.size(), {});
   std::vector<std::uint32_t> classes;
   for (std::uint32_t p = 0; p < cluster_.pes.size(); ++p) {
+    if (cluster_.pes[p].allocation_rule != AllocationRule::kPeSlots) continue;  // read only under $pe_slots
     std::map<std::vector<std::uint32_t>, std::uint32_t> distinct;
     for (std::uint32_t h = 0; h + 1 < instances_.host_first.size(); ++h) {
       classes.clear();
@@ -122,7 +123,9 @@ Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time
       tightest = subject;
     }
   }
+  bound.on_a_host = bound.sum;  // tighter under $pe_slots, which alone keeps the hosts' class sets
   const std::vector<std::vector<std::uint32_t>>& sets = quota_host_classes_[pe.index()];
+  if (!sets.empty()) bound.on_a_host = 0;
   for (std::size_t s = 0; s < sets.size(); ++s) {
     const std::multiset<double>& free = quota_set_free_[pe.index()][s];
     std::uint64_t on_host = 0;

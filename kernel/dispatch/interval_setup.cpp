@@ -180,6 +180,7 @@ void Interval::RefreshFree(std::uint32_t i) {
     double& host_free = host_free_slots_[h];
     host_free_values_.erase(host_free_values_.find(host_free));
     for (std::size_t p = 0; p < quota_set_free_.size(); ++p) {
+      if (quota_set_free_[p].empty()) continue;  // not a $pe_slots PE
       std::multiset<double>& free = quota_set_free_[p][quota_host_set_[p][h]];
       free.erase(free.find(host_free));
       free.insert(host_free + slots - instance_free_slots_[i]);
