@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -334,6 +335,13 @@ class Interval {
   ParallelRoom RoomAt(const JobView& job, PeId pe, Time start, std::uint32_t enough = kUnlimited, bool quotas = true,
                       const std::vector<std::uint8_t>* answer_only = nullptr) const;
   ParallelRoom RoomBase(const JobView& job, PeId pe, Time start, std::uint64_t& global_found) const;
+  // RoomAt's room from hosts weighed elsewhere (a queue-end search's):
+  // `next` puts the next host's slots at `start` in its argument (false:
+  // none left), in the order RoomAt meets the hosts, each host's instances
+  // in its order and with the slots its Visit finds; the quotas cut each
+  // host as it comes, and the walk ends where the room suffices.
+  ParallelRoom RoomFromHosts(const JobView& job, PeId pe, Time start, std::uint32_t enough,
+                             const std::function<bool(HostSlots&)>& next) const;
   // Whether a room (RoomBase's part of it will do) fails `least` slots
   // before any host is weighed: the job may not use the PE, or the PE or the
   // global host cannot give them (Distribute refuses every count from

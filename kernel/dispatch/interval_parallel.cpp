@@ -82,6 +82,11 @@ class Interval::RoomBuilder {
   ParallelRoom& room() { return room_; }
   const JobView& job() const { return job_; }
   PeId pe() const { return pe_; }
+  // A host weighed elsewhere joins the room as Visit would have added it (RoomFromHosts).
+  HostSlots* Join(HostSlots&& host) {
+    room_.hosts.push_back(std::move(host));
+    return &room_.hosts.back();
+  }
 
   // A host's visits for HostRoomCache: BeginHost before them; Keep after them
   // (before Suffices, which cuts the host) keeps what they found; Replay
@@ -575,6 +580,16 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
   for (HostSlots& h : room.hosts) RoomBuilder::Close(h);
   builder.CutAllByQuotas();
   return std::move(room);
+}
+
+Interval::ParallelRoom Interval::RoomFromHosts(const JobView& job, PeId pe, Time start, std::uint32_t enough,
+                                               const std::function<bool(HostSlots&)>& next) const {
+  RoomBuilder builder(*this, job, pe, start, enough);
+  HostSlots host;
+  while (builder.usable() && next(host)) {
+    if (builder.Suffices(builder.Join(std::move(host)))) break;
+  }
+  return std::move(builder.room());
 }
 
 Interval::ParallelRoom Interval::SoftRoom(const JobView& job, PeId pe, Time start, std::uint32_t enough, bool now,

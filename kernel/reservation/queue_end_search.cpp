@@ -232,10 +232,10 @@ QueueEndSearch::QueueEndSearch(const Interval& interval, const JobView& job, PeI
       verdict_(VerdictFor(p_, least)),
       pe_entry_(ledger_.Find({ContainerLevel::kPe, pe.index()}, interval.complexes_.slots)) {}
 
-std::optional<Time> QueueEndSearch::Run(ParallelRoom& room_at_start) {
+std::optional<Time> QueueEndSearch::Run(ParallelRoom* room_at_start) {
   if (!Plan()) return std::nullopt;
   auto found = [&](std::optional<Time> start) {
-    if (start) room_at_start = RoomAt(std::max(*start, Time{0}));
+    if (start && room_at_start != nullptr) *room_at_start = RoomAt(std::max(*start, Time{0}), false);
     return start;
   };
   const std::optional<Time> first_time = EarliestCandidateIn(0, kDiagramForever + 1);
@@ -705,50 +705,63 @@ std::size_t QueueEndSearch::Sweep(const std::vector<Time>& chunk) {
 
 // --- the room at the start -----------------------------------------------------------------------
 
-Interval::ParallelRoom QueueEndSearch::RoomAt(Time start) {
-  std::uint64_t unused = 0;
-  ParallelRoom room = interval_.RoomBase(job_, pe_, start, unused);
-  if (!room.usable) return room;
+Interval::ParallelRoom QueueEndSearch::RoomAt(Time start, bool quotas) {
   const std::vector<HostPlan>& hosts = plan_->hosts;
   std::vector<std::uint32_t> plan_of_host(interval_.cluster_.hosts.size(), UINT32_MAX);
   for (std::uint32_t h = 0; h < hosts.size(); ++h) plan_of_host[hosts[h].host.index()] = h;
   const bool listed = !interval_.list_order_.unsorted().empty();
   const std::vector<std::uint32_t>& by_load =
       listed ? interval_.ReservationHostOrder(job_, pe_) : interval_.HostsByLoad();
-  std::vector<std::uint32_t> batch;            // plan indices
-  std::uint64_t room_sum = 0, room_roomy = 0;  // as RoomAt counts them, to stop where the hosts suffice
-  std::size_t next = 0, batch_size = 64;
-  while (next < by_load.size()) {
-    batch.clear();
-    for (; next < by_load.size() && batch.size() < batch_size; ++next) {
-      const std::uint32_t h = plan_of_host[by_load[next]];
-      // With the coverage, hosts without room for per_host slots are left
-      // out: under $pe_slots and a fixed rule, the assignment never takes
-      // slots from them (it asks for at least per_host slots on a host).
-      // Where every host's availability at the start is known, those
-      // without any are left out too.
-      if (h != UINT32_MAX && !(by_coverage_ && coverage_.Denies(h, start)) &&
-          !(available_at_ == start && available_[h] == 0)) {
-        batch.push_back(h);
+  std::vector<std::uint32_t> batch;  // plan indices
+  std::size_t next = 0, batch_size = 64, taken = 0;
+  // The hosts with slots at the start, one by one; their counts are
+  // refreshed in growing batches, in parallel.
+  auto next_host = [&](Interval::HostSlots& out) {
+    for (;;) {
+      for (; taken < batch.size(); ++taken) {
+        const std::uint32_t h = batch[taken];
+        if (available_[h] == 0) continue;
+        std::optional<Interval::HostSlots> slots = HostSlotsOf(h, listed);
+        if (!slots) continue;
+        out = std::move(*slots);
+        ++taken;
+        return true;
       }
+      if (next >= by_load.size()) return false;
+      batch.clear();
+      taken = 0;
+      for (; next < by_load.size() && batch.size() < batch_size; ++next) {
+        const std::uint32_t h = plan_of_host[by_load[next]];
+        // With the coverage, hosts without room for per_host slots are left
+        // out: under $pe_slots and a fixed rule, the assignment never takes
+        // slots from them (it asks for at least per_host slots on a host),
+        // and the quotas only cut a host's slots. Where every host's
+        // availability at the start is known, those without any are left out too.
+        if (h != UINT32_MAX && !(by_coverage_ && coverage_.Denies(h, start)) &&
+            !(available_at_ == start && available_[h] == 0)) {
+          batch.push_back(h);
+        }
+      }
+      batch_size = std::min<std::size_t>(2 * batch_size, 4096);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), 32),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t b = r.begin(); b != r.end(); ++b) {
+                            available_[batch[b]] = Refresh(batch[b], start, d_, false);
+                          }
+                        });
     }
-    batch_size = std::min<std::size_t>(2 * batch_size, 4096);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), 32),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        for (std::size_t b = r.begin(); b != r.end(); ++b) {
-                          available_[batch[b]] = Refresh(batch[b], start, d_, false);
-                        }
-                      });
-    for (std::uint32_t h : batch) {
-      if (available_[h] == 0) continue;
-      std::optional<Interval::HostSlots> slots = HostSlotsOf(h, listed);
-      if (!slots) continue;
-      room.hosts.push_back(std::move(*slots));
-      const Interval::HostSlots& last = room.hosts.back();
-      room_sum += last.available;
-      room_roomy += last.available >= verdict_.per_host;
-      if (Interval::RoomSuffices(p_, room_sum, room_roomy, room.hosts.size(), last, most_)) return room;
-    }
+  };
+  if (quotas) return interval_.RoomFromHosts(job_, pe_, start, most_, next_host);
+  std::uint64_t unused = 0;
+  ParallelRoom room = interval_.RoomBase(job_, pe_, start, unused);
+  if (!room.usable) return room;
+  std::uint64_t room_sum = 0, room_roomy = 0;  // as RoomAt counts them, to stop where the hosts suffice
+  for (Interval::HostSlots slots; next_host(slots);) {
+    room.hosts.push_back(std::move(slots));
+    const Interval::HostSlots& last = room.hosts.back();
+    room_sum += last.available;
+    room_roomy += last.available >= verdict_.per_host;
+    if (Interval::RoomSuffices(p_, room_sum, room_roomy, room.hosts.size(), last, most_)) return room;
   }
   return room;
 }

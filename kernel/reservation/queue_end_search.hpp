@@ -67,9 +67,16 @@ class QueueEndSearch {
   QueueEndSearch(const Interval& interval, const JobView& job, PeId pe, std::uint32_t least, std::uint32_t most);
 
   // The walk's start (nullopt: not even the latest candidate fits). With a
-  // start, `room_at_start` is the room there (not before 0), its hosts in the
-  // order parallel jobs take them, cut where they can give `most` slots.
-  std::optional<Time> Run(Interval::ParallelRoom& room_at_start);
+  // start and `room_at_start`, that is the room there (RoomAt, not before 0,
+  // without the quotas).
+  std::optional<Time> Run(Interval::ParallelRoom* room_at_start);
+
+  // After Run, the room at `start`: hosts in the order parallel jobs take
+  // them (load, then host; where the queue list is not sorted, its order),
+  // weighed in growing batches of that order and only until they can give
+  // `most` slots; with `quotas`, each host cut by them as it comes
+  // (Interval::RoomFromHosts). Interval::RoomAt's room.
+  Interval::ParallelRoom RoomAt(Time start, bool quotas);
 
   // After Run, where the hosts' verdicts are read off the coverage (each plan
   // host has one queue instance): whether some plan host gives the least
@@ -150,10 +157,6 @@ class QueueEndSearch {
   std::size_t Sweep(const std::vector<Time>& chunk);
   std::size_t SweepEachCandidate(const std::vector<Time>& chunk);
 
-  // The room at the start found: hosts in the order parallel jobs take them
-  // (load, then host; where the queue list is not sorted, its order), weighed
-  // in growing batches of that order and only until they suffice.
-  ParallelRoom RoomAt(Time start);
   // Plan host h's slots at the start (counts refreshed), or nullopt where it
   // has none.
   std::optional<Interval::HostSlots> HostSlotsOf(std::uint32_t h, bool listed) const;

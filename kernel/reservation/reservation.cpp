@@ -164,7 +164,7 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
         walks_without_index_ = 0;
         ledger_.IndexBreakpoints();
       }
-      walk_start = search.emplace(*this, job, pe, least, candidates.back()).Run(room);
+      walk_start = search.emplace(*this, job, pe, least, candidates.back()).Run(quota_.active() ? nullptr : &room);
     }
     if (walk_start && quota_.active()) {
       walk_start = QuotaStartFrom(*this, job, pe, least, *walk_start, search ? &*search : nullptr);
@@ -172,12 +172,14 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
     // Maximise the slot count at that start, by binary search as for
-    // "now". The walk's room has the list's host order and each host's
+    // "now". The search's room has the list's host order and each host's
     // instances in queue order, or with sorted-in full ones, in queue order
-    // where no host has two instances whose keys tie.
-    if (config_.reserve_in_gaps || twin_ == Twin::kReference || !job.requests->queue_master.empty() ||
-        (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || quota_.active() || HasSoftRequests(job)) {
+    // where no host has two instances whose keys tie; under the quotas it
+    // is weighed again at the start they give, and cut.
+    if (!search || (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || HasSoftRequests(job)) {
       room = RoomAt(job, pe, start, twin_ == Twin::kOptimised ? candidates.back() : kUnlimited);
+    } else if (quota_.active()) {
+      room = search->RoomAt(start, true);
     }
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();
