@@ -547,7 +547,15 @@ class Interval {
   std::vector<std::vector<std::vector<std::uint32_t>>> quota_host_classes_;
   std::vector<std::vector<std::uint32_t>> quota_host_set_;
   std::vector<std::vector<std::multiset<double>>> quota_set_free_;
+  // Per PE, the quota classes that hold one of its queue instances (a class
+  // no instance of the PE is in gives its jobs nothing).
+  std::vector<std::vector<std::uint32_t>> quota_pe_classes_;
   void SetUpQuotaHostClasses();
+  // Per PE, the most slots one host can ever give a job of it: its own slots
+  // capacity, at most the sum of its instances' on the PE (kUnlimited where
+  // one has none), the most of any host.
+  std::vector<std::uint32_t> pe_host_most_;
+  void SetUpPeHostMost();
   QuotaQuestion QuestionOf(const JobView& job, PeId pe, std::uint32_t place, Time start) const;
   // Numbers what a request set asks of the quota limits (per limit's
   // attribute: requested or not, and the amount): equal numbers, the same

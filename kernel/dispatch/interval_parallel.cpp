@@ -229,16 +229,20 @@ class Interval::RoomBuilder {
   // can give `enough` slots under the allocation rule. With quotas, the host
   // first gives only what they leave it after the hosts before.
   // For AnswerOnly, true also where the hosts to come cannot make it suffice.
+  // Where no reason is asked (SkipClosedQuotaClasses), true also where the
+  // quotas leave the hosts to come nothing that could change the room's
+  // answers (NothingToCome).
   bool Suffices(HostSlots* slots) {
     if (slots == nullptr) return false;
     Close(*slots);
     if (quotas_ && !CutByQuotas(*slots)) {
       room_.hosts.pop_back();
-      return false;
+      return NothingToCome();
     }
     sum_ += slots->available;
     roomy_ += slots->available >= per_host_;
-    if (RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_)) return true;
+    best_host_ = std::max(best_host_, slots->available);
+    if (RoomSuffices(p_, sum_, roomy_, room_.hosts.size(), *slots, enough_) || NothingToCome()) return true;
     if (!answer_only_) return false;
     // Round robin gives `enough` from any hosts with that many slots in all.
     return (p_.allocation_rule == AllocationRule::kRoundRobin && sum_ >= enough_) || Hopeless();
@@ -306,8 +310,11 @@ class Interval::RoomBuilder {
   // From here on, Visit passes over the instances whose quota class leaves
   // the job no slot after the hosts so far: the cut would give them nothing.
   // (The room then notes no resource that kept them out: for rooms whose
-  // caller asks no reason.)
-  void SkipClosedQuotaClasses() { skip_closed_classes_ = quotas_; }
+  // caller asks no reason, and the walk may end early: NothingToCome.)
+  void SkipClosedQuotaClasses() {
+    skip_closed_classes_ = quotas_;
+    no_reason_ = true;
+  }
   // For a room whose caller asks the reason (RoomNow): from here on, Visit
   // passes over an instance whose quota class is closed only where it comes
   // after the first instance kept out so far in queue order, so that it
@@ -351,6 +358,45 @@ class Interval::RoomBuilder {
         return sum_ + to_come < enough_;
     }
     return false;
+  }
+  // Whether the hosts to come can add nothing Distribute would weigh, for a
+  // walk that asks no reason. Under $pe_slots, none gives more than one host
+  // can hold (PeHostMost) or, where a host's take is given back, than the
+  // most its quota classes leave one host, and the room already has a host
+  // with that many (or `enough`): the first such host is the one Distribute
+  // takes for any count up to it. Under the other rules, every quota class
+  // that holds an instance of the PE is closed by the takes so far, so the
+  // cut drops every host to come.
+  bool NothingToCome() {
+    if (!no_reason_) return false;
+    const QuotaUsage& quota = interval_.quota_;
+    if (p_.allocation_rule == AllocationRule::kPeSlots) {
+      if (pe_slots_bound_ < 0) {
+        std::uint64_t most = std::min(interval_.pe_host_most_[pe_.index()], enough_);
+        if (by_class_) {
+          std::uint64_t on_a_host = 0;
+          for (const std::vector<std::uint32_t>& classes : interval_.quota_host_classes_[pe_.index()]) {
+            std::uint64_t sum = 0;
+            for (std::uint32_t c : classes) sum += PeSlotsClassRoom(quota.InstanceOfClass(c));
+            on_a_host = std::max(on_a_host, sum);
+          }
+          most = std::min(most, on_a_host);
+        }
+        pe_slots_bound_ = static_cast<std::int64_t>(most);
+      }
+      return best_host_ >= pe_slots_bound_;
+    }
+    if (!by_class_) return false;
+    // The class found open last time is likely open still.
+    const std::vector<std::uint32_t>& classes = interval_.quota_pe_classes_[pe_.index()];
+    if (classes.empty() || QuotaRoom(quota.InstanceOfClass(classes[open_class_])) > 0) return false;
+    for (std::uint32_t k = 0; k < classes.size(); ++k) {
+      if (QuotaRoom(quota.InstanceOfClass(classes[k])) > 0) {
+        open_class_ = k;
+        return false;
+      }
+    }
+    return true;
   }
   // Whether Visit may pass over instance i: its quota class is closed (the
   // cut gives it nothing) and it can note no reason the caller asks for.
@@ -467,6 +513,10 @@ class Interval::RoomBuilder {
   const std::vector<std::uint8_t>* usable_classes_ = nullptr;  // AnswerOnly's
   std::vector<std::int8_t> class_closed_;  // per quota class: -1 unknown, 0 open, 1 closed
   std::vector<std::int64_t> pe_slots_room_;  // per quota class: PeSlotsClassRoom, -1 unknown
+  bool no_reason_ = false;                   // SkipClosedQuotaClasses
+  std::uint32_t best_host_ = 0;              // the most slots a host of the room gives
+  std::int64_t pe_slots_bound_ = -1;         // NothingToCome's under $pe_slots, -1 unknown
+  std::uint32_t open_class_ = 0;             // NothingToCome's: the PE's quota class last found open
   // The optimised twin's quota cut: per class its limits, each with what is
   // left of it, what a slot takes and what the room took so far.
   struct LimitLeft {
@@ -585,6 +635,7 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
 Interval::ParallelRoom Interval::RoomFromHosts(const JobView& job, PeId pe, Time start, std::uint32_t enough,
                                                const std::function<bool(HostSlots&)>& next) const {
   RoomBuilder builder(*this, job, pe, start, enough);
+  builder.SkipClosedQuotaClasses();  // no caller asks for a reason
   HostSlots host;
   while (builder.usable() && next(host)) {
     if (builder.Suffices(builder.Join(std::move(host)))) break;

@@ -82,6 +82,14 @@ void Interval::SetUpQuotaHostClasses() {
   quota_host_classes_.assign(cluster_.pes.size(), {});
   quota_host_set_.assign(cluster_.pes.size(), std::vector<std::uint32_t>(host_free_slots_.size(), 0));
   quota_set_free_.assign(cluster_.pes.size(), {});
+  quota_pe_classes_.assign(cluster_.pes.size(), {});
+  for (std::uint32_t i = 0; i < instances_.size(); ++i) {
+    for (PeId pe : *instances_.pe_list[i]) quota_pe_classes_[pe.index()].push_back(quota_.ClassOf(i));
+  }
+  for (std::vector<std::uint32_t>& classes : quota_pe_classes_) {
+    std::sort(classes.begin(), classes.end());
+    classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+  }
   std::vector<std::uint32_t> classes;
   for (std::uint32_t p = 0; p < cluster_.pes.size(); ++p) {
     if (cluster_.pes[p].allocation_rule != AllocationRule::kPeSlots) continue;  // read only under $pe_slots

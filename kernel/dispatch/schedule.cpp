@@ -136,6 +136,7 @@ ScheduleResult Interval::Run() {
   }
   SetUpRequestTables();
   SetUpMatchTables();
+  SetUpPeHostMost();
   EnterStage(stages_, Stage::kRunningBookings);
   BookRunningJobs();
   result_.running_monitor = monitor_mark_ = static_cast<std::uint32_t>(result_.monitor.size());
@@ -185,6 +186,27 @@ void Interval::SetUpRequestTables() {
   if (!owner_categories_) categories_.assign(sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
+}
+
+void Interval::SetUpPeHostMost() {
+  auto capacity = [&](ContainerRef c) -> std::uint64_t {
+    const auto k = ledger_.Find(c, complexes_.slots);
+    return k ? static_cast<std::uint64_t>(std::max(0.0, ledger_.entry(*k).total)) : kUnlimited;
+  };
+  pe_host_most_.assign(cluster_.pes.size(), 0);
+  std::vector<std::uint64_t> on_host(cluster_.pes.size());
+  for (std::uint32_t h = 0; h + 1 < instances_.host_first.size(); ++h) {
+    std::fill(on_host.begin(), on_host.end(), 0);
+    for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
+      const std::uint32_t i = instances_.on_host[k];
+      for (PeId pe : *instances_.pe_list[i]) on_host[pe.index()] += capacity({ContainerLevel::kQueue, i});
+    }
+    const std::uint64_t host = capacity({ContainerLevel::kHost, h});
+    for (std::size_t p = 0; p < on_host.size(); ++p) {
+      const std::uint64_t most = std::min({on_host[p], host, std::uint64_t{kUnlimited}});
+      pe_host_most_[p] = std::max(pe_host_most_[p], static_cast<std::uint32_t>(most));
+    }
+  }
 }
 
 void Interval::SetUpMatchTables() {

@@ -762,6 +762,10 @@ Interval::ParallelRoom QueueEndSearch::RoomAt(Time start, bool quotas) {
     room_sum += last.available;
     room_roomy += last.available >= verdict_.per_host;
     if (Interval::RoomSuffices(p_, room_sum, room_roomy, room.hosts.size(), last, most_)) return room;
+    // Under $pe_slots no host to come gives more than one host can hold.
+    if (p_.allocation_rule == AllocationRule::kPeSlots && last.available >= interval_.pe_host_most_[pe_.index()]) {
+      return room;
+    }
   }
   return room;
 }

@@ -196,6 +196,27 @@ TEST(QuotaDispatchTest, AParallelReservationTakesWhatTheLimitsLeave) {
   EXPECT_TRUE(Has(out, "reserve 3.1 at=1560 dur=160 slots=2 pe=fill granted=all.q@h1:1,all.q@h2:1")) << out;
 }
 
+// A reservation's room walks on past a quota class the hosts so far closed
+// while another class the PE reaches is open: u1 may hold 3 slots, 2 of
+// them on @r's h3. When the running jobs end, h1 gives 3, which closes the
+// class of h1 and h2; h2 then gives nothing, h3 its 2 (a walk that ended at
+// the first closed class would reserve 3).
+TEST(QuotaDispatchTest, AReservationRoomWalksPastAClosedQuotaClassToAnOpenOne) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\nbegin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\n"
+      "max_reservation 10\nend sconf\n"
+      "begin exechost h1\nend exechost\nbegin exechost h2\nend exechost\nbegin exechost h3\nend exechost\n"
+      "begin hostgroup @r\nhostlist h3\nend hostgroup\n"
+      "begin pe fill\nslots 64\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2 h3\nslots 4\nseq_no 0,[h1=0],[h2=1],[h3=2]\npe_list fill\nend queue\n" +
+      Set("u", "limit users {*} hosts @r to slots=2\nlimit users {*} to slots=3\n") +
+      "job 1 owner=u9 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h1:4\n"
+      "job 2 owner=u9 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h2:4\n"
+      "job 3 owner=u9 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h3:4\n"
+      "job 4 owner=u1 submit=900 l_hard=h_rt=100 R=y pe_name=fill pe_min=1 pe_max=8\n");
+  EXPECT_TRUE(Has(out, "reserve 4.1 at=1560 slots=5 pe=fill granted=all.q@h1:3,all.q@h3:2")) << out;
+}
+
 // A walk that begins before now (u1's job fits now but for the quota, so
 // without it the walk reaches down to job 1's start at 700): a window that
 // began there would end before u1's job 2 starts at 900, and the quota would
