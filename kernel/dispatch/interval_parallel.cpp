@@ -320,6 +320,14 @@ class Interval::RoomBuilder {
   // after the first instance kept out so far in queue order, so that it
   // could note nothing either.
   void PassOverClosedAfterNoted() { closed_after_noted_ = quotas_ && by_class_; }
+  // Whether, for a walk that asks the reason (PassOverClosedAfterNoted) in
+  // load order, Visit passes over every instance of the hosts to come, the
+  // next of them at `load`: a resource was noted at a lower load (the queue
+  // list sorted by load), and every quota class of the PE is closed.
+  bool RestPassedOver(double load) {
+    return closed_after_noted_ && limiting_key_ && limiting_key_->first < load &&
+           interval_.config_.queue_sort_method == QueueSortMethod::kLoad && PeClassesClosed();
+  }
   // Whether Visit would pass over each of `instances` (SkipClosedQuotaClasses).
   bool PassesOverAll(std::span<const std::uint32_t> instances) {
     if (!skip_closed_classes_) return false;
@@ -386,7 +394,13 @@ class Interval::RoomBuilder {
       }
       return best_host_ >= pe_slots_bound_;
     }
+    return PeClassesClosed();
+  }
+  // Whether every quota class that holds an instance of the PE leaves the
+  // job no slot after the room's takes so far (uniform classes only).
+  bool PeClassesClosed() {
     if (!by_class_) return false;
+    const QuotaUsage& quota = interval_.quota_;
     // The class found open last time is likely open still.
     const std::vector<std::uint32_t>& classes = interval_.quota_pe_classes_[pe_.index()];
     if (classes.empty() || QuotaRoom(quota.InstanceOfClass(classes[open_class_])) > 0) return false;
@@ -569,6 +583,7 @@ Interval::ParallelRoom Interval::RoomNowFrom(const JobView& job, PeId pe, std::u
     return WalkInListOrder(builder, free);
   }
   for (const auto& [value, h] : free_hosts_) {
+    if (builder.RestPassedOver(value)) break;
     HostSlots* slots = nullptr;
     if (const HostRoomCache::Entry* kept = cache ? cache->Holding(h, host_stamp_[h]) : nullptr) {
       builder.Replay(*cache, *kept, HostId(h), slots);

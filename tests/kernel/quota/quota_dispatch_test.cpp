@@ -217,6 +217,26 @@ TEST(QuotaDispatchTest, AReservationRoomWalksPastAClosedQuotaClassToAnOpenOne) {
   EXPECT_TRUE(Has(out, "reserve 4.1 at=1560 slots=5 pe=fill granted=all.q@h1:3,all.q@h3:2")) << out;
 }
 
+// A parallel job the quotas keep from starting names the resource of the
+// first instance in queue order that lacked one, even where the walk's
+// later hosts could only note one: u1 may hold 1 slot, which h1 gives, and
+// then every quota class is closed. All hosts are at the same load, so the
+// walk meets h2 (lacking m1) before h3 (lacking m2), whose lower seq_no puts
+// it first in the queue list.
+TEST(QuotaDispatchTest, AJobTheQuotasCutNamesTheFirstResourceInQueueOrder) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\nbegin complex\nslots s INT <= YES YES 1 1000\nm1 m1 INT <= YES YES 0 0\n"
+      "m2 m2 INT <= YES YES 0 0\nend complex\nbegin sconf\njob_load_adjustments NONE\nend sconf\n"
+      "begin exechost h1\ncomplex_values m1=10,m2=10\nend exechost\n"
+      "begin exechost h2\ncomplex_values m1=0,m2=10\nend exechost\n"
+      "begin exechost h3\ncomplex_values m1=10,m2=0\nend exechost\n"
+      "begin pe fill\nslots 64\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2 h3\nslots 4\nseq_no 0,[h1=0],[h2=2],[h3=1]\npe_list fill\nend queue\n" +
+      Set("u", "limit users {*} to slots=1\n") + Set("h", "limit hosts h3 to slots=100\n") +
+      "job 4 owner=u1 submit=900 l_hard=m1=1,m2=1 pe_name=fill pe_min=2 pe_max=2\n");
+  EXPECT_NE(out.find("pending 4.1 reason=resource:m2 "), std::string::npos) << out;
+}
+
 // A walk that begins before now (u1's job fits now but for the quota, so
 // without it the walk reaches down to job 1's start at 700): a window that
 // began there would end before u1's job 2 starts at 900, and the quota would
