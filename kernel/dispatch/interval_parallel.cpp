@@ -302,6 +302,7 @@ class Interval::RoomBuilder {
     const bool keeps = h.available >= per_host_;
     if (keeps && sum > 0 && p_.allocation_rule != AllocationRule::kPeSlots) {
       class_closed_.clear();  // the take changed
+      pe_classes_closed_ = -1;
       return true;
     }
     for (const auto& [i, give] : h.queues) QuotaTake(i, give, -1);
@@ -400,6 +401,8 @@ class Interval::RoomBuilder {
   // job no slot after the room's takes so far (uniform classes only).
   bool PeClassesClosed() {
     if (!by_class_) return false;
+    if (pe_classes_closed_ >= 0) return pe_classes_closed_ == 1;  // no take since
+    pe_classes_closed_ = 0;
     const QuotaUsage& quota = interval_.quota_;
     // The class found open last time is likely open still.
     const std::vector<std::uint32_t>& classes = interval_.quota_pe_classes_[pe_.index()];
@@ -410,6 +413,7 @@ class Interval::RoomBuilder {
         return false;
       }
     }
+    pe_classes_closed_ = 1;
     return true;
   }
   // Whether Visit may pass over instance i: its quota class is closed (the
@@ -431,7 +435,8 @@ class Interval::RoomBuilder {
     const QuotaUsage& quota = interval_.quota_;
     if (class_closed_.empty()) class_closed_.assign(quota.classes(), -1);
     std::int8_t& closed = class_closed_[quota.ClassOf(i)];
-    if (closed < 0) closed = quota.Uniform(interval_.SubjectAt(job_, pe_, i)) && QuotaRoom(i) == 0;
+    // (by_class_: every class is uniform for the job.)
+    if (closed < 0) closed = (by_class_ || quota.Uniform(interval_.SubjectAt(job_, pe_, i))) && QuotaRoom(i) == 0;
     return closed == 1;
   }
   // The slots the quotas leave instance i after the room's take so far, and
@@ -530,6 +535,7 @@ class Interval::RoomBuilder {
   bool no_reason_ = false;                   // SkipClosedQuotaClasses
   std::uint32_t best_host_ = 0;              // the most slots a host of the room gives
   std::int64_t pe_slots_bound_ = -1;         // NothingToCome's under $pe_slots, -1 unknown
+  std::int8_t pe_classes_closed_ = -1;       // PeClassesClosed's since the last take, -1 unknown
   std::uint32_t open_class_ = 0;             // NothingToCome's: the PE's quota class last found open
   // The optimised twin's quota cut: per class its limits, each with what is
   // left of it, what a slot takes and what the room took so far.

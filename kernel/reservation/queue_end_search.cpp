@@ -155,6 +155,10 @@ std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job,
     }
     return interval.AssignParallelUnderQuotas(job, pe, least, t, classes).ok;
   };
+  const Time now = interval.cluster_.now;
+  // In the plan's stretch a quota's usage only falls with time: a start that
+  // fits there is the answer, and no candidate need be listed.
+  if (from >= now && fits(from)) return from;
   const LaterCandidates later(interval.ledger_, interval.TimeEntries(job, pe),
                               interval.twin_ == Twin::kOptimised ? interval.ledger_.breakpoint_index() : nullptr, from);
   // As Grid Engine walks the candidates from the latest down, the start is
@@ -179,10 +183,8 @@ std::optional<Time> QuotaStartFrom(const Interval& interval, const JobView& job,
     }
     return start;
   };
-  const Time now = interval.cluster_.now;
   const std::optional<Time> last = later.LatestIn(from + 1, kDiagramForever + 1);
-  if (from >= now) {  // one stretch, the plan's, where a quota's usage only falls with time
-    if (fits(from)) return from;
+  if (from >= now) {  // one stretch, the plan's
     if (!last || !fits(*last)) return std::nullopt;
     return earliest_fitting(from + 1, *last);
   }
