@@ -373,13 +373,15 @@ class Interval::RoomBuilder {
   // can hold (PeHostMost) or, where a host's take is given back, than the
   // most its quota classes leave one host, and the room already has a host
   // with that many (or `enough`): the first such host is the one Distribute
-  // takes for any count up to it. Under the other rules, every quota class
-  // that holds an instance of the PE is closed by the takes so far, so the
-  // cut drops every host to come.
+  // takes for any count up to it (but for a -masterq job, which needs a host
+  // with a master queue). Under the other rules, every quota class that
+  // holds an instance of the PE is closed by the takes so far, so the cut
+  // drops every host to come.
   bool NothingToCome() {
     if (!no_reason_) return false;
     const QuotaUsage& quota = interval_.quota_;
     if (p_.allocation_rule == AllocationRule::kPeSlots) {
+      if (room_.masterq != nullptr) return false;
       if (pe_slots_bound_ < 0) {
         std::uint64_t most = std::min(interval_.pe_host_most_[pe_.index()], enough_);
         if (by_class_) {

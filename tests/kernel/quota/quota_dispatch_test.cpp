@@ -237,6 +237,27 @@ TEST(QuotaDispatchTest, AJobTheQuotasCutNamesTheFirstResourceInQueueOrder) {
   EXPECT_NE(out.find("pending 4.1 reason=resource:m2 "), std::string::npos) << out;
 }
 
+// A -masterq job's reservation room under $pe_slots walks on past a host
+// that holds as many slots as any (h1: all.q and o.q, 8) to one with its
+// master queue (h2: all.q and m.q): a limit that never binds only puts the
+// room on the quotas' walk.
+TEST(QuotaDispatchTest, AMasterqReservationWalksPastTheFullestHostToItsMasterQueue) {
+  const std::string out = Records(
+      "schedk-snapshot 1\nnow 1000\nbegin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\n"
+      "max_reservation 10\nend sconf\nbegin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin pe one\nslots 64\nallocation_rule $pe_slots\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\nseq_no 0\npe_list one\nend queue\n"
+      "begin queue o.q\nhostlist h1\nslots 4\nseq_no 1\npe_list one\nend queue\n"
+      "begin queue m.q\nhostlist h2\nslots 4\nseq_no 2\npe_list one\nend queue\n" +
+      Set("big", "limit users {*} to slots=1000\n") +
+      "job 1 owner=u9 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h1:4\n"
+      "job 2 owner=u9 submit=800 l_hard=h_rt=500 state=r start=1000 granted=o.q@h1:4\n"
+      "job 3 owner=u9 submit=800 l_hard=h_rt=500 state=r start=1000 granted=all.q@h2:4\n"
+      "job 4 owner=u9 submit=800 l_hard=h_rt=500 state=r start=1000 granted=m.q@h2:4\n"
+      "job 5 owner=u1 submit=900 l_hard=h_rt=100 R=y masterq=m.q pe_name=one pe_min=2 pe_max=2\n");
+  EXPECT_TRUE(Has(out, "reserve 5.1 at=1560 slots=2 pe=one granted=m.q@h2:1,all.q@h2:1")) << out;
+}
+
 // A walk that begins before now (u1's job fits now but for the quota, so
 // without it the walk reaches down to job 1's start at 700): a window that
 // began there would end before u1's job 2 starts at 900, and the quota would
