@@ -338,9 +338,10 @@ class Interval {
   // RoomAt's room from hosts weighed elsewhere (a queue-end search's):
   // `next` puts the next host's slots at `start` in its argument (false:
   // none left), in the order RoomAt meets the hosts, each host's instances
-  // in its order and with the slots its Visit finds; the quotas cut each
-  // host as it comes, and the walk ends where the room suffices.
-  ParallelRoom RoomFromHosts(const JobView& job, PeId pe, Time start, std::uint32_t enough,
+  // in its order and with the slots its Visit finds; with `quotas`, they cut
+  // each host as it comes. The walk asks no reason: it ends where the room
+  // suffices or no host to come can change it.
+  ParallelRoom RoomFromHosts(const JobView& job, PeId pe, Time start, std::uint32_t enough, bool quotas,
                              const std::function<bool(HostSlots&)>& next) const;
   // Whether a room (RoomBase's part of it will do) fails `least` slots
   // before any host is weighed: the job may not use the PE, or the PE or the
@@ -547,6 +548,20 @@ class Interval {
   std::vector<std::vector<std::vector<std::uint32_t>>> quota_host_classes_;
   std::vector<std::vector<std::uint32_t>> quota_host_set_;
   std::vector<std::vector<std::multiset<double>>> quota_set_free_;
+  // Under $pe_slots, the most the quotas leave one host of `pe`: per set of
+  // classes above, the classes' rooms `room(c)` added up and capped by
+  // `cap(s)`; the largest of those (0 where the PE keeps no sets).
+  template <class Room, class Cap>
+  std::uint64_t QuotaMostOnAHost(PeId pe, const Room& room, const Cap& cap) const {
+    std::uint64_t most = 0;
+    const std::vector<std::vector<std::uint32_t>>& sets = quota_host_classes_[pe.index()];
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+      std::uint64_t sum = 0;
+      for (std::uint32_t c : sets[s]) sum += room(c);
+      most = std::max(most, std::min(sum, cap(s)));
+    }
+    return most;
+  }
   // Per PE, the quota classes that hold one of its queue instances (a class
   // no instance of the PE is in gives its jobs nothing).
   std::vector<std::vector<std::uint32_t>> quota_pe_classes_;

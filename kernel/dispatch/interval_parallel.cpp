@@ -370,7 +370,7 @@ class Interval::RoomBuilder {
   }
   // Whether the hosts to come can add nothing Distribute would weigh, for a
   // walk that asks no reason. Under $pe_slots, none gives more than one host
-  // can hold (PeHostMost) or, where a host's take is given back, than the
+  // can hold (pe_host_most_) or, where a host's take is given back, than the
   // most its quota classes leave one host, and the room already has a host
   // with that many (or `enough`): the first such host is the one Distribute
   // takes for any count up to it (but for a -masterq job, which needs a host
@@ -385,13 +385,11 @@ class Interval::RoomBuilder {
       if (pe_slots_bound_ < 0) {
         std::uint64_t most = std::min(interval_.pe_host_most_[pe_.index()], enough_);
         if (by_class_) {
-          std::uint64_t on_a_host = 0;
-          for (const std::vector<std::uint32_t>& classes : interval_.quota_host_classes_[pe_.index()]) {
-            std::uint64_t sum = 0;
-            for (std::uint32_t c : classes) sum += PeSlotsClassRoom(quota.InstanceOfClass(c));
-            on_a_host = std::max(on_a_host, sum);
-          }
-          most = std::min(most, on_a_host);
+          most = std::min(
+              most,
+              interval_.QuotaMostOnAHost(
+                  pe_, [&](std::uint32_t c) -> std::uint64_t { return PeSlotsClassRoom(quota.InstanceOfClass(c)); },
+                  [](std::size_t) { return UINT64_MAX; }));
         }
         pe_slots_bound_ = static_cast<std::int64_t>(most);
       }
@@ -538,7 +536,7 @@ class Interval::RoomBuilder {
   std::uint32_t best_host_ = 0;              // the most slots a host of the room gives
   std::int64_t pe_slots_bound_ = -1;         // NothingToCome's under $pe_slots, -1 unknown
   std::int8_t pe_classes_closed_ = -1;       // PeClassesClosed's since the last take, -1 unknown
-  std::uint32_t open_class_ = 0;             // NothingToCome's: the PE's quota class last found open
+  std::uint32_t open_class_ = 0;             // PeClassesClosed's: the PE's quota class last found open
   // The optimised twin's quota cut: per class its limits, each with what is
   // left of it, what a slot takes and what the room took so far.
   struct LimitLeft {
@@ -656,8 +654,8 @@ Interval::ParallelRoom Interval::RoomAt(const JobView& job, PeId pe, Time start,
 }
 
 Interval::ParallelRoom Interval::RoomFromHosts(const JobView& job, PeId pe, Time start, std::uint32_t enough,
-                                               const std::function<bool(HostSlots&)>& next) const {
-  RoomBuilder builder(*this, job, pe, start, enough);
+                                               bool quotas, const std::function<bool(HostSlots&)>& next) const {
+  RoomBuilder builder(*this, job, pe, start, enough, quotas);
   builder.SkipClosedQuotaClasses();  // no caller asks for a reason
   HostSlots host;
   while (builder.usable() && next(host)) {

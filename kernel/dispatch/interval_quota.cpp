@@ -132,14 +132,13 @@ Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time
     }
   }
   bound.on_a_host = bound.sum;  // tighter under $pe_slots, which alone keeps the hosts' class sets
-  const std::vector<std::vector<std::uint32_t>>& sets = quota_host_classes_[pe.index()];
-  if (!sets.empty()) bound.on_a_host = 0;
-  for (std::size_t s = 0; s < sets.size(); ++s) {
-    const std::multiset<double>& free = quota_set_free_[pe.index()][s];
-    std::uint64_t on_host = 0;
-    for (std::uint32_t c : sets[s]) on_host += rooms[c];
-    if (!free.empty()) on_host = std::min(on_host, static_cast<std::uint64_t>(std::max(0.0, *free.rbegin())));
-    bound.on_a_host = std::max(bound.on_a_host, on_host);
+  if (!quota_host_classes_[pe.index()].empty()) {
+    bound.on_a_host = QuotaMostOnAHost(
+        pe, [&](std::uint32_t c) { return rooms[c]; },
+        [&](std::size_t s) {  // the most free slots of the set's hosts now
+          const std::multiset<double>& free = quota_set_free_[pe.index()][s];
+          return free.empty() ? UINT64_MAX : static_cast<std::uint64_t>(std::max(0.0, *free.rbegin()));
+        });
   }
   if (tightest && least < UINT32_MAX) {
     bound.excess = quota_.Excess(*tightest, *job.requests, least + 1, false, WindowAt(job, start));

@@ -753,23 +753,7 @@ Interval::ParallelRoom QueueEndSearch::RoomAt(Time start, bool quotas) {
                         });
     }
   };
-  if (quotas) return interval_.RoomFromHosts(job_, pe_, start, most_, next_host);
-  std::uint64_t unused = 0;
-  ParallelRoom room = interval_.RoomBase(job_, pe_, start, unused);
-  if (!room.usable) return room;
-  std::uint64_t room_sum = 0, room_roomy = 0;  // as RoomAt counts them, to stop where the hosts suffice
-  for (Interval::HostSlots slots; next_host(slots);) {
-    room.hosts.push_back(std::move(slots));
-    const Interval::HostSlots& last = room.hosts.back();
-    room_sum += last.available;
-    room_roomy += last.available >= verdict_.per_host;
-    if (Interval::RoomSuffices(p_, room_sum, room_roomy, room.hosts.size(), last, most_)) return room;
-    // Under $pe_slots no host to come gives more than one host can hold.
-    if (p_.allocation_rule == AllocationRule::kPeSlots && last.available >= interval_.pe_host_most_[pe_.index()]) {
-      return room;
-    }
-  }
-  return room;
+  return interval_.RoomFromHosts(job_, pe_, start, most_, quotas, next_host);
 }
 
 std::optional<Interval::HostSlots> QueueEndSearch::HostSlotsOf(std::uint32_t h, bool listed) const {

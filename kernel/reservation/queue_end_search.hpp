@@ -73,9 +73,9 @@ class QueueEndSearch {
 
   // After Run, the room at `start`: hosts in the order parallel jobs take
   // them (load, then host; where the queue list is not sorted, its order),
-  // weighed in growing batches of that order and only until they can give
-  // `most` slots; with `quotas`, each host cut by them as it comes
-  // (Interval::RoomFromHosts). Interval::RoomAt's room.
+  // weighed in growing batches of that order and joined one by one until
+  // they can give `most` slots (Interval::RoomFromHosts); with `quotas`,
+  // each host cut by them as it comes. Interval::RoomAt's room.
   Interval::ParallelRoom RoomAt(Time start, bool quotas);
 
   // After Run, where the hosts' verdicts are read off the coverage (each plan
