@@ -766,7 +766,7 @@ class Interval {
 
   // The candidate time at which the last parallel walk failed below the
   // monotone region: where QueueEndSearch looks first (it changes the order of
-  // the work, never the result).
+  // the work, never the result). Dropped where the quotas moved the walk's start.
   mutable std::optional<Time> walk_failure_hint_;
   // Parallel walks since the ledger last had no breakpoint index (tuning::kWalksBeforeIndex).
   std::uint32_t walks_without_index_ = 0;

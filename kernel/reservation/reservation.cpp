@@ -167,7 +167,12 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
       walk_start = search.emplace(*this, job, pe, least, candidates.back()).Run(quota_.active() ? nullptr : &room);
     }
     if (walk_start && quota_.active()) {
-      walk_start = QuotaStartFrom(*this, job, pe, least, *walk_start, search ? &*search : nullptr);
+      const Time unquoted = *walk_start;
+      walk_start = QuotaStartFrom(*this, job, pe, least, unquoted, search ? &*search : nullptr);
+      // The failure hint is a likely place for the next walk to fail because
+      // the reservation is booked at this walk's start; the quotas book it
+      // elsewhere, and a stale hint costs the next walk a sweep in vain.
+      if (walk_start != unquoted) walk_failure_hint_.reset();
     }
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
