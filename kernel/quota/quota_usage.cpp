@@ -92,7 +92,10 @@ bool QuotaUsage::RefusesRequest(const QuotaLimit& limit, const RequestSet& reque
 }
 
 QuotaUsage::Counter& QuotaUsage::CounterOf(const QuotaInstance& instance) {
-  Counter& c = counters_[instance];
+  const auto [at, added] =
+      counter_index_.TryEmplace(instance, QuotaInstanceHash{}(instance), static_cast<std::uint32_t>(counters_.size()));
+  if (added) counters_.emplace_back(instance, Counter{});
+  Counter& c = counters_[at].second;
   const std::size_t limits = sets_[instance.set].rules[instance.rule].limits.size();
   if (c.now.size() < limits) c.now.resize(limits, 0);
   if (diagrams_ && c.over_time.size() < limits) c.over_time.resize(limits);
@@ -166,8 +169,13 @@ void QuotaUsage::Debit(const QuotaSubject& subject, const RequestSet& requests, 
 std::optional<QuotaExcess> QuotaUsage::Excess(std::span<const QuotaGrant> grants, const RequestSet& requests,
                                               std::optional<QuotaWindow> window, bool master) const {
   if (!active_) return std::nullopt;
-  // What the grants so far add (a single grant's amount is its own).
-  std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> adding;
+  // Per limit the grants so far meet: what they add, and the limit's peak
+  // and value, read once (a single grant's amount is its own).
+  struct Adding {
+    double added = 0, peak = 0, limit = 0;
+    bool read = false;
+  };
+  std::unordered_map<QuotaLimitKey, Adding, QuotaLimitKeyHash> adding;
   const bool shared = grants.size() > 1;
   for (std::size_t g = 0; g < grants.size(); ++g) {
     std::optional<QuotaExcess> excess;
@@ -179,8 +187,11 @@ std::optional<QuotaExcess> QuotaUsage::Excess(std::span<const QuotaGrant> grants
         }
         const std::optional<double> amount = Amount(rule.limits[l], requests, grants[g].slots, master && g == 0);
         if (!amount) continue;
-        const double added = shared ? (adding[QuotaLimitKey{instance, l}] += *amount) : *amount;
-        if (Peak(instance, l, window) + added > LimitOf(instance, l)) excess = QuotaExcess{instance, l};
+        Adding own;
+        Adding& a = shared ? adding[QuotaLimitKey{instance, l}] : own;
+        if (!a.read) a = {0, Peak(instance, l, window), LimitOf(instance, l), true};
+        a.added += *amount;
+        if (a.peak + a.added > a.limit) excess = QuotaExcess{instance, l};
       }
     });
     if (excess) return excess;
@@ -215,14 +226,14 @@ std::optional<Time> QuotaUsage::EarliestStart(const QuotaSubject& subject, const
         const std::optional<double> amount = Amount(rule.limits[l], requests, slots, master);
         if (!amount) continue;
         const double room = LimitOf(instance, l) - *amount;
-        const auto it = counters_.find(instance);
+        const Counter* counter = CounterFor(instance);
         std::optional<Time> fit;
         if (room < 0) {
           fit = std::nullopt;
-        } else if (it == counters_.end() || !diagrams_) {
+        } else if (counter == nullptr || !diagrams_) {
           fit = Used(instance, l) <= room ? std::optional<Time>(*start) : std::nullopt;
         } else {
-          fit = it->second.over_time[l].EarliestFit(*start, duration, room);
+          fit = counter->over_time[l].EarliestFit(*start, duration, room);
         }
         if (!fit) {
           start = std::nullopt;
@@ -344,15 +355,15 @@ std::optional<std::uint32_t> QuotaUsage::RuleOf(std::uint32_t s, const QuotaSubj
 }
 
 double QuotaUsage::Used(const QuotaInstance& instance, std::uint32_t limit) const {
-  const auto it = counters_.find(instance);
-  return it == counters_.end() || limit >= it->second.now.size() ? 0 : it->second.now[limit];
+  const Counter* counter = CounterFor(instance);
+  return counter == nullptr || limit >= counter->now.size() ? 0 : counter->now[limit];
 }
 
 double QuotaUsage::Peak(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window) const {
   if (!diagrams_ || !window) return Used(instance, limit);
-  const auto it = counters_.find(instance);
-  if (it == counters_.end() || limit >= it->second.over_time.size()) return 0;
-  return it->second.over_time[limit].Max(window->start, window->duration);
+  const Counter* counter = CounterFor(instance);
+  if (counter == nullptr || limit >= counter->over_time.size()) return 0;
+  return counter->over_time[limit].Max(window->start, window->duration);
 }
 
 double QuotaUsage::LimitOf(const QuotaInstance& instance, std::uint32_t limit) const {

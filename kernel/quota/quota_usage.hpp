@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -30,6 +31,7 @@
 #include "kernel/model/request_set.hpp"
 #include "kernel/reservation/utilization_diagram.hpp"
 #include "kernel/util/first_occurrence.hpp"
+#include "kernel/util/flat_id_map.hpp"
 
 namespace schedk {
 
@@ -228,8 +230,13 @@ class QuotaUsage {
     std::vector<double> now;
     std::vector<UtilizationDiagram> over_time;  // with diagrams
   };
-  // Every instance with usage or a reservation, in no particular order.
-  const std::unordered_map<QuotaInstance, Counter, QuotaInstanceHash>& instances() const { return counters_; }
+  // Every instance with usage or a reservation, in the order first debited.
+  const std::deque<std::pair<QuotaInstance, Counter>>& instances() const { return counters_; }
+  // The instance's counter, or null where it has no usage.
+  const Counter* CounterFor(const QuotaInstance& instance) const {
+    const std::uint32_t* at = counter_index_.Find(instance, QuotaInstanceHash{}(instance));
+    return at != nullptr ? &counters_[*at].second : nullptr;
+  }
 
  private:
   // What `slots` slots (or, for a JOB consumable, the job at its master) add
@@ -257,7 +264,13 @@ class QuotaUsage {
   DynamicLimit dynamic_;
   bool diagrams_ = false;
   bool active_ = false;
-  std::unordered_map<QuotaInstance, Counter, QuotaInstanceHash> counters_;
+  // The counters, in a deque so that a counter stays where it is while
+  // others are added (DebitAll holds pointers), and their index: the rule
+  // instance checks of every placement look counters up, so one probe of a
+  // flat table.
+  std::deque<std::pair<QuotaInstance, Counter>> counters_;
+  FlatIdMap<QuotaInstance, QuotaInstanceHash> counter_index_{QuotaInstance{
+      UINT32_MAX, UINT32_MAX, UserId::None(), ProjectId::None(), PeId::None(), QueueId::None(), HostId::None()}};
   // IndexInstances' tables: per class c and set s, bit r of
   // class_rules_[c * sets + s] is rule r's queues and hosts filters admitting
   // the class's instances (sets of at most 64 rules; masked_[s] says which

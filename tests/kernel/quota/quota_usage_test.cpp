@@ -234,12 +234,12 @@ TEST(QuotaUsageTest, DebitAllIsEveryDebitInItsOrder) {
     at_once.DebitAll(debits, mode);
     ASSERT_EQ(at_once.instances().size(), one_by_one.instances().size());
     for (const auto& [instance, counter] : one_by_one.instances()) {
-      const auto it = at_once.instances().find(instance);
-      ASSERT_NE(it, at_once.instances().end());
-      EXPECT_EQ(it->second.now, counter.now);
-      ASSERT_EQ(it->second.over_time.size(), counter.over_time.size());
+      const QuotaUsage::Counter* same = at_once.CounterFor(instance);
+      ASSERT_NE(same, nullptr);
+      EXPECT_EQ(same->now, counter.now);
+      ASSERT_EQ(same->over_time.size(), counter.over_time.size());
       for (std::size_t l = 0; l < counter.over_time.size(); ++l) {
-        EXPECT_TRUE(it->second.over_time[l].SameSteps(counter.over_time[l]));
+        EXPECT_TRUE(same->over_time[l].SameSteps(counter.over_time[l]));
       }
     }
   }
