@@ -45,6 +45,7 @@
 #include "kernel/priority/priority.hpp"
 #include "kernel/quota/quota_usage.hpp"
 #include "kernel/util/flat_id_map.hpp"
+#include "kernel/util/max_tree.hpp"
 #include "kernel/util/row_index.hpp"
 
 namespace schedk::dispatch_detail {
@@ -167,7 +168,7 @@ class Interval {
         has_free_(instances.size(), 0),
         free_on_host_(cluster.hosts.size(), 0),
         host_free_slots_(cluster.hosts.size(), 0),
-        host_free_values_(host_free_slots_.begin(), host_free_slots_.end()),
+        host_free_most_(host_free_slots_),
         instance_free_slots_(instances.size(), 0),
         running_per_user_(cluster.entities.users.size(), 0) {}
 
@@ -543,11 +544,11 @@ class Interval {
   mutable QuotaVerdictMemo<SlotBound> slot_bounds_;
   // Per $pe_slots PE (empty for the others), the distinct sets of quota
   // classes that one host's queue instances on the PE are in (sorted), set
-  // up with the classes; per PE and host, its set; per PE and set,
-  // host_free_slots_ of its hosts.
+  // up with the classes; per PE and host, its set and its place among the
+  // set's hosts; per PE and set, host_free_slots_ of its hosts.
   std::vector<std::vector<std::vector<std::uint32_t>>> quota_host_classes_;
-  std::vector<std::vector<std::uint32_t>> quota_host_set_;
-  std::vector<std::vector<std::multiset<double>>> quota_set_free_;
+  std::vector<std::vector<std::uint32_t>> quota_host_set_, quota_host_place_;
+  std::vector<std::vector<MaxTree>> quota_set_free_;
   // Under $pe_slots, the most the quotas leave one host of `pe`: per set of
   // classes above, the classes' rooms `room(c)` added up and capped by
   // `cap(s)`; the largest of those (0 where the PE keeps no sets).
@@ -677,7 +678,7 @@ class Interval {
   std::int64_t free_instances_ = 0;
   std::vector<std::uint32_t> free_on_host_;  // per host: its instances with a free slot
   std::vector<double> host_free_slots_;      // per host: the free slots of its instances, summed
-  std::multiset<double> host_free_values_;   // host_free_slots_ of every host, for their maximum
+  MaxTree host_free_most_;                   // host_free_slots_, for their maximum
   std::vector<double> instance_free_slots_;  // free slots now of instances not in alarm
   double free_slots_ = 0;                    // their sum
   // Queue order (sort_queue_list): by (host load, seq_no) or (seq_no, host load), then

@@ -1219,7 +1219,7 @@ bool Interval::ParallelFitsIgnoringPlan(const JobView& job) {
 
 std::optional<double> Interval::FreeSlotBound(PeId pe) const {
   const ParallelEnvironment& p = cluster_.pes[pe.index()];
-  const double most_on_a_host = host_free_values_.empty() ? 0 : *host_free_values_.rbegin();
+  const double most_on_a_host = host_free_most_.empty() ? 0 : host_free_most_.Max();
   const double per_host_least = p.allocation_rule == AllocationRule::kFixed ? p.slots_per_host : 1;
   if (per_host_least > most_on_a_host) return std::nullopt;
   return p.allocation_rule == AllocationRule::kPeSlots ? most_on_a_host : free_slots_;

@@ -81,6 +81,7 @@ Interval::SlotBound Interval::QuotaSlotBound(const JobView& job, PeId pe, Time s
 void Interval::SetUpQuotaHostClasses() {
   quota_host_classes_.assign(cluster_.pes.size(), {});
   quota_host_set_.assign(cluster_.pes.size(), std::vector<std::uint32_t>(host_free_slots_.size(), 0));
+  quota_host_place_ = quota_host_set_;
   quota_set_free_.assign(cluster_.pes.size(), {});
   quota_pe_classes_.assign(cluster_.pes.size(), {});
   for (std::uint32_t i = 0; i < instances_.size(); ++i) {
@@ -107,10 +108,13 @@ void Interval::SetUpQuotaHostClasses() {
       if (added) quota_host_classes_[p].push_back(classes);
       quota_host_set_[p][h] = it->second;
     }
-    quota_set_free_[p].resize(quota_host_classes_[p].size());
+    std::vector<std::vector<double>> free(quota_host_classes_[p].size());
     for (std::uint32_t h = 0; h < host_free_slots_.size(); ++h) {
-      quota_set_free_[p][quota_host_set_[p][h]].insert(host_free_slots_[h]);
+      std::vector<double>& set = free[quota_host_set_[p][h]];
+      quota_host_place_[p][h] = static_cast<std::uint32_t>(set.size());
+      set.push_back(host_free_slots_[h]);
     }
+    for (const std::vector<double>& set : free) quota_set_free_[p].emplace_back(set);
   }
 }
 
@@ -136,8 +140,8 @@ Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time
     bound.on_a_host = QuotaMostOnAHost(
         pe, [&](std::uint32_t c) { return rooms[c]; },
         [&](std::size_t s) {  // the most free slots of the set's hosts now
-          const std::multiset<double>& free = quota_set_free_[pe.index()][s];
-          return free.empty() ? UINT64_MAX : static_cast<std::uint64_t>(std::max(0.0, *free.rbegin()));
+          const MaxTree& free = quota_set_free_[pe.index()][s];
+          return free.empty() ? UINT64_MAX : static_cast<std::uint64_t>(std::max(0.0, free.Max()));
         });
   }
   if (tightest && least < UINT32_MAX) {

@@ -178,15 +178,12 @@ void Interval::RefreshFree(std::uint32_t i) {
   if (slots != instance_free_slots_[i]) {
     const std::uint32_t h = instances_.host[i].index();
     double& host_free = host_free_slots_[h];
-    host_free_values_.erase(host_free_values_.find(host_free));
+    host_free += slots - instance_free_slots_[i];
+    host_free_most_.Set(h, host_free);
     for (std::size_t p = 0; p < quota_set_free_.size(); ++p) {
       if (quota_set_free_[p].empty()) continue;  // not a $pe_slots PE
-      std::multiset<double>& free = quota_set_free_[p][quota_host_set_[p][h]];
-      free.erase(free.find(host_free));
-      free.insert(host_free + slots - instance_free_slots_[i]);
+      quota_set_free_[p][quota_host_set_[p][h]].Set(quota_host_place_[p][h], host_free);
     }
-    host_free += slots - instance_free_slots_[i];
-    host_free_values_.insert(host_free);
   }
   instance_free_slots_[i] = slots;
   if (has_free != (has_free_[i] != 0)) {
