@@ -12,11 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernel/dispatch/resource_ledger.hpp"
 #include "kernel/model/resource_quota.hpp"
 #include "kernel/types.hpp"
+#include "kernel/util/column.hpp"
 
 namespace schedk {
 
@@ -94,10 +96,13 @@ struct MonitorRecord {
   double amount = 0;
 };
 
+// Column<MonitorRecord> leaves a resize's records unwritten only for a trivially copyable record.
+static_assert(std::is_trivially_copyable_v<MonitorRecord> && std::is_trivially_destructible_v<MonitorRecord>);
+
 struct ScheduleResult {
   std::vector<Decision> decisions;
   std::vector<Grant> grants;
-  std::vector<MonitorRecord> monitor;
+  Column<MonitorRecord> monitor;  // sized, then written in parallel chunks, without a serial fill first
   // Resource quota rule instances that monitor records (level kQuota) and
   // pending decisions (kQuota, with the limit) name, by index.
   std::vector<QuotaInstance> quota_keys;
