@@ -535,13 +535,37 @@ class Interval {
   };
   using SlotBound = std::optional<QuotaBound>;  // nullopt where a class is not uniform
   SlotBound QuotaSlotBound(const JobView& job, PeId pe, Time start) const;
-  SlotBound QuotaSlotBoundOf(const JobView& job, PeId pe, Time start) const;  // worked out, not kept
-  // The optimised twin's answers of SequentialQuotaExcess (per class) and
-  // QuotaSlotBound, kept across jobs until the next booking (the serial
-  // loop's). Their epoch is stamp_clock_: the quota usage changes only in
-  // Book, and every booking touches the hosts of its grants.
+  // What the quotas leave a job at each class's instances from `start` on,
+  // before any take, where every class is uniform for the job (else
+  // `uniform` is false and nothing else is set): each limit that concerns
+  // the job once, with what is left of it and what a slot takes
+  // (QuotaUsage::ForEachLimitLeft); per class, its limits and the slots they
+  // leave; their sum, the excess of the least; and what was read of the usage.
+  struct QuotaClassRooms {
+    struct Limit {
+      double left = 0, per_slot = 0;
+    };
+    bool uniform = false;
+    std::vector<Limit> limits;
+    std::vector<std::uint32_t> class_first, class_limit;  // class c's: class_limit[class_first[c], class_first[c + 1])
+    std::vector<std::uint64_t> rooms;
+    std::uint64_t sum = 0;
+    std::optional<QuotaExcess> excess;
+    QuotaReads reads;
+  };
+  QuotaClassRooms QuotaClassRoomsOf(const JobView& job, PeId pe, Time start) const;  // worked out
+  // The optimised twin's QuotaClassRoomsOf, as kept (class_rooms_); valid until the next call.
+  const QuotaClassRooms& QuotaClassRoomsAt(const JobView& job, PeId pe, Time start) const;
+  SlotBound BoundOf(const QuotaClassRooms& rooms, PeId pe) const;  // with the hosts' free slots now
+  // The optimised twin's answers of SequentialQuotaExcess (per class),
+  // kept across jobs until the next booking (the serial loop's): their
+  // epoch is stamp_clock_, as the quota usage changes only in Book, and
+  // every booking touches the hosts of its grants. And those of
+  // QuotaClassRoomsOf, kept across the interval (one epoch) and used while
+  // the counters they read are unchanged: a booking changes the counters of
+  // its owner, project and the like, so most answers outlive it.
   mutable QuotaVerdictMemo<std::optional<QuotaExcess>> sequential_verdicts_;
-  mutable QuotaVerdictMemo<SlotBound> slot_bounds_;
+  mutable QuotaVerdictMemo<QuotaClassRooms> class_rooms_;
   // Per $pe_slots PE (empty for the others), the distinct sets of quota
   // classes that one host's queue instances on the PE are in (sorted), set
   // up with the classes; per PE and host, its set and its place among the

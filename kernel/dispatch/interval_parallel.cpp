@@ -473,21 +473,16 @@ class Interval::RoomBuilder {
     if (pe_slots_room_[c] < 0) pe_slots_room_[c] = QuotaRoom(i);
     return static_cast<std::uint32_t>(pe_slots_room_[c]);
   }
-  // A class's limits, as indices into limits_ (each limit read once per room).
-  const std::vector<std::uint32_t>& LimitsOfClass(std::uint32_t c) {
-    const QuotaUsage& quota = interval_.quota_;
-    if (class_limits_.empty()) class_limits_.resize(quota.classes());
-    auto& [known, limits] = class_limits_[c];
-    if (known) return limits;
-    known = true;
-    quota.ForEachLimitLeft(
-        interval_.SubjectAt(job_, pe_, quota.InstanceOfClass(c)), *job_.requests, false,
-        interval_.WindowAt(job_, start_), &peaks_, [&](const QuotaLimitKey& key, double left, double per_slot) {
-          const auto [it, added] = limit_index_.try_emplace(key, static_cast<std::uint32_t>(limits_.size()));
-          if (added) limits_.push_back({left, per_slot, 0});
-          limits.push_back(it->second);
-        });
-    return limits;
+  // A class's limits, as indices into limits_: the job's, from the start on,
+  // as the interval has them (read at the first use).
+  std::span<const std::uint32_t> LimitsOfClass(std::uint32_t c) {
+    if (class_first_.empty()) {
+      const QuotaClassRooms& rooms = interval_.QuotaClassRoomsAt(job_, pe_, start_);
+      for (const QuotaClassRooms::Limit& l : rooms.limits) limits_.push_back({l.left, l.per_slot, 0});
+      class_first_ = rooms.class_first;
+      class_limit_ = rooms.class_limit;
+    }
+    return std::span(class_limit_).subspan(class_first_[c], class_first_[c + 1] - class_first_[c]);
   }
   void NoteLimiting(std::uint32_t i, ComplexId limiting) {
     const QueueKey key = interval_.KeyOf(i);
@@ -543,10 +538,8 @@ class Interval::RoomBuilder {
     double left = 0, per_slot = 0, taken = 0;
   };
   bool by_class_ = false;
-  std::vector<std::pair<bool, std::vector<std::uint32_t>>> class_limits_;
   std::vector<LimitLeft> limits_;
-  std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> limit_index_;
-  QuotaTally peaks_;  // nothing taken: LimitsOfClass reads each rule instance's peak once
+  std::vector<std::uint32_t> class_first_, class_limit_;  // QuotaClassRooms'
 };
 
 Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough, bool quotas) const {

@@ -70,12 +70,25 @@ std::vector<std::uint8_t> Interval::QuotaClassesWithin(const JobView& job, PeId 
 
 Interval::SlotBound Interval::QuotaSlotBound(const JobView& job, PeId pe, Time start) const {
   if (!quota_.active()) return std::nullopt;
-  if (twin_ == Twin::kReference) return QuotaSlotBoundOf(job, pe, start);
+  if (twin_ == Twin::kReference) return BoundOf(QuotaClassRoomsOf(job, pe, start), pe);
+  return BoundOf(QuotaClassRoomsAt(job, pe, start), pe);
+}
+
+const Interval::QuotaClassRooms& Interval::QuotaClassRoomsAt(const JobView& job, PeId pe, Time start) const {
+  // Kept under the job's duration, or under none where it holds for every duration.
   const QuotaQuestion question = QuestionOf(job, pe, UINT32_MAX, start);
-  if (const SlotBound* kept = slot_bounds_.Find(question, stamp_clock_)) return *kept;
-  SlotBound bound = QuotaSlotBoundOf(job, pe, start);
-  slot_bounds_.Keep(question, bound);
-  return bound;
+  QuotaQuestion any = question;
+  any.duration = kAnyDuration;
+  QuotaClassRooms* kept_any = class_rooms_.Find(any, 0);
+  if (kept_any != nullptr && kept_any->reads.any_duration && quota_.Unchanged(kept_any->reads)) return *kept_any;
+  QuotaClassRooms* kept = class_rooms_.Find(question, 0);
+  if (kept != nullptr && quota_.Unchanged(kept->reads)) return *kept;
+  QuotaClassRooms rooms = QuotaClassRoomsOf(job, pe, start);
+  if (kept_any != nullptr) kept_any->reads.any_duration = false;  // outdated: not to be read again
+  if (rooms.reads.any_duration) {
+    return kept_any != nullptr ? (*kept_any = std::move(rooms)) : class_rooms_.Keep(any, std::move(rooms));
+  }
+  return kept != nullptr ? (*kept = std::move(rooms)) : class_rooms_.Keep(question, std::move(rooms));
 }
 
 void Interval::SetUpQuotaHostClasses() {
@@ -118,34 +131,54 @@ void Interval::SetUpQuotaHostClasses() {
   }
 }
 
-Interval::SlotBound Interval::QuotaSlotBoundOf(const JobView& job, PeId pe, Time start) const {
-  QuotaBound bound;
-  std::vector<std::uint64_t> rooms(quota_.classes());
+Interval::QuotaClassRooms Interval::QuotaClassRoomsOf(const JobView& job, PeId pe, Time start) const {
+  QuotaClassRooms out;
+  for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
+    if (!quota_.Uniform(SubjectAt(job, pe, quota_.InstanceOfClass(c)))) return out;
+  }
+  out.uniform = true;
   std::uint32_t least = UINT32_MAX;
   std::optional<QuotaSubject> tightest;
   QuotaTally peaks;  // nothing taken: each rule instance's peak, read once for all classes
+  std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> index;  // into out.limits
   for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
     const QuotaSubject subject = SubjectAt(job, pe, quota_.InstanceOfClass(c));
-    if (!quota_.Uniform(subject)) return std::nullopt;
-    const std::uint32_t room = quota_.SlotRoom(subject, *job.requests, false, WindowAt(job, start), &peaks);
-    rooms[c] = room;
-    bound.sum += room;
+    std::uint32_t room = UINT32_MAX;
+    out.class_first.push_back(static_cast<std::uint32_t>(out.class_limit.size()));
+    quota_.ForEachLimitLeft(subject, *job.requests, false, WindowAt(job, start), &peaks,
+                            [&](const QuotaLimitKey& key, double left, double per_slot) {
+                              const auto [it, added] =
+                                  index.try_emplace(key, static_cast<std::uint32_t>(out.limits.size()));
+                              if (added) out.limits.push_back({left, per_slot});
+                              out.class_limit.push_back(it->second);
+                              room = std::min(room, QuotaUsage::SlotsLeft(left, per_slot));
+                            });
+    out.rooms.push_back(room);
+    out.sum += room;
     if (room < least) {
       least = room;
       tightest = subject;
     }
   }
-  bound.on_a_host = bound.sum;  // tighter under $pe_slots, which alone keeps the hosts' class sets
-  if (!quota_host_classes_[pe.index()].empty()) {
+  out.class_first.push_back(static_cast<std::uint32_t>(out.class_limit.size()));
+  // The excess reads the peaks of the tightest class's limits, which its room read.
+  if (tightest && least < UINT32_MAX) {
+    out.excess = quota_.Excess(*tightest, *job.requests, least + 1, false, WindowAt(job, start));
+  }
+  out.reads = quota_.ReadsOf(peaks, WindowAt(job, start));
+  return out;
+}
+
+Interval::SlotBound Interval::BoundOf(const QuotaClassRooms& rooms, PeId pe) const {
+  if (!rooms.uniform) return std::nullopt;
+  QuotaBound bound{rooms.sum, rooms.sum, rooms.excess};
+  if (!quota_host_classes_[pe.index()].empty()) {  // tighter under $pe_slots, which alone keeps the hosts' class sets
     bound.on_a_host = QuotaMostOnAHost(
-        pe, [&](std::uint32_t c) { return rooms[c]; },
+        pe, [&](std::uint32_t c) { return rooms.rooms[c]; },
         [&](std::size_t s) {  // the most free slots of the set's hosts now
           const MaxTree& free = quota_set_free_[pe.index()][s];
           return free.empty() ? UINT64_MAX : static_cast<std::uint64_t>(std::max(0.0, free.Max()));
         });
-  }
-  if (tightest && least < UINT32_MAX) {
-    bound.excess = quota_.Excess(*tightest, *job.requests, least + 1, false, WindowAt(job, start));
   }
   return bound;
 }

@@ -5,20 +5,26 @@
 // start and for the same duration, until the quota usage changes. Jobs split
 // into categories by owner under quotas, and most categories of one owner ask
 // the quotas the same question: this answers it once.
-// Invariants: an answer is kept under the epoch it was found in (the caller's
-// host stamp clock, which every booking advances) and read only in that epoch; only answers that read
-// nothing else are kept (the caller's classes are uniform for the subject:
-// no rule that applies expands queues or hosts).
+// Invariants: an answer is kept under the epoch it was found in and read only
+// in that epoch. The caller's epoch either changes with every booking (its
+// host stamp clock), or never, where each answer carries what it read of the
+// usage and the caller checks that before using it (QuotaReads). Only answers
+// that read nothing else are kept (the caller's classes are uniform for the
+// subject: no rule that applies expands queues or hosts).
 #pragma once
 
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "kernel/types.hpp"
 
 namespace schedk::dispatch_detail {
+
+// A question's duration where its answer holds for every duration.
+inline constexpr Duration kAnyDuration = -1;
 
 struct QuotaQuestion {
   std::uint32_t owner, group, project, pe;
@@ -49,8 +55,8 @@ struct QuotaQuestionHash {
 template <class Answer>
 class QuotaVerdictMemo {
  public:
-  // The answer kept for `q` in `epoch`, or null.
-  const Answer* Find(const QuotaQuestion& q, std::uint64_t epoch) {
+  // The answer kept for `q` in `epoch`, or null (the caller may replace it).
+  Answer* Find(const QuotaQuestion& q, std::uint64_t epoch) {
     if (epoch != epoch_) {
       epoch_ = epoch;
       ++generation_;
@@ -58,17 +64,18 @@ class QuotaVerdictMemo {
     }
     if (slots_.empty()) return nullptr;
     for (std::size_t i = QuotaQuestionHash{}(q)&mask_;; i = (i + 1) & mask_) {
-      const Slot& slot = slots_[i];
+      Slot& slot = slots_[i];
       if (slot.generation != generation_) return nullptr;
       if (slot.question == q) return &slot.answer;
     }
   }
-  // Keeps `answer` for `q` in the epoch of the last Find (which did not find it).
-  void Keep(const QuotaQuestion& q, const Answer& answer) {
+  // Keeps `answer` for `q` in the epoch of the last Find (which did not find
+  // it); the answer as kept, until the next Keep.
+  Answer& Keep(const QuotaQuestion& q, Answer answer) {
     assert(generation_ > 0);
     if ((used_ + 1) * 2 > slots_.size()) Grow();
-    Place(Slot{q, generation_, answer});
     ++used_;
+    return Place(Slot{q, generation_, std::move(answer)});
   }
 
  private:
@@ -77,17 +84,18 @@ class QuotaVerdictMemo {
     std::uint64_t generation = 0;  // 0: never filled
     Answer answer{};
   };
-  void Place(const Slot& slot) {
+  Answer& Place(Slot slot) {
     std::size_t i = QuotaQuestionHash{}(slot.question) & mask_;
     while (slots_[i].generation == generation_) i = (i + 1) & mask_;
-    slots_[i] = slot;
+    slots_[i] = std::move(slot);
+    return slots_[i].answer;
   }
   void Grow() {
     std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2));
     old.swap(slots_);
     mask_ = slots_.size() - 1;
-    for (const Slot& slot : old) {
-      if (slot.generation == generation_) Place(slot);
+    for (Slot& slot : old) {
+      if (slot.generation == generation_) Place(std::move(slot));
     }
   }
 

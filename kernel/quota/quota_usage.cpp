@@ -96,6 +96,7 @@ QuotaUsage::Counter& QuotaUsage::CounterOf(const QuotaInstance& instance) {
       counter_index_.TryEmplace(instance, QuotaInstanceHash{}(instance), static_cast<std::uint32_t>(counters_.size()));
   if (added) counters_.emplace_back(instance, Counter{});
   Counter& c = counters_[at].second;
+  c.changed = ++clock_;
   const std::size_t limits = sets_[instance.set].rules[instance.rule].limits.size();
   if (c.now.size() < limits) c.now.resize(limits, 0);
   if (diagrams_ && c.over_time.size() < limits) c.over_time.resize(limits);
@@ -266,6 +267,36 @@ void QuotaUsage::Take(const QuotaSubject& subject, const RequestSet& requests, s
   ForEachDebit(subject, requests, slots, master, [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
     tally.taken[QuotaLimitKey{instance, l}] += sign * amount;
   });
+}
+
+QuotaReads QuotaUsage::ReadsOf(const QuotaTally& tally, std::optional<QuotaWindow> window) const {
+  QuotaReads reads{clock_, counters_.size(), {}, {}, true};
+  for (const auto& [key, peak] : tally.peak) {
+    const std::uint32_t* at = counter_index_.Find(key.instance, QuotaInstanceHash{}(key.instance));
+    if (at == nullptr) {
+      reads.absent.push_back(key.instance);
+      continue;
+    }
+    reads.read.push_back(*at);
+    // A peak is the same over every window from the start where the amount
+    // there is the most it ever reaches from then on.
+    const Counter& c = counters_[*at].second;
+    if (diagrams_ && window && key.limit < c.over_time.size()) {
+      const UtilizationDiagram& d = c.over_time[key.limit];
+      reads.any_duration = reads.any_duration && d.Max(window->start, 1) == d.Max(window->start, kDiagramForever);
+    }
+  }
+  return reads;
+}
+
+bool QuotaUsage::Unchanged(const QuotaReads& reads) const {
+  if (reads.clock == clock_) return true;
+  for (std::uint32_t k : reads.read) {
+    if (counters_[k].second.changed > reads.clock) return false;
+  }
+  if (counters_.size() == reads.counters) return true;  // no counter made since
+  return std::none_of(reads.absent.begin(), reads.absent.end(),
+                      [&](const QuotaInstance& instance) { return CounterFor(instance) != nullptr; });
 }
 
 double QuotaUsage::PeakOnce(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window,

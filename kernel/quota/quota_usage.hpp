@@ -93,6 +93,19 @@ struct QuotaTally {
   std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> peak;
 };
 
+// What an answer read of the usage (QuotaUsage::ReadsOf), to tell later
+// whether it still holds (QuotaUsage::Unchanged): the counters it read, by
+// index, and the rule instances it found without one, as of the usage's
+// change clock and counter count then; and whether each peak it read is the
+// same over every window from the same start (then so is the answer).
+struct QuotaReads {
+  std::uint64_t clock = 0;
+  std::size_t counters = 0;
+  std::vector<std::uint32_t> read;
+  std::vector<QuotaInstance> absent;
+  bool any_duration = true;
+};
+
 // A booking's time: [start, DiagramEnd(start, duration)).
 struct QuotaWindow {
   Time start = 0;
@@ -225,11 +238,19 @@ class QuotaUsage {
   // The value of the rule's limit `limit` for the instance (a dynamic one on its host).
   double LimitOf(const QuotaInstance& instance, std::uint32_t limit) const;
 
-  // A counter: per limit of its rule, the usage now and over time.
+  // A counter: per limit of its rule, the usage now and over time, and the
+  // tick of the usage's change clock at its last debit or reservation.
   struct Counter {
     std::vector<double> now;
     std::vector<UtilizationDiagram> over_time;  // with diagrams
+    std::uint64_t changed = 0;
   };
+  // The counters behind the rule instances whose peaks `tally` read over
+  // `window`, now.
+  QuotaReads ReadsOf(const QuotaTally& tally, std::optional<QuotaWindow> window) const;
+  // Whether what `reads` read is as it was: none of its counters debited or
+  // reserved since, and none of its absent instances given a counter.
+  bool Unchanged(const QuotaReads& reads) const;
   // Every instance with usage or a reservation, in the order first debited.
   const std::deque<std::pair<QuotaInstance, Counter>>& instances() const { return counters_; }
   // The instance's counter, or null where it has no usage.
@@ -254,6 +275,7 @@ class QuotaUsage {
   std::optional<std::uint32_t> RuleOf(std::uint32_t s, const QuotaSubject& subject) const {
     return RuleOf(s, subject, job_rules_);
   }
+  // The instance's counter, made where it has none, about to change (stamped).
   Counter& CounterOf(const QuotaInstance& instance);
   // A limit's peak over the window, read once per tally.
   double PeakOnce(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window,
@@ -269,6 +291,7 @@ class QuotaUsage {
   // instance checks of every placement look counters up, so one probe of a
   // flat table.
   std::deque<std::pair<QuotaInstance, Counter>> counters_;
+  std::uint64_t clock_ = 0;  // ticks at every change of a counter (CounterOf)
   FlatIdMap<QuotaInstance, QuotaInstanceHash> counter_index_{QuotaInstance{
       UINT32_MAX, UINT32_MAX, UserId::None(), ProjectId::None(), PeId::None(), QueueId::None(), HostId::None()}};
   // IndexInstances' tables: per class c and set s, bit r of

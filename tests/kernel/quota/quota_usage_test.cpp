@@ -245,6 +245,41 @@ TEST(QuotaUsageTest, DebitAllIsEveryDebitInItsOrder) {
   }
 }
 
+// An answer's reads hold until one of its counters is debited or reserved,
+// or one of its absent instances gets a counter; other counters may change.
+// Its peaks hold for every duration while none rises after the start.
+TEST(QuotaUsageTest, ReadsHoldUntilTheirCountersChange) {
+  QuotaRule per_user = Rule({{kSlots, 10}});
+  per_user.users = All(true);
+  const std::vector<ResourceQuotaSet> sets = {Set({per_user})};
+  const ComplexTable complexes = Complexes();
+  QuotaUsage usage(sets, complexes, {}, true);
+  const QuotaInstance u0 = QuotaInstanceOf(sets, 0, 0, Subject(0));
+  const QuotaInstance u2 = QuotaInstanceOf(sets, 0, 0, Subject(2));
+  usage.Debit(u0, 0, 2, {0, 100});
+  const QuotaWindow window{50, 10};
+  QuotaTally tally;
+  EXPECT_EQ(usage.SlotRoom(Subject(0), Asking(), false, window, &tally), 8u);
+  const QuotaReads reads = usage.ReadsOf(tally, window);
+  EXPECT_TRUE(reads.any_duration);  // 2 at 50, and never more after
+  usage.Debit(QuotaInstanceOf(sets, 0, 0, Subject(1)), 0, 4, {0, 100});
+  EXPECT_TRUE(usage.Unchanged(reads));
+  usage.Reserve(u0, 0, 5, {200, 100});
+  EXPECT_FALSE(usage.Unchanged(reads));
+  QuotaTally again;
+  EXPECT_EQ(usage.SlotRoom(Subject(0), Asking(), false, window, &again), 8u);  // the reservation is past the window
+  EXPECT_FALSE(usage.ReadsOf(again, window).any_duration);                     // but a longer one meets it
+
+  QuotaTally absent;
+  EXPECT_EQ(usage.SlotRoom(Subject(2), Asking(), false, window, &absent), 10u);
+  const QuotaReads none = usage.ReadsOf(absent, window);
+  ASSERT_EQ(none.absent.size(), 1u);
+  usage.Debit(QuotaInstanceOf(sets, 0, 0, Subject(3)), 0, 1, {0, 100});  // a counter made, not u2's
+  EXPECT_TRUE(usage.Unchanged(none));
+  usage.Debit(u2, 0, 1, {0, 100});
+  EXPECT_FALSE(usage.Unchanged(none));
+}
+
 // Running and suspended tasks' grants are debited; pending rows are not.
 TEST(QuotaUsageTest, RunningUsageDebitsEveryGrantOfRunningTasks) {
   Cluster cluster;
