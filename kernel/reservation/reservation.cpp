@@ -166,9 +166,33 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
       }
       walk_start = search.emplace(*this, job, pe, least, candidates.back()).Run(quota_.active() ? nullptr : &room);
     }
+    // The room the slot count is weighed on. The search's has the list's
+    // host order and each host's instances in queue order, or with
+    // sorted-in full ones, in queue order where no host has two instances
+    // whose keys tie; under the quotas it is weighed again at the start they
+    // give, and cut.
+    const bool own_room =
+        !search || (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || HasSoftRequests(job);
+    auto room_at = [&](Time start) {
+      return own_room ? RoomAt(job, pe, start, twin_ == Twin::kOptimised ? candidates.back() : kUnlimited)
+                      : search->RoomAt(start, true);
+    };
+    bool room_known = !own_room && !quota_.active();  // the search's Run
     if (walk_start && quota_.active()) {
       const Time unquoted = *walk_start;
-      walk_start = QuotaStartFrom(*this, job, pe, least, unquoted, search ? &*search : nullptr);
+      // QuotaStartFrom's first question, whether the least count fits at the
+      // walk's start, is answered on that room where it is one of the plan:
+      // the room it weighs is this one's first hosts (the same hosts in the
+      // same order, cut alike, up to where they give the least count), or
+      // all of this one's that could help (RoomBuilder::AnswerOnly). Without
+      // a per-job amount the quotas weigh at the master, the placements of
+      // either room are within the cut.
+      if (search && unquoted >= cluster_.now && !quota_.AsksPerJob(*job.requests)) {
+        room = room_at(unquoted);
+        const ParallelFit least_fit = Distribute(room, pe, least, nullptr);
+        room_known = least_fit.ok && !PlacementQuotaExcess(job, pe, least_fit.grants, unquoted);
+      }
+      if (!room_known) walk_start = QuotaStartFrom(*this, job, pe, least, unquoted, search ? &*search : nullptr);
       // The failure hint is a likely place for the next walk to fail because
       // the reservation is booked at this walk's start; the quotas book it
       // elsewhere, and a stale hint costs the next walk a sweep in vain.
@@ -176,16 +200,8 @@ std::optional<std::tuple<PeId, ParallelFit, Time>> Interval::ReserveParallel(con
     }
     if (!walk_start) continue;
     const Time start = std::max(*walk_start, Time{0});
-    // Maximise the slot count at that start, by binary search as for
-    // "now". The search's room has the list's host order and each host's
-    // instances in queue order, or with sorted-in full ones, in queue order
-    // where no host has two instances whose keys tie; under the quotas it
-    // is weighed again at the start they give, and cut.
-    if (!search || (!list_order_.sorted_in().empty() && seq_no_ties_on_a_host_) || HasSoftRequests(job)) {
-      room = RoomAt(job, pe, start, twin_ == Twin::kOptimised ? candidates.back() : kUnlimited);
-    } else if (quota_.active()) {
-      room = search->RoomAt(start, true);
-    }
+    // Maximise the slot count at that start, by binary search as for "now".
+    if (!room_known) room = room_at(start);
     ParallelFit fit;
     std::size_t lo = 0, hi = candidates.size();
     while (lo < hi) {
