@@ -357,8 +357,9 @@ class Interval {
                            const OrderOf& order_of) const;
   // The time until which, from now on, host h has no whole slot free: its
   // own `slots`, or every one of its queue instances', are all in use (now
-  // where one is free). A room at a start in [now, that time) gets nothing
-  // from the host. Kept per host with its stamp (host_stamp_).
+  // where one is free). A room at a start in [now, that time), or at an
+  // earlier one whose window reaches now, gets nothing from the host. Kept
+  // per host with its stamp (host_stamp_).
   Time SlotsFullUntil(std::uint32_t h) const;
   mutable std::vector<std::pair<std::uint64_t, Time>> full_until_;
   // What a block of WalkHostsAt's hosts gave when probed (per host k of the

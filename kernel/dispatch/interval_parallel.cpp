@@ -724,18 +724,20 @@ Interval::ParallelRoom Interval::RoomAtByLoad(RoomBuilder& builder) const {
 // first hosts, where most walks end, the hosts come in blocks: their orders
 // and the planned hosts' diagrams are read in parallel, then the hosts join
 // the room one by one, in order, as before (on one thread, all one by one).
-// A host whose slots are all in use at a start from now on gives nothing
-// (SlotsFullUntil): the optimised twin passes over it unread.
+// A host whose slots are all in use at a start from now on, or now where the
+// window from an earlier start reaches now, gives nothing (SlotsFullUntil):
+// the optimised twin passes over it unread.
 template <typename OrderOf>
 Interval::ParallelRoom Interval::WalkHostsAt(RoomBuilder& builder, const WalkPlan* plan,
                                              std::span<const std::uint32_t> hosts, const OrderOf& order_of) const {
-  const Time start = builder.start();
-  const bool skip_full = twin_ == Twin::kOptimised && ledger_.with_diagrams() && !ignore_plan_ && start >= cluster_.now;
+  const Time start = builder.start(), now = cluster_.now;
+  const bool skip_full = twin_ == Twin::kOptimised && ledger_.with_diagrams() && !ignore_plan_ &&
+                         (start >= now || DiagramEnd(start, builder.job().duration) > now);
   std::size_t next = 0;  // the next of `hosts` to look at
   auto next_open = [&](std::uint32_t& h) {
     while (next < hosts.size()) {
       h = hosts[next++];
-      if (!skip_full || SlotsFullUntil(h) <= start) return true;
+      if (!skip_full || SlotsFullUntil(h) <= std::max(start, now)) return true;
     }
     return false;
   };
