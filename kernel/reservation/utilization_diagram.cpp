@@ -196,6 +196,10 @@ void UtilizationDiagram::Add(Time start, Duration duration, double amount, Added
   assert(start >= 0 && start < kDiagramForever && duration > 0);
   if (amount < 0) ++releases_.value;
   const Time end = DiagramEnd(start, duration);
+  if (AddInPlace(start, end, amount)) {
+    if (ends != nullptr) *ends = {true, true, true, true};
+    return;
+  }
   // The blocks from the one in effect at `start` to the one after the one in
   // effect at `end`: every breakpoint the add or the normalisation can change
   // (with one block, that one).
@@ -227,6 +231,40 @@ void UtilizationDiagram::Add(Time start, Duration duration, double amount, Added
     ends->has_end = at(end);
   }
   Replace(first, last, run_);
+}
+
+bool UtilizationDiagram::AddInPlace(Time start, Time end, double amount) {
+  if (size_ == 0) return false;
+  const std::optional<Position> from = Floor(start);
+  if (!from || TimeAt(*from) != start) return false;
+  const Position to = *Floor(end);  // a breakpoint lies at or before `end`: the one at `start`
+  if (TimeAt(to) != end) return false;
+  // The amounts as AddToRun makes them; none may equal its predecessor's
+  // (nor, for the first breakpoint, 0), or normalising would drop it.
+  double previous = *from == Position{0, 0} ? 0.0 : AmountAt(Previous(*from));
+  for (Position p = *from; p != to; p = Next(p)) {
+    const double added = AmountAt(p) + amount;
+    if (added == previous) return false;
+    previous = added;
+  }
+  if (AmountAt(to) == previous) return false;
+  for (std::uint32_t b = from->block; b <= to.block; ++b) {
+    const std::uint32_t first = b == from->block ? from->offset : 0;
+    const std::uint32_t last = b == to.block ? to.offset : Count(b);
+    if (first == last) continue;
+    const std::size_t slot = Slot(b);
+    double peak = kNoAmount, low = kNoMinimum;
+    for (std::uint32_t i = 0; i < Count(b); ++i) {
+      if (i >= first && i < last) amount_[slot + i] += amount;
+      peak = std::max(peak, amount_[slot + i]);
+      low = std::min(low, amount_[slot + i]);
+    }
+    slot_max_[order_[b]] = peak;
+    slot_min_[order_[b]] = low;
+    UpdateLeaf(b);
+  }
+  UpdatePeakSteps();  // the last breakpoint, at or after `end`, keeps its amount
+  return true;
 }
 
 void UtilizationDiagram::AddAll(std::span<const Addition> additions) {

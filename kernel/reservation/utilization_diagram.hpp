@@ -180,6 +180,10 @@ class UtilizationDiagram {
   // The last breakpoint over `limit` from `first` up to the first breakpoint at or after `end`.
   std::optional<Position> LastAboveBefore(Position first, Time end, double limit) const;
 
+  // Add where breakpoints lie at `start` and `end` already and none in
+  // between takes its predecessor's amount: the amounts change in place, no
+  // block is rewritten. False (and nothing changed) otherwise.
+  bool AddInPlace(Time start, Time end, double amount);
   // Replaces the blocks [first, last) (in time order) by `run`, cut into blocks.
   void Replace(std::uint32_t first, std::uint32_t last, const std::vector<Breakpoint>& run);
   void WriteBlock(std::uint32_t slot, const Breakpoint* points, std::uint32_t count);
