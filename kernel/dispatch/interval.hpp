@@ -542,9 +542,12 @@ class Interval {
   // the job once, with what is left of it and what a slot takes
   // (QuotaUsage::ForEachLimitLeft); per class, its limits and the slots they
   // leave; their sum, the excess of the least; and what was read of the usage.
+  // Each limit also keeps what a placement's check weighs of it (ExcessOf).
   struct QuotaClassRooms {
     struct Limit {
       double left = 0, per_slot = 0;
+      QuotaLimitKey key;
+      QuotaUsage::LimitTerms terms;
     };
     bool uniform = false;
     std::vector<Limit> limits;
@@ -558,6 +561,11 @@ class Interval {
   // The optimised twin's QuotaClassRoomsOf, as kept (class_rooms_); valid until the next call.
   const QuotaClassRooms& QuotaClassRoomsAt(const JobView& job, PeId pe, Time start) const;
   SlotBound BoundOf(const QuotaClassRooms& rooms, PeId pe) const;  // with the hosts' free slots now
+  // QuotaUsage::Excess of a placement (the first grant the master's) from
+  // the rooms' limit terms: the grants of a class meet its limits in the
+  // order Excess meets them, and add to each as it does.
+  static std::optional<QuotaExcess> ExcessOf(const QuotaClassRooms& rooms, const QuotaUsage& quota,
+                                             const std::vector<Grant>& grants);
   // The optimised twin's answers of SequentialQuotaExcess (per class),
   // kept across jobs until the next booking (the serial loop's): their
   // epoch is stamp_clock_, as the quota usage changes only in Book, and

@@ -149,7 +149,11 @@ Interval::QuotaClassRooms Interval::QuotaClassRoomsOf(const JobView& job, PeId p
                             [&](const QuotaLimitKey& key, double left, double per_slot) {
                               const auto [it, added] =
                                   index.try_emplace(key, static_cast<std::uint32_t>(out.limits.size()));
-                              if (added) out.limits.push_back({left, per_slot});
+                              if (added) {
+                                out.limits.push_back(
+                                    {left, per_slot, key,
+                                     quota_.TermsOf(key, *job.requests, WindowAt(job, start), &peaks)});
+                              }
                               out.class_limit.push_back(it->second);
                               room = std::min(room, QuotaUsage::SlotsLeft(left, per_slot));
                             });
@@ -183,9 +187,31 @@ Interval::SlotBound Interval::BoundOf(const QuotaClassRooms& rooms, PeId pe) con
   return bound;
 }
 
+std::optional<QuotaExcess> Interval::ExcessOf(const QuotaClassRooms& rooms, const QuotaUsage& quota,
+                                              const std::vector<Grant>& grants) {
+  std::vector<double> added(rooms.limits.size(), 0);  // what the grants so far add to each limit
+  for (std::size_t g = 0; g < grants.size(); ++g) {
+    const std::uint32_t c = quota.ClassOf(grants[g].instance);
+    for (std::uint32_t k = rooms.class_first[c]; k < rooms.class_first[c + 1]; ++k) {
+      const QuotaClassRooms::Limit& limit = rooms.limits[rooms.class_limit[k]];
+      const QuotaUsage::LimitTerms& t = limit.terms;
+      if (t.refuses) return QuotaExcess{limit.key.instance, limit.key.limit};
+      const double slots = t.per_slot * grants[g].slots;
+      double& sum = added[rooms.class_limit[k]];
+      sum += g == 0 ? slots + t.per_job : slots;
+      if (t.peak + sum > t.value) return QuotaExcess{limit.key.instance, limit.key.limit};
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<QuotaExcess> Interval::PlacementQuotaExcess(const JobView& job, PeId pe, const std::vector<Grant>& grants,
                                                           Time start) const {
   if (!quota_.active()) return std::nullopt;
+  if (twin_ == Twin::kOptimised) {
+    const QuotaClassRooms& rooms = QuotaClassRoomsAt(job, pe, start);
+    if (rooms.uniform) return ExcessOf(rooms, quota_, grants);
+  }
   std::vector<QuotaGrant> placed;
   for (const Grant& g : grants) placed.push_back({SubjectAt(job, pe, g.instance), g.slots});
   return quota_.Excess(placed, *job.requests, WindowAt(job, start));

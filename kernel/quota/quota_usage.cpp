@@ -269,6 +269,23 @@ void QuotaUsage::Take(const QuotaSubject& subject, const RequestSet& requests, s
   });
 }
 
+QuotaUsage::LimitTerms QuotaUsage::TermsOf(const QuotaLimitKey& key, const RequestSet& requests,
+                                           std::optional<QuotaWindow> window, QuotaTally* tally) const {
+  const QuotaLimit& limit = sets_[key.instance.set].rules[key.instance.rule].limits[key.limit];
+  LimitTerms terms;
+  if (RefusesRequest(limit, requests)) {
+    terms.refuses = true;
+    return terms;
+  }
+  terms.peak = PeakOnce(key.instance, key.limit, window, tally);
+  terms.value = LimitOf(key.instance, key.limit);
+  // Amount(n, master) is per_slot * n for a per-slot consumable (per_slot * 1
+  // is per_slot) and, for a per-job one, per_slot at the master and 0 elsewhere.
+  terms.per_slot = Amount(limit, requests, 1, false).value_or(0);
+  terms.per_job = Amount(limit, requests, 0, true).value_or(0);
+  return terms;
+}
+
 QuotaReads QuotaUsage::ReadsOf(const QuotaTally& tally, std::optional<QuotaWindow> window) const {
   QuotaReads reads{clock_, counters_.size(), {}, {}, true};
   for (const auto& [key, peak] : tally.peak) {

@@ -202,6 +202,17 @@ class QuotaUsage {
     if (per_slot <= 0) return UINT32_MAX;
     return static_cast<std::uint32_t>(std::min<double>(UINT32_MAX, std::floor(left / per_slot)));
   }
+  // What Excess weighs of one limit of a rule instance for `requests` over
+  // `window` (the peak read once per tally): whether the limit refuses the
+  // request itself (then nothing else is set), its peak and value, and what
+  // a grant of n slots adds, n * per_slot, and the master's grant per_job
+  // more (a per-job amount), to the bit as Excess adds them.
+  struct LimitTerms {
+    bool refuses = false;
+    double peak = 0, value = 0, per_slot = 0, per_job = 0;
+  };
+  LimitTerms TermsOf(const QuotaLimitKey& key, const RequestSet& requests, std::optional<QuotaWindow> window,
+                     QuotaTally* tally) const;
   // Notes in `tally` that the placement takes `slots` at the subject's queue
   // instance (`sign` -1: gives them back).
   void Take(const QuotaSubject& subject, const RequestSet& requests, std::uint32_t slots, bool master,

@@ -21,11 +21,11 @@ namespace {
 
 // The interval's records as `schedk schedule` prints them, without the done
 // line and, where `durations` is false, without the start and reserve lines' dur=.
-std::string Records(const std::string& snapshot_text, bool durations = false) {
+std::string Records(const std::string& snapshot_text, bool durations = false, Twin twin = Twin::kOptimised) {
   const io::Snapshot s = testing::Load(snapshot_text);
   const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
   const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
-  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances, twin);
   std::string out;
   io::WriteSchedule(s, instances, result, io::ScheduleFormat::kText, 0, [&](std::string_view text) {
     out += text;
@@ -166,6 +166,36 @@ TEST(QuotaDispatchTest, JobsOfOneOwnerAreAnsweredByWhatTheyRequest) {
   EXPECT_NE(out.find("pending 2.1 reason=rqs:l/1 "), std::string::npos) << out;
   EXPECT_TRUE(Has(out, "start 3.1 at=1000 slots=1 granted=all.q@h1:1")) << out;
   EXPECT_NE(out.find("pending 4.1 reason=rqs:l/1 "), std::string::npos) << out;
+}
+
+// A placement's check weighs a per-job amount once, at the master, a
+// fractional per-slot amount per slot, and a limit on a non-consumable
+// against the request itself; both twins agree. u1 holds scr (JOB) 5 and
+// mem 7.5: job 1 takes scr 3 and mem 2 x 1.5; job 2's scr 3 more exceeds 5
+// whatever its slots; job 3's scr 1 fits and mem leaves it 3 slots (4.5 /
+// 1.5), h1's last 2 and one of h2's. u2 may ask for at most nproc=2.
+TEST(QuotaDispatchTest, APlacementWeighsPerJobAndFractionalAmountsAndTheRequestItself) {
+  const std::string snapshot =
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin complex\nslots s INT <= YES YES 1 1000\nscr scr INT <= YES JOB 0 0\nmem mem DOUBLE <= YES YES 0 0\n"
+      "nproc nproc INT <= YES NO 0 0\nend complex\n"
+      "begin sconf\njob_load_adjustments NONE\nqueue_sort_method seqno\nend sconf\n"
+      "begin global\ncomplex_values scr=100,mem=100\nend global\n"
+      "begin exechost h1\ncomplex_values nproc=8\nend exechost\nbegin exechost h2\ncomplex_values nproc=8\nend "
+      "exechost\n"
+      "begin pe fill\nslots 64\nallocation_rule $fill_up\nend pe\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\npe_list fill\nend queue\n" +
+      Set("j", "limit users {*} to scr=5,mem=7.5\n") + Set("n", "limit users u2 to nproc=2\n") +
+      "job 1 owner=u1 submit=900 pe_name=fill pe_min=2 pe_max=2 l_hard=scr=3,mem=1.5\n"
+      "job 2 owner=u1 submit=901 pe_name=fill pe_min=2 pe_max=4 l_hard=scr=3,mem=1.5\n"
+      "job 3 owner=u1 submit=902 pe_name=fill pe_min=2 pe_max=4 l_hard=scr=1,mem=1.5\n"
+      "job 4 owner=u2 submit=903 pe_name=fill pe_min=2 pe_max=2 l_hard=nproc=4\n";
+  const std::string out = Records(snapshot);
+  EXPECT_TRUE(Has(out, "start 1.1 at=1000 slots=2 pe=fill granted=all.q@h1:2")) << out;
+  EXPECT_NE(out.find("pending 2.1 reason=rqs:j/1 "), std::string::npos) << out;
+  EXPECT_TRUE(Has(out, "start 3.1 at=1000 slots=3 pe=fill granted=all.q@h1:2,all.q@h2:1")) << out;
+  EXPECT_NE(out.find("pending 4.1 reason=rqs:n/1 "), std::string::npos) << out;
+  EXPECT_EQ(out, Records(snapshot, false, Twin::kReference));
 }
 
 // With max_reservation, a sequential job reserves for when its quota frees
