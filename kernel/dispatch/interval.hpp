@@ -189,9 +189,9 @@ class Interval {
   void BookRunningJobs();
   // BookRunningJobs' steps: the running and suspended tasks in (job, task)
   // order; what a chunk of them books (in order, into `chunk`); and the
-  // chunks' MONITOR lines appended in order, `L` lines with their rule
-  // instances' indices (`instances`: the chunks' quota debits' instances,
-  // numbered by first occurrence).
+  // chunks' MONITOR lines appended in order (the chunks' own then freed), `L`
+  // lines with their rule instances' indices (`instances`: the chunks' quota
+  // debits' instances, numbered by first occurrence).
   struct RunningTask {
     JobNumber job;
     TaskNumber task;
@@ -201,7 +201,7 @@ class Interval {
   struct RunningChunk;
   std::vector<RunningTask> RunningTasks() const;
   void ListRunningChunk(std::span<const RunningTask> tasks, RunningChunk& chunk) const;
-  void AppendRunningLines(const std::vector<RunningChunk>& chunks, const FirstOccurrence<QuotaInstance>& instances);
+  void AppendRunningLines(std::vector<RunningChunk>& chunks, const FirstOccurrence<QuotaInstance>& instances);
   void StartQueueList();
   void UpdateQueueOrder();
   void UpdateAlarms(std::optional<HostId> only_host);
@@ -654,21 +654,38 @@ class Interval {
   // changing anything (running tasks are listed in parallel chunks), then the
   // list is applied in booking order. What one or more bookings add: the
   // ledger's debits, the quota counters' (after the containers': the `L`
-  // lines follow P, G, H and Q), the MONITOR lines (an `L` line's container
-  // index is its debit's place in quota_debits until NoteBooked), and the
-  // hosts booked on.
+  // lines follow P, G, H and Q), the containers' MONITOR lines, and the hosts
+  // booked on. Each booking's `L` lines are its quota debits, one line each
+  // where lines are written (with diagrams), written out by ForEachLine, not
+  // kept (a goal interval with quotas has 2 million).
   struct BookingList {
+    struct Listed {  // per booking: whose, and where its lines and quota debits end
+      JobNumber job;
+      TaskNumber task;
+      UsageState state;
+      std::uint32_t monitor_end, quota_end;
+    };
     std::vector<BookedDebit> debits;
     std::vector<QuotaUsage::PendingDebit> quota_debits;
-    std::vector<MonitorRecord> monitor;
+    std::vector<MonitorRecord> monitor;  // the containers' lines
+    std::vector<Listed> listed;
     std::vector<HostId> hosts;
     void clear() {
       debits.clear();
       quota_debits.clear();
       monitor.clear();
+      listed.clear();
       hosts.clear();
     }
   };
+  // The list's MONITOR lines in order, each booking's containers' then its
+  // `L` lines; an `L` line's container index is its debit's place in
+  // quota_debits. The number of lines: LinesOf.
+  template <class Emit>
+  void ForEachLine(const BookingList& list, Emit emit) const;
+  std::size_t LinesOf(const BookingList& list) const {
+    return list.monitor.size() + (ledger_.with_diagrams() ? list.quota_debits.size() : 0);
+  }
   struct RunningChunk {
     BookingList list;
     std::vector<RunningBooking> bookings;  // each task's debits [first, last) of `list`
@@ -676,9 +693,9 @@ class Interval {
   };
   void ListBooking(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
                    UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const;
-  // ListBooking's quota part: the grants' quota debits and their `L` lines.
+  // ListBooking's quota part: the grants' quota debits.
   void ListQuotaDebits(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
-                       UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const;
+                       BookingList& list, QuotaUsage::RuleCache& rules) const;
   // Books a starting task or a reservation: its list, applied to the ledger
   // and the quota usage (a reservation's over time only) at once.
   void Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d, UsageState state);

@@ -241,22 +241,11 @@ std::optional<Time> Interval::ReservationStartUnderQuotas(const JobView& job, st
 }
 
 void Interval::ListQuotaDebits(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
-                               UsageState state, BookingList& list, QuotaUsage::RuleCache& rules) const {
+                               BookingList& list, QuotaUsage::RuleCache& rules) const {
   if (!quota_.active()) return;
   const QuotaWindow window{start, d};
   auto book = [&](const QuotaInstance& instance, std::uint32_t l, double amount) {
     list.quota_debits.push_back({instance, l, amount, window});
-    if (!ledger_.with_diagrams()) return;  // no diagram, no line
-    MonitorRecord line;
-    line.job = job.job;
-    line.task = job.task;
-    line.state = state;
-    line.start = start;
-    line.duration = d;
-    line.container = {ContainerLevel::kQuota, static_cast<std::uint32_t>(list.quota_debits.size() - 1)};
-    line.resource = cluster_.quota_sets[instance.set].rules[instance.rule].limits[l].attribute;
-    line.amount = amount;
-    list.monitor.push_back(line);
   };
   for (std::size_t g = 0; g < grants.size(); ++g) {
     quota_.ForEachDebit(SubjectAt(job, pe, grants[g].instance), *job.requests, grants[g].slots, g == 0, rules, book);

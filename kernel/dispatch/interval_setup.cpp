@@ -273,7 +273,9 @@ void Interval::BookRunningJobs() {
   RunningListing* wanted = keep ? &book_->wanted() : nullptr;
   std::vector<BookedDebit> own;  // without a book
   std::vector<BookedDebit>& debits = keep ? wanted->debits : own;
-  std::vector<QuotaUsage::PendingDebit> quota_debits;
+  // The quota debits stay in their chunks (a goal interval with quotas lists
+  // 1.6 million): pointers to them go in order.
+  std::vector<const QuotaUsage::PendingDebit*> quota_debits;
   std::size_t listed = 0, quota_listed = 0;
   for (const RunningChunk& chunk : chunks) {
     listed += chunk.list.debits.size();
@@ -281,10 +283,11 @@ void Interval::BookRunningJobs() {
   }
   debits.reserve(listed);
   quota_debits.reserve(quota_listed);
-  for (const RunningChunk& chunk : chunks) {
+  for (RunningChunk& chunk : chunks) {
     const auto offset = static_cast<std::uint32_t>(debits.size());
     debits.insert(debits.end(), chunk.list.debits.begin(), chunk.list.debits.end());
-    quota_debits.insert(quota_debits.end(), chunk.list.quota_debits.begin(), chunk.list.quota_debits.end());
+    std::vector<BookedDebit>().swap(chunk.list.debits);  // freed for what follows
+    for (const QuotaUsage::PendingDebit& q : chunk.list.quota_debits) quota_debits.push_back(&q);
     if (keep) {
       for (const RunningBooking& b : chunk.bookings) {
         wanted->bookings.push_back({b.job, b.task, b.first + offset, b.last + offset});
@@ -298,7 +301,7 @@ void Interval::BookRunningJobs() {
   FirstOccurrence<QuotaInstance> instances;
   if (ledger_.with_diagrams()) {
     instances = NumberByFirstOccurrence<QuotaInstance, QuotaInstanceHash>(
-        quota_debits.size(), [&](std::size_t k) { return quota_debits[k].instance; }, mode_);
+        quota_debits.size(), [&](std::size_t k) { return quota_debits[k]->instance; }, mode_);
   }
   AppendRunningLines(chunks, instances);
   quota_.DebitAll(quota_debits, mode_, ledger_.with_diagrams() ? &instances : nullptr);
@@ -309,12 +312,11 @@ void Interval::BookRunningJobs() {
   }
 }
 
-void Interval::AppendRunningLines(const std::vector<RunningChunk>& chunks,
-                                  const FirstOccurrence<QuotaInstance>& instances) {
+void Interval::AppendRunningLines(std::vector<RunningChunk>& chunks, const FirstOccurrence<QuotaInstance>& instances) {
   // Where, in order, each chunk's lines and quota debits begin.
   std::vector<std::size_t> lines_at(chunks.size() + 1, result_.monitor.size()), quota_at(chunks.size() + 1, 0);
   for (std::size_t c = 0; c < chunks.size(); ++c) {
-    lines_at[c + 1] = lines_at[c] + chunks[c].list.monitor.size();
+    lines_at[c + 1] = lines_at[c] + LinesOf(chunks[c].list);
     quota_at[c + 1] = quota_at[c] + chunks[c].list.quota_debits.size();
   }
   // The rule instances get their indices in the order the `L` lines first
@@ -324,15 +326,20 @@ void Interval::AppendRunningLines(const std::vector<RunningChunk>& chunks,
   if (ledger_.with_diagrams()) {
     for (const QuotaInstance& instance : instances.distinct) key_index.push_back(QuotaKeyIndex(instance));
   }
+  // The loop's lines follow: room for as many again as the running tasks'
+  // (capacity never written takes no memory), so that its first line does not
+  // copy them all, as a vector's growth would.
+  result_.monitor.reserve(2 * lines_at.back());
   result_.monitor.resize(lines_at.back());
   ForEachIndex(mode_, chunks.size(), [&](std::size_t c) {
     std::size_t at = lines_at[c];
-    for (MonitorRecord line : chunks[c].list.monitor) {
+    ForEachLine(chunks[c].list, [&](MonitorRecord line) {
       if (line.container.level == ContainerLevel::kQuota) {
         line.container.index = key_index[instances.ids[quota_at[c] + line.container.index]];
       }
       result_.monitor[at++] = line;
-    }
+    });
+    std::vector<MonitorRecord>().swap(chunks[c].list.monitor);  // freed for what follows
   });
 }
 
@@ -357,7 +364,7 @@ void Interval::ListBooking(const JobView& job, PeId pe, const std::vector<Grant>
     list.debits.push_back({demand.entry, amount, start, d, now});
     const ConsumableEntry& entry = ledger_.entry(demand.entry);
     if (!entry.non_exclusive && ledger_.with_diagrams()) {  // no diagram, no line
-      list.monitor.push_back({job.job, job.task, state, start, d, c, entry.complex, amount});
+      list.monitor.push_back({job.job, job.task, start, d, c, entry.complex, state, amount});
     }
   };
   // A queue instance books its complex_values consumables first, in their
@@ -383,7 +390,27 @@ void Interval::ListBooking(const JobView& job, PeId pe, const std::vector<Grant>
     list.hosts.push_back(host);
     debit({ContainerLevel::kQueue, grants[g].instance}, grants[g].slots, g == 0, true);
   }
-  ListQuotaDebits(job, pe, grants, start, d, state, list, rules);
+  ListQuotaDebits(job, pe, grants, start, d, list, rules);
+  list.listed.push_back({job.job, job.task, state, static_cast<std::uint32_t>(list.monitor.size()),
+                         static_cast<std::uint32_t>(list.quota_debits.size())});
+}
+
+template <class Emit>
+void Interval::ForEachLine(const BookingList& list, Emit emit) const {
+  std::uint32_t line = 0, debit = 0;
+  for (const BookingList::Listed& b : list.listed) {
+    for (; line < b.monitor_end; ++line) emit(list.monitor[line]);
+    if (!ledger_.with_diagrams()) {  // no diagram, no line
+      debit = b.quota_end;
+      continue;
+    }
+    for (; debit < b.quota_end; ++debit) {
+      const QuotaUsage::PendingDebit& q = list.quota_debits[debit];
+      const ComplexId resource = cluster_.quota_sets[q.instance.set].rules[q.instance.rule].limits[q.limit].attribute;
+      const ContainerRef container{ContainerLevel::kQuota, debit};  // its debit's place until renumbered
+      emit(MonitorRecord{b.job, b.task, q.window.start, q.window.duration, container, resource, b.state, q.amount});
+    }
+  }
 }
 
 void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grants, Time start, Duration d,
@@ -404,12 +431,12 @@ void Interval::Book(const JobView& job, PeId pe, const std::vector<Grant>& grant
 void Interval::NoteBooked(const BookingList& list) {
   for (const BookedDebit& debit : list.debits) last_increase_known_[debit.entry] = 0;
   for (HostId host : list.hosts) Touch(host);
-  for (MonitorRecord line : list.monitor) {
+  ForEachLine(list, [&](MonitorRecord line) {
     if (line.container.level == ContainerLevel::kQuota) {
       line.container.index = QuotaKeyIndex(list.quota_debits[line.container.index].instance);
     }
     result_.monitor.push_back(line);
-  }
+  });
 }
 
 void Interval::Record(Decision d, const std::vector<Grant>& grants) {

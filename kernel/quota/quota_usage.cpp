@@ -114,17 +114,17 @@ void QuotaUsage::Reserve(const QuotaInstance& instance, std::uint32_t limit, dou
   CounterOf(instance).over_time[limit].Add(window.start, window.duration, amount);
 }
 
-void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode,
+void QuotaUsage::DebitAll(std::span<const PendingDebit* const> debits, ExecutionMode mode,
                           const FirstOccurrence<QuotaInstance>* numbered) {
   if (!diagrams_) {  // sums only: one after another
-    for (const PendingDebit& d : debits) CounterOf(d.instance).now[d.limit] += d.amount;
+    for (const PendingDebit* d : debits) CounterOf(d->instance).now[d->limit] += d->amount;
     return;
   }
   // The counters in the order first debited, as one Debit after another makes them.
   FirstOccurrence<QuotaInstance> own;
   if (numbered == nullptr) {
     own = NumberByFirstOccurrence<QuotaInstance, QuotaInstanceHash>(
-        debits.size(), [&](std::size_t k) { return debits[k].instance; }, mode);
+        debits.size(), [&](std::size_t k) { return debits[k]->instance; }, mode);
   }
   const FirstOccurrence<QuotaInstance>& counters = numbered != nullptr ? *numbered : own;
   // A group per counter and limit; each group's debits in their order (a counting sort).
@@ -135,7 +135,7 @@ void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode
     first_group[c + 1] = first_group[c] + static_cast<std::uint32_t>(counter_of[c]->now.size());
   }
   const std::uint32_t groups = first_group.back();
-  auto group_of = [&](std::size_t k) { return first_group[counters.ids[k]] + debits[k].limit; };
+  auto group_of = [&](std::size_t k) { return first_group[counters.ids[k]] + debits[k]->limit; };
   std::vector<std::uint32_t> group_begin(groups + 1, 0);
   for (std::size_t k = 0; k < debits.size(); ++k) ++group_begin[group_of(k) + 1];
   for (std::uint32_t g = 0; g < groups; ++g) group_begin[g + 1] += group_begin[g];
@@ -152,7 +152,7 @@ void QuotaUsage::DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode
     const std::uint32_t limit = static_cast<std::uint32_t>(g) - first_group[group_counter[g]];
     std::vector<UtilizationDiagram::Addition> additions;
     for (std::uint32_t at = group_begin[g]; at < group_begin[g + 1]; ++at) {
-      const PendingDebit& d = debits[by_group[at]];
+      const PendingDebit& d = *debits[by_group[at]];
       c.now[limit] += d.amount;
       if (d.window.duration > 0) additions.push_back({d.window.start, d.window.duration, d.amount});
     }

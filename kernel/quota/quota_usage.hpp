@@ -165,9 +165,11 @@ class QuotaUsage {
     double amount = 0;
     QuotaWindow window;
   };
-  // `numbered`, if the caller has it: the debits' instances numbered by first
-  // occurrence (NumberByFirstOccurrence), which DebitAll works out otherwise.
-  void DebitAll(const std::vector<PendingDebit>& debits, ExecutionMode mode,
+  // `debits` point to them where they lie (the running tasks' lists, not
+  // copied into one). `numbered`, if the caller has it: the debits' instances
+  // numbered by first occurrence (NumberByFirstOccurrence), which DebitAll
+  // works out otherwise.
+  void DebitAll(std::span<const PendingDebit* const> debits, ExecutionMode mode,
                 const FirstOccurrence<QuotaInstance>* numbered = nullptr);
 
   // The first limit, in set and limit order, that the grants (the first the

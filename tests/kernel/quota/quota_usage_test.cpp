@@ -231,7 +231,9 @@ TEST(QuotaUsageTest, DebitAllIsEveryDebitInItsOrder) {
   for (const QuotaUsage::PendingDebit& d : debits) one_by_one.Debit(d.instance, d.limit, d.amount, d.window);
   for (const ExecutionMode mode : {ExecutionMode::kSerial, ExecutionMode::kParallel}) {
     QuotaUsage at_once(sets, complexes, {}, true);
-    at_once.DebitAll(debits, mode);
+    std::vector<const QuotaUsage::PendingDebit*> in_order;
+    for (const QuotaUsage::PendingDebit& d : debits) in_order.push_back(&d);
+    at_once.DebitAll(in_order, mode);
     ASSERT_EQ(at_once.instances().size(), one_by_one.instances().size());
     for (const auto& [instance, counter] : one_by_one.instances()) {
       const QuotaUsage::Counter* same = at_once.CounterFor(instance);
