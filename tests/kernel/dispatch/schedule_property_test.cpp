@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "io/snapshot_generator.hpp"
 #include "kernel/dispatch/schedule.hpp"
@@ -175,6 +176,34 @@ TEST(SchedulePropertyTest, RunningTasksListedInChunksBookInJobOrder) {
   EXPECT_LE(named, parallel.quota_keys.size());
   EXPECT_GT(named, 40u);  // per user, per set
   EXPECT_EQ(testing::CheckPlanCapacity(s.cluster, instances, parallel), "");
+}
+
+// Running jobs listed against job order, in blocks of job numbers that fall
+// in different shards: their MONITOR lines still come in job order (each
+// shard's rows sorted, the shards' runs merged: Interval::RunningTasks).
+TEST(SchedulePropertyTest, RunningTasksListedOutOfOrderBookInJobOrder) {
+  std::string text =
+      "schedk-snapshot 1\nnow 100000\nbegin sconf\nmax_reservation 10\nend sconf\n"
+      "begin exechost h1\nend exechost\nbegin queue all.q\nhostlist h1\nslots 64\nend queue\n";
+  constexpr int kJobs = 40;
+  for (int k = kJobs; k >= 1; --k) {  // 40 blocks of 1,024 numbers, last first; two jobs of a block swapped
+    for (int job : {k * 1024 + 9, k * 1024 + 3}) {
+      text += "job " + std::to_string(job) + " owner=u submit=10 state=r start=" + std::to_string(1000 + job) +
+              " granted=all.q@h1:1 l_hard=h_rt=90000\n";
+    }
+  }
+  const io::Snapshot s = testing::Load(text);
+  ASSERT_GT(s.jobs.shards().size(), 1u);
+  const PriorityResult priorities = ComputePriorities(s.cluster, s.jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(s.cluster);
+  const ScheduleResult result = ScheduleInterval(s.cluster, s.jobs, priorities, instances);
+  std::vector<JobNumber> order;
+  for (std::uint32_t k = 0; k < result.running_monitor; ++k) {
+    if (order.empty() || order.back() != result.monitor[k].job) order.push_back(result.monitor[k].job);
+  }
+  std::vector<JobNumber> expected;
+  for (int k = 1; k <= kJobs; ++k) expected.insert(expected.end(), {JobNumber(k * 1024 + 3), JobNumber(k * 1024 + 9)});
+  EXPECT_EQ(order, expected);
 }
 
 // A zero-length booking (h_rt=0, reserved) books nothing in time: the
