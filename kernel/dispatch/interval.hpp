@@ -44,7 +44,7 @@
 #include "kernel/model/job_table.hpp"
 #include "kernel/priority/priority.hpp"
 #include "kernel/quota/quota_usage.hpp"
-#include "kernel/util/flat_id_map.hpp"
+#include "kernel/util/first_occurrence.hpp"
 #include "kernel/util/max_tree.hpp"
 #include "kernel/util/row_index.hpp"
 
@@ -220,11 +220,13 @@ class Interval {
     ProjectId project;
     RequestSetId requests;
     std::uint8_t flags = 0;
+    std::uint32_t category = 0;  // into categories_ (NumberCategories)
   };
   std::vector<TaskRow> GatherTaskRows(std::size_t count) const;
-  // The row's category: its CategoryKey's where owner_categories_ (numbered
-  // as the loop meets them), else its request set's and -now flag's.
-  CategoryState& CategoryOf(const TaskRow& row);
+  // Sets up categories_ and each row's category: its CategoryKey's where
+  // owner_categories_ (numbered by first occurrence, as the loop meets them),
+  // else its request set's and -now flag's.
+  void NumberCategories(std::vector<TaskRow>& rows);
   JobView ViewOf(const TaskRow& row) const;
   bool GlobalStatic(const JobView& job) const;
   bool HostStatic(const JobView& job, HostId host) const;
@@ -822,8 +824,7 @@ class Interval {
   // Parallel walks since the ledger last had no breakpoint index (tuning::kWalksBeforeIndex).
   std::uint32_t walks_without_index_ = 0;
   std::vector<std::uint32_t> running_per_user_;
-  std::vector<CategoryState> categories_;  // CategoryOf's
-  FlatIdMap<CategoryKey, CategoryKeyHash> category_index_{CategoryKey{UINT32_MAX, 0, 0, 0, false}};
+  std::vector<CategoryState> categories_;  // NumberCategories's
   // Per request set: its hard h_rt and s_rt and the assumed duration they give.
   std::vector<std::optional<Duration>> request_h_rt_, request_s_rt_;
   std::vector<Duration> request_duration_;

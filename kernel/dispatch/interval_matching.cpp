@@ -39,16 +39,34 @@ std::vector<Interval::TaskRow> Interval::GatherTaskRows(std::size_t count) const
   return rows;
 }
 
-CategoryState& Interval::CategoryOf(const TaskRow& row) {
+void Interval::NumberCategories(std::vector<TaskRow>& rows) {
   // Owner and project belong to the category only where access lists or
-  // quotas can tell them apart; otherwise a category is its request set and -now flag.
-  const bool immediate = (row.flags & kJobImmediate) != 0;
-  if (!owner_categories_) return categories_[row.requests.index() * 2 + (immediate ? 1 : 0)];
-  const CategoryKey key{row.requests.value, row.owner.value, row.group.value, row.project.value, immediate};
-  const auto [index, added] =
-      category_index_.TryEmplace(key, CategoryKeyHash{}(key), static_cast<std::uint32_t>(categories_.size()));
-  if (added) categories_.emplace_back();
-  return categories_[index];
+  // quotas can tell them apart.
+  const auto chunks = (rows.size() + tuning::kTaskRowChunk - 1) / tuning::kTaskRowChunk;
+  auto for_each_row = [&](auto&& f) {
+    ForEachIndex(mode_, chunks, [&](std::size_t c) {
+      for (std::size_t k = c * tuning::kTaskRowChunk; k < std::min(rows.size(), (c + 1) * tuning::kTaskRowChunk); ++k) {
+        f(k, rows[k]);
+      }
+    });
+  };
+  if (!owner_categories_) {
+    categories_.assign(jobs_.request_sets().size() * 2, CategoryState{});
+    for_each_row([](std::size_t, TaskRow& row) {
+      row.category = row.requests.index() * 2 + ((row.flags & kJobImmediate) != 0 ? 1 : 0);
+    });
+    return;
+  }
+  const FirstOccurrence<CategoryKey> numbered = NumberByFirstOccurrence<CategoryKey, CategoryKeyHash>(
+      rows.size(),
+      [&](std::size_t k) {
+        const TaskRow& row = rows[k];
+        return CategoryKey{row.requests.value, row.owner.value, row.group.value, row.project.value,
+                           (row.flags & kJobImmediate) != 0};
+      },
+      mode_);
+  categories_.assign(numbered.distinct.size(), CategoryState{});
+  for_each_row([&](std::size_t k, TaskRow& row) { row.category = numbered.ids[k]; });
 }
 
 bool Interval::GlobalStatic(const JobView& job) const {

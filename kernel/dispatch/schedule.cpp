@@ -144,7 +144,8 @@ ScheduleResult Interval::Run() {
   EnterStage(stages_, Stage::kQueueList);
   StartQueueList();
   EnterStage(stages_, Stage::kTaskRows);
-  const std::vector<TaskRow> rows = GatherTaskRows(priorities_.dispatchable_tasks);
+  std::vector<TaskRow> rows = GatherTaskRows(priorities_.dispatchable_tasks);
+  NumberCategories(rows);
   EnterStage(stages_, Stage::kDispatchLoop);
   const std::size_t reached = DispatchLoop(rows);
   EnterStage(stages_, Stage::kPendingRecords);
@@ -183,7 +184,6 @@ void Interval::SetUpRequestTables() {
   }
   result_.decisions.reserve(priorities_.order.size());
   owner_categories_ = access_lists_ || quota_.active();
-  if (!owner_categories_) categories_.assign(sets.size() * 2, CategoryState{});
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
 }
@@ -307,7 +307,7 @@ std::size_t Interval::DispatchLoop(const std::vector<TaskRow>& rows) {
   bool go_on = free_instances_ > 0 || (config_.max_reservation > 0 && instances_.size() > 0);
   std::size_t next = 0;
   for (; next < dispatchable && go_on; ++next) {
-    Dispatch(ViewOf(rows[next]), CategoryOf(rows[next]), reservations);
+    Dispatch(ViewOf(rows[next]), categories_[rows[next].category], reservations);
     go_on = free_instances_ > 0 || list_order_.full_in_list();  // the loop ends once Grid Engine's queue list is empty
   }
   return next;

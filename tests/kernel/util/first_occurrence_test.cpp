@@ -21,19 +21,19 @@ FirstOccurrence<int> InOrder(const std::vector<int>& keys) {
   return out;
 }
 
-TEST(FirstOccurrenceTest, EveryBlockSizeAndModeNumbersAsOneMapInOrder) {
+TEST(FirstOccurrenceTest, EveryPartSizeAndModeNumbersAsOneMapInOrder) {
   std::mt19937 rng(7);
   for (const std::size_t n : {0u, 1u, 5u, 1000u, 40000u}) {
     for (const int range : {1, 30, 100000}) {
       std::vector<int> keys(n);
       for (int& k : keys) k = std::uniform_int_distribution<int>(0, range - 1)(rng);
       const FirstOccurrence<int> expected = InOrder(keys);
-      for (const std::size_t block : {1u, 3u, 64u, 65536u}) {
+      for (const std::size_t part_size : {1u, 3u, 64u, 65536u}) {
         for (const ExecutionMode mode : {ExecutionMode::kSerial, ExecutionMode::kParallel}) {
           const FirstOccurrence<int> got = NumberByFirstOccurrence<int, std::hash<int>>(
-              n, [&](std::size_t i) { return keys[i]; }, mode, block);
-          EXPECT_EQ(got.distinct, expected.distinct) << n << " " << range << " " << block;
-          EXPECT_EQ(got.ids, expected.ids) << n << " " << range << " " << block;
+              n, [&](std::size_t i) { return keys[i]; }, mode, part_size);
+          EXPECT_EQ(got.distinct, expected.distinct) << n << " " << range << " " << part_size;
+          EXPECT_EQ(got.ids, expected.ids) << n << " " << range << " " << part_size;
         }
       }
     }
