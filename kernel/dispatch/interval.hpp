@@ -562,6 +562,24 @@ class Interval {
   QuotaClassRooms QuotaClassRoomsOf(const JobView& job, PeId pe, Time start) const;  // worked out
   // The optimised twin's QuotaClassRoomsOf, as kept (class_rooms_); valid until the next call.
   const QuotaClassRooms& QuotaClassRoomsAt(const JobView& job, PeId pe, Time start) const;
+  // QuotaClassRooms' part that the usage does not change: where every class
+  // is uniform for the job, its limits (left unset, terms.peak 0) and what
+  // each takes off its left besides the peak (ForEachLimit's fixed), per
+  // class the limits it meets, and the limits whose peaks are read (not
+  // those that refuse the request), as `read` indexes them.
+  struct QuotaClassShape {
+    bool uniform = false;
+    std::vector<QuotaClassRooms::Limit> limits;
+    std::vector<double> fixed;
+    std::vector<std::uint32_t> class_first, class_limit;
+    std::vector<QuotaLimitKey> read_keys;
+    std::vector<std::uint32_t> read;  // per limit: its index in read_keys (UINT32_MAX: refuses)
+  };
+  QuotaClassShape QuotaClassShapeOf(const JobView& job, PeId pe) const;  // worked out
+  // The optimised twin's QuotaClassShapeOf, as kept (class_shapes_); valid until the next call.
+  const QuotaClassShape& QuotaClassShapeAt(const JobView& job, PeId pe) const;
+  // QuotaClassRoomsOf from the job's shape.
+  QuotaClassRooms QuotaClassRoomsFrom(const QuotaClassShape& shape, const JobView& job, PeId pe, Time start) const;
   SlotBound BoundOf(const QuotaClassRooms& rooms, PeId pe) const;  // with the hosts' free slots now
   // QuotaUsage::Excess of a placement (the first grant the master's) from
   // the rooms' limit terms: the grants of a class meet its limits in the
@@ -577,6 +595,7 @@ class Interval {
   // its owner, project and the like, so most answers outlive it.
   mutable QuotaVerdictMemo<std::optional<QuotaExcess>> sequential_verdicts_;
   mutable QuotaVerdictMemo<QuotaClassRooms> class_rooms_;
+  mutable QuotaVerdictMemo<QuotaClassShape> class_shapes_;  // by QuestionOf(job, pe, UINT32_MAX, 0), duration 0
   // Per $pe_slots PE (empty for the others), the distinct sets of quota
   // classes that one host's queue instances on the PE are in (sorted), set
   // up with the classes; per PE and host, its set and its place among the

@@ -83,7 +83,7 @@ const Interval::QuotaClassRooms& Interval::QuotaClassRoomsAt(const JobView& job,
   if (kept_any != nullptr && kept_any->reads.any_duration && quota_.Unchanged(kept_any->reads)) return *kept_any;
   QuotaClassRooms* kept = class_rooms_.Find(question, 0);
   if (kept != nullptr && quota_.Unchanged(kept->reads)) return *kept;
-  QuotaClassRooms rooms = QuotaClassRoomsOf(job, pe, start);
+  QuotaClassRooms rooms = QuotaClassRoomsFrom(QuotaClassShapeAt(job, pe), job, pe, start);
   if (kept_any != nullptr) kept_any->reads.any_duration = false;  // outdated: not to be read again
   if (rooms.reads.any_duration) {
     return kept_any != nullptr ? (*kept_any = std::move(rooms)) : class_rooms_.Keep(any, std::move(rooms));
@@ -132,44 +132,82 @@ void Interval::SetUpQuotaHostClasses() {
 }
 
 Interval::QuotaClassRooms Interval::QuotaClassRoomsOf(const JobView& job, PeId pe, Time start) const {
-  QuotaClassRooms out;
+  return QuotaClassRoomsFrom(QuotaClassShapeOf(job, pe), job, pe, start);
+}
+
+Interval::QuotaClassShape Interval::QuotaClassShapeOf(const JobView& job, PeId pe) const {
+  QuotaClassShape out;
   for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
     if (!quota_.Uniform(SubjectAt(job, pe, quota_.InstanceOfClass(c)))) return out;
   }
   out.uniform = true;
-  std::uint32_t least = UINT32_MAX;
-  std::optional<QuotaSubject> tightest;
-  QuotaTally peaks;  // nothing taken: each rule instance's peak, read once for all classes
   std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> index;  // into out.limits
   for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
-    const QuotaSubject subject = SubjectAt(job, pe, quota_.InstanceOfClass(c));
-    std::uint32_t room = UINT32_MAX;
     out.class_first.push_back(static_cast<std::uint32_t>(out.class_limit.size()));
-    quota_.ForEachLimitLeft(subject, *job.requests, false, WindowAt(job, start), &peaks,
-                            [&](const QuotaLimitKey& key, double left, double per_slot) {
-                              const auto [it, added] =
-                                  index.try_emplace(key, static_cast<std::uint32_t>(out.limits.size()));
-                              if (added) {
-                                out.limits.push_back(
-                                    {left, per_slot, key,
-                                     quota_.TermsOf(key, *job.requests, WindowAt(job, start), &peaks)});
-                              }
-                              out.class_limit.push_back(it->second);
-                              room = std::min(room, QuotaUsage::SlotsLeft(left, per_slot));
-                            });
+    quota_.ForEachLimit(SubjectAt(job, pe, quota_.InstanceOfClass(c)), *job.requests, false,
+                        [&](const QuotaLimitKey& key, bool refuses, double one, double fixed) {
+                          const auto [it, added] =
+                              index.try_emplace(key, static_cast<std::uint32_t>(out.limits.size()));
+                          out.class_limit.push_back(it->second);
+                          if (!added) return;
+                          QuotaUsage::LimitTerms terms = quota_.TermsOf(key, *job.requests, std::nullopt, nullptr);
+                          terms.peak = 0;
+                          out.limits.push_back({0, refuses ? 1.0 : one - fixed, key, terms});
+                          out.fixed.push_back(fixed);
+                          out.read.push_back(refuses ? UINT32_MAX : static_cast<std::uint32_t>(out.read_keys.size()));
+                          if (!refuses) out.read_keys.push_back(key);
+                        });
+  }
+  out.class_first.push_back(static_cast<std::uint32_t>(out.class_limit.size()));
+  return out;
+}
+
+const Interval::QuotaClassShape& Interval::QuotaClassShapeAt(const JobView& job, PeId pe) const {
+  QuotaQuestion question = QuestionOf(job, pe, UINT32_MAX, 0);
+  question.duration = 0;  // the shape holds from every start, for every duration
+  if (const QuotaClassShape* kept = class_shapes_.Find(question, 0)) return *kept;
+  return class_shapes_.Keep(question, QuotaClassShapeOf(job, pe));
+}
+
+Interval::QuotaClassRooms Interval::QuotaClassRoomsFrom(const QuotaClassShape& shape, const JobView& job, PeId pe,
+                                                        Time start) const {
+  QuotaClassRooms out;
+  if (!shape.uniform) return out;
+  out.uniform = true;
+  const std::optional<QuotaWindow> window = WindowAt(job, start);
+  std::vector<double> peaks(shape.read_keys.size());
+  out.reads = quota_.PeaksOf(shape.read_keys, window, peaks);
+  out.limits = shape.limits;
+  for (std::size_t k = 0; k < out.limits.size(); ++k) {
+    QuotaClassRooms::Limit& limit = out.limits[k];
+    if (shape.read[k] == UINT32_MAX) {  // refuses: no slot
+      limit.left = -1;
+      continue;
+    }
+    limit.terms.peak = peaks[shape.read[k]];
+    limit.left = limit.terms.value - limit.terms.peak - shape.fixed[k];
+  }
+  out.class_first = shape.class_first;
+  out.class_limit = shape.class_limit;
+  std::uint32_t least = UINT32_MAX, tightest = UINT32_MAX;
+  for (std::uint32_t c = 0; c + 1 < out.class_first.size(); ++c) {
+    std::uint32_t room = UINT32_MAX;
+    for (std::uint32_t k = out.class_first[c]; k < out.class_first[c + 1]; ++k) {
+      const QuotaClassRooms::Limit& limit = out.limits[out.class_limit[k]];
+      room = std::min(room, QuotaUsage::SlotsLeft(limit.left, limit.per_slot));
+    }
     out.rooms.push_back(room);
     out.sum += room;
     if (room < least) {
       least = room;
-      tightest = subject;
+      tightest = c;
     }
   }
-  out.class_first.push_back(static_cast<std::uint32_t>(out.class_limit.size()));
   // The excess reads the peaks of the tightest class's limits, which its room read.
-  if (tightest && least < UINT32_MAX) {
-    out.excess = quota_.Excess(*tightest, *job.requests, least + 1, false, WindowAt(job, start));
+  if (least < UINT32_MAX) {
+    out.excess =
+        quota_.Excess(SubjectAt(job, pe, quota_.InstanceOfClass(tightest)), *job.requests, least + 1, false, window);
   }
-  out.reads = quota_.ReadsOf(peaks, WindowAt(job, start));
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 
 #include "kernel/complex/complex_compare.hpp"
@@ -286,34 +287,46 @@ QuotaUsage::LimitTerms QuotaUsage::TermsOf(const QuotaLimitKey& key, const Reque
   return terms;
 }
 
-QuotaReads QuotaUsage::ReadsOf(const QuotaTally& tally, std::optional<QuotaWindow> window) const {
+QuotaReads QuotaUsage::PeaksOf(std::span<const QuotaLimitKey> keys, std::optional<QuotaWindow> window,
+                               std::span<double> peaks) const {
+  assert(peaks.size() == keys.size());
   QuotaReads reads{clock_, counters_.size(), {}, {}, true};
-  for (const auto& [key, peak] : tally.peak) {
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const QuotaLimitKey& key = keys[k];
     const std::uint32_t* at = counter_index_.Find(key.instance, QuotaInstanceHash{}(key.instance));
+    peaks[k] = 0;
     if (at == nullptr) {
       reads.absent.push_back(key.instance);
       continue;
     }
     reads.read.push_back(*at);
-    // A peak is the same over every window from the start where the amount
-    // there is the most it ever reaches from then on.
     const Counter& c = counters_[*at].second;
-    if (diagrams_ && window && key.limit < c.over_time.size()) {
+    if (!diagrams_ || !window) {
+      if (key.limit < c.now.size()) peaks[k] = c.now[key.limit];
+    } else if (key.limit < c.over_time.size()) {
+      // A peak is the same over every window from the start where the amount
+      // there is the most it ever reaches from then on.
       const UtilizationDiagram& d = c.over_time[key.limit];
+      peaks[k] = d.Max(window->start, window->duration);
       reads.any_duration = reads.any_duration && d.Max(window->start, 1) == d.Max(window->start, kDiagramForever);
     }
   }
   return reads;
 }
 
-bool QuotaUsage::Unchanged(const QuotaReads& reads) const {
+bool QuotaUsage::Unchanged(QuotaReads& reads) const {
   if (reads.clock == clock_) return true;
   for (std::uint32_t k : reads.read) {
     if (counters_[k].second.changed > reads.clock) return false;
   }
-  if (counters_.size() == reads.counters) return true;  // no counter made since
-  return std::none_of(reads.absent.begin(), reads.absent.end(),
-                      [&](const QuotaInstance& instance) { return CounterFor(instance) != nullptr; });
+  if (counters_.size() != reads.counters &&  // some counter made since
+      std::any_of(reads.absent.begin(), reads.absent.end(),
+                  [&](const QuotaInstance& instance) { return CounterFor(instance) != nullptr; })) {
+    return false;
+  }
+  reads.clock = clock_;
+  reads.counters = counters_.size();
+  return true;
 }
 
 double QuotaUsage::PeakOnce(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window,

@@ -93,7 +93,7 @@ struct QuotaTally {
   std::unordered_map<QuotaLimitKey, double, QuotaLimitKeyHash> peak;
 };
 
-// What an answer read of the usage (QuotaUsage::ReadsOf), to tell later
+// What an answer read of the usage (QuotaUsage::PeaksOf), to tell later
 // whether it still holds (QuotaUsage::Unchanged): the counters it read, by
 // index, and the rule instances it found without one, as of the usage's
 // change clock and counter count then; and whether each peak it read is the
@@ -191,11 +191,17 @@ class QuotaUsage {
   // earlier grants of the same placement took.
   std::uint32_t SlotRoom(const QuotaSubject& subject, const RequestSet& requests, bool master,
                          std::optional<QuotaWindow> window = std::nullopt, QuotaTally* tally = nullptr) const;
-  // SlotRoom's parts: visit(key, left, per_slot) for each limit of the rules
-  // that apply at the subject's queue instance and concern the request: what
-  // is left of it after the peak, the master's per-job amount and the
-  // tally's take (negative where it refuses the request), and what one more
-  // slot takes. SlotsLeft turns the two into slots.
+  // The limits of the rules that apply at the subject's queue instance and
+  // concern the request, without their usage: visit(key, refuses, one,
+  // fixed) for each, whether it refuses the request itself (then one and
+  // fixed are 0), what one slot there takes and the master's per-job part
+  // of it.
+  template <class Visit>
+  void ForEachLimit(const QuotaSubject& subject, const RequestSet& requests, bool master, Visit visit) const;
+  // SlotRoom's parts: visit(key, left, per_slot) for each of ForEachLimit's
+  // limits: what is left of it after the peak, the master's per-job amount
+  // and the tally's take (negative where it refuses the request), and what
+  // one more slot takes. SlotsLeft turns the two into slots.
   template <class Visit>
   void ForEachLimitLeft(const QuotaSubject& subject, const RequestSet& requests, bool master,
                         std::optional<QuotaWindow> window, QuotaTally* tally, Visit visit) const;
@@ -258,12 +264,15 @@ class QuotaUsage {
     std::vector<UtilizationDiagram> over_time;  // with diagrams
     std::uint64_t changed = 0;
   };
-  // The counters behind the rule instances whose peaks `tally` read over
-  // `window`, now.
-  QuotaReads ReadsOf(const QuotaTally& tally, std::optional<QuotaWindow> window) const;
+  // Each limit's peak over `window` (Peak's, into `peaks`), and the counters
+  // behind them now: what an answer built on them read.
+  QuotaReads PeaksOf(std::span<const QuotaLimitKey> keys, std::optional<QuotaWindow> window,
+                     std::span<double> peaks) const;
   // Whether what `reads` read is as it was: none of its counters debited or
-  // reserved since, and none of its absent instances given a counter.
-  bool Unchanged(const QuotaReads& reads) const;
+  // reserved since, and none of its absent instances given a counter. Where
+  // it is, `reads` is moved to now, so the next check costs nothing until
+  // the usage changes.
+  bool Unchanged(QuotaReads& reads) const;
   // Every instance with usage or a reservation, in the order first debited.
   const std::deque<std::pair<QuotaInstance, Counter>>& instances() const { return counters_; }
   // The instance's counter, or null where it has no usage.
@@ -343,25 +352,35 @@ void QuotaUsage::ForEachDebit(const QuotaSubject& subject, const RequestSet& req
 }
 
 template <class Visit>
-void QuotaUsage::ForEachLimitLeft(const QuotaSubject& subject, const RequestSet& requests, bool master,
-                                  std::optional<QuotaWindow> window, QuotaTally* tally, Visit visit) const {
+void QuotaUsage::ForEachLimit(const QuotaSubject& subject, const RequestSet& requests, bool master, Visit visit) const {
   ForEachRule(subject, [&](const QuotaInstance& instance, const QuotaRule& rule) {
     for (std::uint32_t l = 0; l < rule.limits.size(); ++l) {
       const QuotaLimitKey key{instance, l};
       if (RefusesRequest(rule.limits[l], requests)) {
-        visit(key, -1.0, 1.0);
+        visit(key, true, 0.0, 0.0);
         continue;
       }
       const std::optional<double> one = Amount(rule.limits[l], requests, 1, master);
       if (!one) continue;
-      const double fixed = *Amount(rule.limits[l], requests, 0, master);  // a per-job amount at the master
-      double left = LimitOf(instance, l) - PeakOnce(instance, l, window, tally) - fixed;
-      if (tally != nullptr) {
-        const auto it = tally->taken.find(key);
-        if (it != tally->taken.end()) left -= it->second;
-      }
-      visit(key, left, *one - fixed);
+      visit(key, false, *one, *Amount(rule.limits[l], requests, 0, master));  // a per-job amount at the master
     }
+  });
+}
+
+template <class Visit>
+void QuotaUsage::ForEachLimitLeft(const QuotaSubject& subject, const RequestSet& requests, bool master,
+                                  std::optional<QuotaWindow> window, QuotaTally* tally, Visit visit) const {
+  ForEachLimit(subject, requests, master, [&](const QuotaLimitKey& key, bool refuses, double one, double fixed) {
+    if (refuses) {
+      visit(key, -1.0, 1.0);
+      return;
+    }
+    double left = LimitOf(key.instance, key.limit) - PeakOnce(key.instance, key.limit, window, tally) - fixed;
+    if (tally != nullptr) {
+      const auto it = tally->taken.find(key);
+      if (it != tally->taken.end()) left -= it->second;
+    }
+    visit(key, left, one - fixed);
   });
 }
 

@@ -260,21 +260,25 @@ TEST(QuotaUsageTest, ReadsHoldUntilTheirCountersChange) {
   const QuotaInstance u2 = QuotaInstanceOf(sets, 0, 0, Subject(2));
   usage.Debit(u0, 0, 2, {0, 100});
   const QuotaWindow window{50, 10};
-  QuotaTally tally;
-  EXPECT_EQ(usage.SlotRoom(Subject(0), Asking(), false, window, &tally), 8u);
-  const QuotaReads reads = usage.ReadsOf(tally, window);
+  const std::vector<QuotaLimitKey> u0_slots = {{u0, 0}};
+  std::vector<double> peaks(1);
+  QuotaReads reads = usage.PeaksOf(u0_slots, window, peaks);
+  EXPECT_EQ(peaks[0], 2);
   EXPECT_TRUE(reads.any_duration);  // 2 at 50, and never more after
   usage.Debit(QuotaInstanceOf(sets, 0, 0, Subject(1)), 0, 4, {0, 100});
   EXPECT_TRUE(usage.Unchanged(reads));
   usage.Reserve(u0, 0, 5, {200, 100});
   EXPECT_FALSE(usage.Unchanged(reads));
-  QuotaTally again;
-  EXPECT_EQ(usage.SlotRoom(Subject(0), Asking(), false, window, &again), 8u);  // the reservation is past the window
-  EXPECT_FALSE(usage.ReadsOf(again, window).any_duration);                     // but a longer one meets it
+  EXPECT_FALSE(usage.PeaksOf(u0_slots, window, peaks).any_duration);  // a longer window meets the reservation
+  EXPECT_EQ(peaks[0], 2);                                             // this one does not
+  EXPECT_EQ(usage.PeaksOf(u0_slots, QuotaWindow{50, 200}, peaks).read.size(), 1u);
+  EXPECT_EQ(peaks[0], 5);  // the debit's 2 ends at 100, the reservation's 5 starts at 200
+  EXPECT_EQ(usage.PeaksOf(u0_slots, std::nullopt, peaks).read.size(), 1u);
+  EXPECT_EQ(peaks[0], 2);  // without a window: the usage now
 
-  QuotaTally absent;
-  EXPECT_EQ(usage.SlotRoom(Subject(2), Asking(), false, window, &absent), 10u);
-  const QuotaReads none = usage.ReadsOf(absent, window);
+  const std::vector<QuotaLimitKey> u2_slots = {{u2, 0}};
+  QuotaReads none = usage.PeaksOf(u2_slots, window, peaks);
+  EXPECT_EQ(peaks[0], 0);
   ASSERT_EQ(none.absent.size(), 1u);
   usage.Debit(QuotaInstanceOf(sets, 0, 0, Subject(3)), 0, 1, {0, 100});  // a counter made, not u2's
   EXPECT_TRUE(usage.Unchanged(none));
