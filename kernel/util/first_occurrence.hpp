@@ -14,6 +14,8 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "kernel/execution_mode.hpp"
@@ -78,10 +80,15 @@ FirstOccurrence<Key> NumberByFirstOccurrence(std::size_t n, KeyOf key_of, Execut
     Key key;
     std::uint32_t element = UINT32_MAX;  // UINT32_MAX: a free slot of a part's map
   };
-  std::vector<Placed> by_part(n);
+  // Left uninitialised: each element is made where the split puts it, so
+  // that the threads share the first touch of its pages.
+  static_assert(std::is_trivially_destructible_v<Placed>);
+  std::unique_ptr<std::byte[]> storage(new std::byte[n * sizeof(Placed)]);
+  Placed* const by_part = reinterpret_cast<Placed*>(storage.get());
   for_each_element([&](std::size_t c, std::size_t i) {
     Key key = key_of(i);
-    by_part[at[c * parts + part_of(Mix(Hash{}(key)))]++] = {std::move(key), static_cast<std::uint32_t>(i)};
+    std::construct_at(&by_part[at[c * parts + part_of(Mix(Hash{}(key)))]++],
+                      Placed{std::move(key), static_cast<std::uint32_t>(i)});
   });
 
   // ids[i]: the first element equal to i, found by its part's map of first elements.
@@ -103,7 +110,8 @@ FirstOccurrence<Key> NumberByFirstOccurrence(std::size_t n, KeyOf key_of, Execut
       }
     }
   });
-  by_part = {};
+
+  storage.reset();
 
   // A first element's number: the first elements before it.
   std::vector<std::uint32_t> number(n);
