@@ -538,22 +538,34 @@ class Interval {
   };
   using SlotBound = std::optional<QuotaBound>;  // nullopt where a class is not uniform
   SlotBound QuotaSlotBound(const JobView& job, PeId pe, Time start) const;
-  // What the quotas leave a job at each class's instances from `start` on,
-  // before any take, where every class is uniform for the job (else
-  // `uniform` is false and nothing else is set): each limit that concerns
-  // the job once, with what is left of it and what a slot takes
-  // (QuotaUsage::ForEachLimitLeft); per class, its limits and the slots they
-  // leave; their sum, the excess of the least; and what was read of the usage.
-  // Each limit also keeps what a placement's check weighs of it (ExcessOf).
-  struct QuotaClassRooms {
+  // What the quotas leave a job at each class's instances, apart from the
+  // usage, where every class is uniform for the job: each limit that
+  // concerns the job once (QuotaUsage::ForEachLimit), with its key, what a
+  // slot takes, what it takes off the left besides the peak (fixed), what a
+  // placement's check weighs of it (terms, peak 0; ExcessOf) and its index
+  // in read_keys (UINT32_MAX: it refuses the request, so no peak is read);
+  // per class, the limits it meets.
+  struct QuotaClassShape {
     struct Limit {
-      double left = 0, per_slot = 0;
       QuotaLimitKey key;
+      double per_slot = 0, fixed = 0;
       QuotaUsage::LimitTerms terms;
+      std::uint32_t read = UINT32_MAX;
     };
-    bool uniform = false;
     std::vector<Limit> limits;
     std::vector<std::uint32_t> class_first, class_limit;  // class c's: class_limit[class_first[c], class_first[c + 1])
+    std::vector<QuotaLimitKey> read_keys;
+  };
+  // Null where some class is not uniform for the job.
+  std::shared_ptr<const QuotaClassShape> QuotaClassShapeOf(const JobView& job, PeId pe) const;  // worked out
+  // The optimised twin's QuotaClassShapeOf, kept for the interval (class_shapes_).
+  const std::shared_ptr<const QuotaClassShape>& QuotaClassShapeAt(const JobView& job, PeId pe) const;
+  // And from `start` on: per limit of the shape, what is left of it after
+  // its peak and what a slot takes; per class, the slots they leave; their
+  // sum, the excess of the least; and what was read of the usage.
+  struct QuotaClassRooms {
+    std::shared_ptr<const QuotaClassShape> shape;  // null: some class is not uniform (nothing else is set)
+    std::vector<double> left, peak;
     std::vector<std::uint64_t> rooms;
     std::uint64_t sum = 0;
     std::optional<QuotaExcess> excess;
@@ -562,24 +574,8 @@ class Interval {
   QuotaClassRooms QuotaClassRoomsOf(const JobView& job, PeId pe, Time start) const;  // worked out
   // The optimised twin's QuotaClassRoomsOf, as kept (class_rooms_); valid until the next call.
   const QuotaClassRooms& QuotaClassRoomsAt(const JobView& job, PeId pe, Time start) const;
-  // QuotaClassRooms' part that the usage does not change: where every class
-  // is uniform for the job, its limits (left unset, terms.peak 0) and what
-  // each takes off its left besides the peak (ForEachLimit's fixed), per
-  // class the limits it meets, and the limits whose peaks are read (not
-  // those that refuse the request), as `read` indexes them.
-  struct QuotaClassShape {
-    bool uniform = false;
-    std::vector<QuotaClassRooms::Limit> limits;
-    std::vector<double> fixed;
-    std::vector<std::uint32_t> class_first, class_limit;
-    std::vector<QuotaLimitKey> read_keys;
-    std::vector<std::uint32_t> read;  // per limit: its index in read_keys (UINT32_MAX: refuses)
-  };
-  QuotaClassShape QuotaClassShapeOf(const JobView& job, PeId pe) const;  // worked out
-  // The optimised twin's QuotaClassShapeOf, as kept (class_shapes_); valid until the next call.
-  const QuotaClassShape& QuotaClassShapeAt(const JobView& job, PeId pe) const;
-  // QuotaClassRoomsOf from the job's shape.
-  QuotaClassRooms QuotaClassRoomsFrom(const QuotaClassShape& shape, const JobView& job, PeId pe, Time start) const;
+  QuotaClassRooms QuotaClassRoomsFrom(std::shared_ptr<const QuotaClassShape> shape, const JobView& job, PeId pe,
+                                      Time start) const;
   SlotBound BoundOf(const QuotaClassRooms& rooms, PeId pe) const;  // with the hosts' free slots now
   // QuotaUsage::Excess of a placement (the first grant the master's) from
   // the rooms' limit terms: the grants of a class meet its limits in the
@@ -595,7 +591,7 @@ class Interval {
   // its owner, project and the like, so most answers outlive it.
   mutable QuotaVerdictMemo<std::optional<QuotaExcess>> sequential_verdicts_;
   mutable QuotaVerdictMemo<QuotaClassRooms> class_rooms_;
-  mutable QuotaVerdictMemo<QuotaClassShape> class_shapes_;  // by QuestionOf(job, pe, UINT32_MAX, 0), duration 0
+  mutable QuotaVerdictMemo<std::shared_ptr<const QuotaClassShape>> class_shapes_;  // by QuestionOf(.., 0), duration 0
   // Per $pe_slots PE (empty for the others), the distinct sets of quota
   // classes that one host's queue instances on the PE are in (sorted), set
   // up with the classes; per PE and host, its set and its place among the

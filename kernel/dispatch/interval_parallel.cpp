@@ -69,13 +69,7 @@ class Interval::RoomBuilder {
       room_.masterq = job.requests;
       enough_ = kUnlimited;  // the slots that suffice may lack a master queue
     }
-    if (quotas_ && interval.twin_ == Twin::kOptimised) {
-      const QuotaUsage& quota = interval.quota_;
-      by_class_ = true;
-      for (std::uint32_t c = 0; c < quota.classes() && by_class_; ++c) {
-        by_class_ = quota.Uniform(interval.SubjectAt(job, pe, quota.InstanceOfClass(c)));
-      }
-    }
+    if (quotas_ && interval.twin_ == Twin::kOptimised) by_class_ = interval.QuotaClassShapeAt(job, pe) != nullptr;
   }
   bool usable() const { return room_.usable; }
   Time start() const { return start_; }
@@ -476,13 +470,14 @@ class Interval::RoomBuilder {
   // A class's limits, as indices into limits_: the job's, from the start on,
   // as the interval has them (read at the first use).
   std::span<const std::uint32_t> LimitsOfClass(std::uint32_t c) {
-    if (class_first_.empty()) {
+    if (shape_ == nullptr) {
       const QuotaClassRooms& rooms = interval_.QuotaClassRoomsAt(job_, pe_, start_);
-      for (const QuotaClassRooms::Limit& l : rooms.limits) limits_.push_back({l.left, l.per_slot, 0});
-      class_first_ = rooms.class_first;
-      class_limit_ = rooms.class_limit;
+      shape_ = rooms.shape;
+      for (std::size_t k = 0; k < shape_->limits.size(); ++k)
+        limits_.push_back({rooms.left[k], shape_->limits[k].per_slot, 0});
     }
-    return std::span(class_limit_).subspan(class_first_[c], class_first_[c + 1] - class_first_[c]);
+    return std::span(shape_->class_limit)
+        .subspan(shape_->class_first[c], shape_->class_first[c + 1] - shape_->class_first[c]);
   }
   void NoteLimiting(std::uint32_t i, ComplexId limiting) {
     const QueueKey key = interval_.KeyOf(i);
@@ -539,7 +534,7 @@ class Interval::RoomBuilder {
   };
   bool by_class_ = false;
   std::vector<LimitLeft> limits_;
-  std::vector<std::uint32_t> class_first_, class_limit_;  // QuotaClassRooms'
+  std::shared_ptr<const QuotaClassShape> shape_;  // the job's, read with limits_
 };
 
 Interval::ParallelRoom Interval::RoomNow(const JobView& job, PeId pe, std::uint32_t enough, bool quotas) const {

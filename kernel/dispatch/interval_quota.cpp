@@ -135,66 +135,62 @@ Interval::QuotaClassRooms Interval::QuotaClassRoomsOf(const JobView& job, PeId p
   return QuotaClassRoomsFrom(QuotaClassShapeOf(job, pe), job, pe, start);
 }
 
-Interval::QuotaClassShape Interval::QuotaClassShapeOf(const JobView& job, PeId pe) const {
-  QuotaClassShape out;
+std::shared_ptr<const Interval::QuotaClassShape> Interval::QuotaClassShapeOf(const JobView& job, PeId pe) const {
   for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
-    if (!quota_.Uniform(SubjectAt(job, pe, quota_.InstanceOfClass(c)))) return out;
+    if (!quota_.Uniform(SubjectAt(job, pe, quota_.InstanceOfClass(c)))) return nullptr;
   }
-  out.uniform = true;
-  std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> index;  // into out.limits
+  auto out = std::make_shared<QuotaClassShape>();
+  std::unordered_map<QuotaLimitKey, std::uint32_t, QuotaLimitKeyHash> index;  // into out->limits
   for (std::uint32_t c = 0; c < quota_.classes(); ++c) {
-    out.class_first.push_back(static_cast<std::uint32_t>(out.class_limit.size()));
-    quota_.ForEachLimit(SubjectAt(job, pe, quota_.InstanceOfClass(c)), *job.requests, false,
-                        [&](const QuotaLimitKey& key, bool refuses, double one, double fixed) {
-                          const auto [it, added] =
-                              index.try_emplace(key, static_cast<std::uint32_t>(out.limits.size()));
-                          out.class_limit.push_back(it->second);
-                          if (!added) return;
-                          QuotaUsage::LimitTerms terms = quota_.TermsOf(key, *job.requests, std::nullopt, nullptr);
-                          terms.peak = 0;
-                          out.limits.push_back({0, refuses ? 1.0 : one - fixed, key, terms});
-                          out.fixed.push_back(fixed);
-                          out.read.push_back(refuses ? UINT32_MAX : static_cast<std::uint32_t>(out.read_keys.size()));
-                          if (!refuses) out.read_keys.push_back(key);
-                        });
+    out->class_first.push_back(static_cast<std::uint32_t>(out->class_limit.size()));
+    quota_.ForEachLimit(
+        SubjectAt(job, pe, quota_.InstanceOfClass(c)), *job.requests, false,
+        [&](const QuotaLimitKey& key, bool refuses, double one, double fixed) {
+          const auto [it, added] = index.try_emplace(key, static_cast<std::uint32_t>(out->limits.size()));
+          out->class_limit.push_back(it->second);
+          if (!added) return;
+          QuotaUsage::LimitTerms terms = quota_.TermsOf(key, *job.requests, std::nullopt, nullptr);
+          terms.peak = 0;
+          const auto read = static_cast<std::uint32_t>(out->read_keys.size());
+          out->limits.push_back({key, refuses ? 1.0 : one - fixed, fixed, terms, refuses ? UINT32_MAX : read});
+          if (!refuses) out->read_keys.push_back(key);
+        });
   }
-  out.class_first.push_back(static_cast<std::uint32_t>(out.class_limit.size()));
+  out->class_first.push_back(static_cast<std::uint32_t>(out->class_limit.size()));
   return out;
 }
 
-const Interval::QuotaClassShape& Interval::QuotaClassShapeAt(const JobView& job, PeId pe) const {
+const std::shared_ptr<const Interval::QuotaClassShape>& Interval::QuotaClassShapeAt(const JobView& job, PeId pe) const {
   QuotaQuestion question = QuestionOf(job, pe, UINT32_MAX, 0);
   question.duration = 0;  // the shape holds from every start, for every duration
-  if (const QuotaClassShape* kept = class_shapes_.Find(question, 0)) return *kept;
+  if (const auto* kept = class_shapes_.Find(question, 0)) return *kept;
   return class_shapes_.Keep(question, QuotaClassShapeOf(job, pe));
 }
 
-Interval::QuotaClassRooms Interval::QuotaClassRoomsFrom(const QuotaClassShape& shape, const JobView& job, PeId pe,
-                                                        Time start) const {
+Interval::QuotaClassRooms Interval::QuotaClassRoomsFrom(std::shared_ptr<const QuotaClassShape> shape,
+                                                        const JobView& job, PeId pe, Time start) const {
   QuotaClassRooms out;
-  if (!shape.uniform) return out;
-  out.uniform = true;
+  if (shape == nullptr) return out;
   const std::optional<QuotaWindow> window = WindowAt(job, start);
-  std::vector<double> peaks(shape.read_keys.size());
-  out.reads = quota_.PeaksOf(shape.read_keys, window, peaks);
-  out.limits = shape.limits;
-  for (std::size_t k = 0; k < out.limits.size(); ++k) {
-    QuotaClassRooms::Limit& limit = out.limits[k];
-    if (shape.read[k] == UINT32_MAX) {  // refuses: no slot
-      limit.left = -1;
+  std::vector<double> peaks(shape->read_keys.size());
+  out.reads = quota_.PeaksOf(shape->read_keys, window, peaks);
+  out.left.resize(shape->limits.size());
+  out.peak.resize(shape->limits.size());
+  for (std::size_t k = 0; k < shape->limits.size(); ++k) {
+    const QuotaClassShape::Limit& limit = shape->limits[k];
+    if (limit.read == UINT32_MAX) {  // refuses: no slot
+      out.left[k] = -1;
       continue;
     }
-    limit.terms.peak = peaks[shape.read[k]];
-    limit.left = limit.terms.value - limit.terms.peak - shape.fixed[k];
+    out.peak[k] = peaks[limit.read];
+    out.left[k] = limit.terms.value - out.peak[k] - limit.fixed;
   }
-  out.class_first = shape.class_first;
-  out.class_limit = shape.class_limit;
   std::uint32_t least = UINT32_MAX, tightest = UINT32_MAX;
-  for (std::uint32_t c = 0; c + 1 < out.class_first.size(); ++c) {
+  for (std::uint32_t c = 0; c + 1 < shape->class_first.size(); ++c) {
     std::uint32_t room = UINT32_MAX;
-    for (std::uint32_t k = out.class_first[c]; k < out.class_first[c + 1]; ++k) {
-      const QuotaClassRooms::Limit& limit = out.limits[out.class_limit[k]];
-      room = std::min(room, QuotaUsage::SlotsLeft(limit.left, limit.per_slot));
+    for (std::uint32_t k = shape->class_first[c]; k < shape->class_first[c + 1]; ++k) {
+      const std::uint32_t l = shape->class_limit[k];
+      room = std::min(room, QuotaUsage::SlotsLeft(out.left[l], shape->limits[l].per_slot));
     }
     out.rooms.push_back(room);
     out.sum += room;
@@ -208,11 +204,12 @@ Interval::QuotaClassRooms Interval::QuotaClassRoomsFrom(const QuotaClassShape& s
     out.excess =
         quota_.Excess(SubjectAt(job, pe, quota_.InstanceOfClass(tightest)), *job.requests, least + 1, false, window);
   }
+  out.shape = std::move(shape);
   return out;
 }
 
 Interval::SlotBound Interval::BoundOf(const QuotaClassRooms& rooms, PeId pe) const {
-  if (!rooms.uniform) return std::nullopt;
+  if (rooms.shape == nullptr) return std::nullopt;
   QuotaBound bound{rooms.sum, rooms.sum, rooms.excess};
   if (!quota_host_classes_[pe.index()].empty()) {  // tighter under $pe_slots, which alone keeps the hosts' class sets
     bound.on_a_host = QuotaMostOnAHost(
@@ -227,17 +224,19 @@ Interval::SlotBound Interval::BoundOf(const QuotaClassRooms& rooms, PeId pe) con
 
 std::optional<QuotaExcess> Interval::ExcessOf(const QuotaClassRooms& rooms, const QuotaUsage& quota,
                                               const std::vector<Grant>& grants) {
-  std::vector<double> added(rooms.limits.size(), 0);  // what the grants so far add to each limit
+  const QuotaClassShape& shape = *rooms.shape;
+  std::vector<double> added(shape.limits.size(), 0);  // what the grants so far add to each limit
   for (std::size_t g = 0; g < grants.size(); ++g) {
     const std::uint32_t c = quota.ClassOf(grants[g].instance);
-    for (std::uint32_t k = rooms.class_first[c]; k < rooms.class_first[c + 1]; ++k) {
-      const QuotaClassRooms::Limit& limit = rooms.limits[rooms.class_limit[k]];
+    for (std::uint32_t k = shape.class_first[c]; k < shape.class_first[c + 1]; ++k) {
+      const std::uint32_t l = shape.class_limit[k];
+      const QuotaClassShape::Limit& limit = shape.limits[l];
       const QuotaUsage::LimitTerms& t = limit.terms;
       if (t.refuses) return QuotaExcess{limit.key.instance, limit.key.limit};
       const double slots = t.per_slot * grants[g].slots;
-      double& sum = added[rooms.class_limit[k]];
+      double& sum = added[l];
       sum += g == 0 ? slots + t.per_job : slots;
-      if (t.peak + sum > t.value) return QuotaExcess{limit.key.instance, limit.key.limit};
+      if (rooms.peak[l] + sum > t.value) return QuotaExcess{limit.key.instance, limit.key.limit};
     }
   }
   return std::nullopt;
@@ -248,7 +247,7 @@ std::optional<QuotaExcess> Interval::PlacementQuotaExcess(const JobView& job, Pe
   if (!quota_.active()) return std::nullopt;
   if (twin_ == Twin::kOptimised) {
     const QuotaClassRooms& rooms = QuotaClassRoomsAt(job, pe, start);
-    if (rooms.uniform) return ExcessOf(rooms, quota_, grants);
+    if (rooms.shape != nullptr) return ExcessOf(rooms, quota_, grants);
   }
   std::vector<QuotaGrant> placed;
   for (const Grant& g : grants) placed.push_back({SubjectAt(job, pe, g.instance), g.slots});
