@@ -473,8 +473,9 @@ class Interval::RoomBuilder {
     if (shape_ == nullptr) {
       const QuotaClassRooms& rooms = interval_.QuotaClassRoomsAt(job_, pe_, start_);
       shape_ = rooms.shape;
-      for (std::size_t k = 0; k < shape_->limits.size(); ++k)
+      for (std::size_t k = 0; k < shape_->limits.size(); ++k) {
         limits_.push_back({rooms.left[k], shape_->limits[k].per_slot, 0});
+      }
     }
     return std::span(shape_->class_limit)
         .subspan(shape_->class_first[c], shape_->class_first[c + 1] - shape_->class_first[c]);

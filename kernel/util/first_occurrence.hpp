@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernel/execution_mode.hpp"
