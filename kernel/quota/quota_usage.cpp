@@ -294,20 +294,18 @@ QuotaReads QuotaUsage::PeaksOf(std::span<const QuotaLimitKey> keys, std::optiona
   for (std::size_t k = 0; k < keys.size(); ++k) {
     const QuotaLimitKey& key = keys[k];
     const std::uint32_t* at = counter_index_.Find(key.instance, QuotaInstanceHash{}(key.instance));
-    peaks[k] = 0;
     if (at == nullptr) {
+      peaks[k] = 0;
       reads.absent.push_back(key.instance);
       continue;
     }
     reads.read.push_back(*at);
     const Counter& c = counters_[*at].second;
-    if (!diagrams_ || !window) {
-      if (key.limit < c.now.size()) peaks[k] = c.now[key.limit];
-    } else if (key.limit < c.over_time.size()) {
-      // A peak is the same over every window from the start where the amount
-      // there is the most it ever reaches from then on.
+    peaks[k] = PeakIn(&c, key.limit, window);
+    // A peak is the same over every window from the start where the amount
+    // there is the most it ever reaches from then on.
+    if (diagrams_ && window && key.limit < c.over_time.size()) {
       const UtilizationDiagram& d = c.over_time[key.limit];
-      peaks[k] = d.Max(window->start, window->duration);
       reads.any_duration = reads.any_duration && d.Max(window->start, 1) == d.Max(window->start, kDiagramForever);
     }
   }
@@ -416,15 +414,17 @@ std::optional<std::uint32_t> QuotaUsage::RuleOf(std::uint32_t s, const QuotaSubj
 }
 
 double QuotaUsage::Used(const QuotaInstance& instance, std::uint32_t limit) const {
-  const Counter* counter = CounterFor(instance);
-  return counter == nullptr || limit >= counter->now.size() ? 0 : counter->now[limit];
+  return PeakIn(CounterFor(instance), limit, std::nullopt);
 }
 
 double QuotaUsage::Peak(const QuotaInstance& instance, std::uint32_t limit, std::optional<QuotaWindow> window) const {
-  if (!diagrams_ || !window) return Used(instance, limit);
-  const Counter* counter = CounterFor(instance);
-  if (counter == nullptr || limit >= counter->over_time.size()) return 0;
-  return counter->over_time[limit].Max(window->start, window->duration);
+  return PeakIn(CounterFor(instance), limit, window);
+}
+
+double QuotaUsage::PeakIn(const Counter* counter, std::uint32_t limit, std::optional<QuotaWindow> window) const {
+  if (counter == nullptr) return 0;
+  if (!diagrams_ || !window) return limit < counter->now.size() ? counter->now[limit] : 0;
+  return limit < counter->over_time.size() ? counter->over_time[limit].Max(window->start, window->duration) : 0;
 }
 
 double QuotaUsage::LimitOf(const QuotaInstance& instance, std::uint32_t limit) const {

@@ -282,6 +282,8 @@ class QuotaUsage {
   }
 
  private:
+  // Peak's reading of a counter already found (null: the instance has none).
+  double PeakIn(const Counter* counter, std::uint32_t limit, std::optional<QuotaWindow> window) const;
   // What `slots` slots (or, for a JOB consumable, the job at its master) add
   // to `limit`; nullopt where the limit does not concern the request.
   std::optional<double> Amount(const QuotaLimit& limit, const RequestSet& requests, std::uint32_t slots,
