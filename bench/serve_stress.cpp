@@ -1,23 +1,31 @@
 // serve_stress: a session (io/session) driven through its protocol path, as
 // `schedk serve` drives it, on a generated cluster:
-//   serve_stress JOBS [HOSTS [MAX_RESERVATION [CHANGES]]]
+//   serve_stress JOBS [HOSTS [MAX_RESERVATION [CHANGES [THREADS [one-by-one]]]]]
 // 1. ingest: the configuration as an inline snapshot, then JOBS `add job`
-//    lines one request at a time (replies discarded): lines per second;
+//    lines as `schedk serve` takes them: the text in reads of 1 MiB cut into
+//    batches of whole lines (LineCutter) for Session::HandleLines (replies
+//    discarded): lines per second; with `one-by-one`, HandleLine for each
+//    line instead, the plain twin of HandleLines;
 // 2. memory: resident set after the ingest minus before, per job;
 // 3. schedule latency (jemalloc keeping freed pages, as in `schedk serve`):
 //    CHANGES rounds (default 5) of a 1% change (half the
 //    changed jobs deleted, as many new ones added) followed by `schedule`,
 //    each timed from the request to its terminal line; the view build alone too.
-// One size per process, so no other size's memory is counted.
+// THREADS bounds oneTBB's workers (default: all cores). One size per process,
+// so no other size's memory is counted.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <tbb/global_control.h>
+
 #include "bench/proc_status.hpp"
+#include "io/session/input_lines.hpp"
 #include "io/session/session.hpp"
 #include "io/snapshot_generator.hpp"
 #include "tools/allocator.hpp"
@@ -34,7 +42,7 @@ double Since(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: serve_stress JOBS [HOSTS [MAX_RESERVATION [CHANGES]]]\n");
+    std::fprintf(stderr, "usage: serve_stress JOBS [HOSTS [MAX_RESERVATION [CHANGES [THREADS [one-by-one]]]]]\n");
     return 1;
   }
   schedk::io::GeneratorSpec spec;
@@ -42,6 +50,9 @@ int main(int argc, char** argv) {
   spec.hosts = argc > 2 ? static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)) : 1000;
   spec.max_reservation = argc > 3 ? static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 0;
   const int rounds = argc > 4 ? std::atoi(argv[4]) : 5;
+  std::optional<tbb::global_control> threads;
+  if (argc > 5) threads.emplace(tbb::global_control::max_allowed_parallelism, std::strtoul(argv[5], nullptr, 10));
+  const bool one_by_one = argc > 6 && std::string_view(argv[6]) == "one-by-one";
   spec.seed = 7;
   // Generated text: the configuration and the job lines apart.
   std::string config, jobs_text;
@@ -61,25 +72,24 @@ int main(int argc, char** argv) {
       start = end + 1;
     }
   }
-  std::vector<std::string> requests;
+  std::string requests;  // the `add job` requests, one per line
   std::vector<std::uint32_t> numbers;
   {
     std::size_t start = 0, k = 0;
     while (start < jobs_text.size()) {
       const std::size_t end = jobs_text.find('\n', start);
       const std::string_view line(jobs_text.data() + start, end - start);
-      requests.push_back("a" + std::to_string(k++) + " add " + std::string(line));
+      requests.append("a" + std::to_string(k++) + " add ").append(line).push_back('\n');
       numbers.push_back(static_cast<std::uint32_t>(std::strtoul(line.data() + 4, nullptr, 10)));
       start = end + 1;
     }
     jobs_text.clear();
     jobs_text.shrink_to_fit();
   }
-  std::size_t replies = 0, errors = 0;
+  std::size_t errors = 0;
   std::string last;
-  auto sink = [&](std::string_view s) {
-    ++replies;
-    if (s.rfind("err ", 0) == 0) ++errors;
+  auto sink = [&](std::string_view s) {  // whole lines, one or many
+    for (std::size_t at = 0; at < s.size(); at = s.find('\n', at) + 1) errors += s.compare(at, 4, "err ") == 0;
     last.assign(s.substr(s.size() > 200 ? s.size() - 200 : 0));
     return true;
   };
@@ -97,14 +107,30 @@ int main(int argc, char** argv) {
   }
   session.HandleLine("end snapshot");
   auto t0 = std::chrono::steady_clock::now();
-  for (const std::string& r : requests) session.HandleLine(r);
+  if (one_by_one) {
+    for (std::size_t start = 0; start < requests.size();) {
+      const std::size_t end = requests.find('\n', start);
+      session.HandleLine(std::string_view(requests).substr(start, end - start));
+      start = end + 1;
+    }
+  } else {
+    // As the serve command's reader hands them over: a batch at 65536 lines.
+    constexpr std::size_t kRead = std::size_t{1} << 20, kBatchLines = 65536;
+    schedk::io::LineCutter cutter(std::size_t{1} << 20);
+    for (std::size_t at = 0; at < requests.size(); at += kRead) {
+      cutter.Append(std::string_view(requests).substr(at, kRead));
+      if (cutter.line_count() >= kBatchLines) session.HandleLines(cutter.Take().lines);
+    }
+    cutter.Finish();
+    session.HandleLines(cutter.Take().lines);
+  }
   const double ingest = Since(t0);
   const long after = StatusKb("VmRSS:");
-  std::printf("ingest: %zu add job lines in %.3f s = %.2f M lines/s (%zu errors)\n", requests.size(), ingest,
-              static_cast<double>(requests.size()) / ingest / 1e6, errors);
+  std::printf("ingest: %zu add job lines in %.3f s = %.2f M lines/s (%zu errors)\n", numbers.size(), ingest,
+              static_cast<double>(numbers.size()) / ingest / 1e6, errors);
   std::printf("memory: %.1f bytes per job resident (the request texts held by this program excluded)\n",
-              (static_cast<double>(after - before) * 1024.0 -
-               static_cast<double>(config.size())) / static_cast<double>(requests.size()));
+              (static_cast<double>(after - before) * 1024.0 - static_cast<double>(config.size())) /
+                  static_cast<double>(numbers.size()));
   requests.clear();
   requests.shrink_to_fit();
 

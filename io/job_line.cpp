@@ -1,6 +1,9 @@
 #include "io/job_line.hpp"
 
 #include <algorithm>
+#include <iterator>
+
+#include <tbb/parallel_for.h>
 
 #include "io/ge_value.hpp"
 #include "io/tuning.hpp"
@@ -387,6 +390,43 @@ Reason ParseJobLine(std::string_view line, int line_no, JobNameSpace& names,
   if (tokens.size() > 2 && tokens[2].bare) return "expected key=value, not " + Quote(tokens[2].key);
   if (auto e = ParseJobId(tokens[1].key, job)) return e;
   return ParseJobKeys(tokens, 2, line_no, names, job);
+}
+
+namespace {
+constexpr JobNames JobNameSpace::*kNameTables[] = {
+    &JobNameSpace::owners,    &JobNameSpace::groups,   &JobNameSpace::projects, &JobNameSpace::departments,
+    &JobNameSpace::job_names, &JobNameSpace::requests, &JobNameSpace::texts,    &JobNameSpace::qos};
+}  // namespace
+
+std::vector<NameMapping> NameMapping::Merge(std::span<const JobNameSpace* const> from, JobNameSpace& into) {
+  static_assert(std::size(kNameTables) == kTables);
+  std::vector<NameMapping> maps(from.size());
+  tbb::parallel_for(0, kTables, [&](int t) {
+    JobNames& merged = into.*kNameTables[t];
+    for (std::size_t c = 0; c < from.size(); ++c) {
+      const JobNames& local = (*from[c]).*kNameTables[t];
+      std::vector<std::uint32_t>& ids = maps[c].ids_[t];
+      ids.resize(local.size());
+      for (std::uint32_t i = 0; i < local.size(); ++i) ids[i] = merged.Intern(local.Name(i), 0);
+    }
+  });
+  return maps;
+}
+
+void NameMapping::Repoint(ParsedJob& row) const {
+  auto in = [](const std::vector<std::uint32_t>& ids, std::uint32_t& id) {
+    if (id != kNoName) id = ids[id];
+  };
+  in(ids_[0], row.owner);
+  in(ids_[1], row.group);
+  in(ids_[2], row.project);
+  in(ids_[3], row.department);
+  in(ids_[4], row.name);
+  in(ids_[5], row.requests);
+  in(ids_[6], row.granted);
+  in(ids_[6], row.master);
+  in(ids_[6], row.hold_jid);
+  in(ids_[7], row.qos);
 }
 
 std::string JobIdText(const ParsedJob& job) {

@@ -14,6 +14,7 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -65,6 +66,23 @@ class JobNames {
 // master and hold_jid values.
 struct JobNameSpace {
   JobNames owners, groups, projects, departments, job_names, requests, texts, qos;
+};
+
+struct ParsedJob;
+
+// The ids of one name space's names in another. Merging the name spaces of
+// consecutive chunks into one, in chunk order and each in id order, gives
+// every name the id that parsing all their lines with the one would have.
+class NameMapping {
+ public:
+  // One mapping per space of `from`, in order; the tables merge in parallel.
+  static std::vector<NameMapping> Merge(std::span<const JobNameSpace* const> from, JobNameSpace& into);
+  // Re-points `row`'s ids (parsed with its space) into the merged one.
+  void Repoint(ParsedJob& row) const;
+
+ private:
+  static constexpr int kTables = 8;
+  std::vector<std::uint32_t> ids_[kTables];
 };
 
 enum class RequestPart : std::uint8_t { kHard, kSoft, kQueueHard, kQueueSoft, kPeName, kPeMin, kPeMax, kQueueMaster };

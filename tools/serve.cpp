@@ -6,13 +6,18 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -63,6 +68,68 @@ void WatchSignals() {
   }).detach();
 }
 
+// Batches of input lines on their way from the reader thread, at most
+// kMaxBatches of them.
+class BatchQueue {
+ public:
+  // False once closed: the session has ended and reads nothing more.
+  bool Push(io::InputBatch batch) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    room_.wait(lock, [&] { return closed_ || batches_.size() < kMaxBatches; });
+    if (closed_) return false;
+    batches_.push_back(std::move(batch));
+    ready_.notify_one();
+    return true;
+  }
+  bool Empty() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return batches_.empty();
+  }
+  // The next batch, once there is one.
+  io::InputBatch Pop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !batches_.empty(); });
+    io::InputBatch batch = std::move(batches_.front());
+    batches_.pop_front();
+    room_.notify_one();
+    return batch;
+  }
+  void Close() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    room_.notify_all();
+  }
+
+ private:
+  static constexpr std::size_t kMaxBatches = 4;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<io::InputBatch> batches_;
+  bool closed_ = false;
+};
+
+// The reader thread: reads standard input and hands over its whole lines, in
+// batches that end where no more input is waiting (so a request that arrives
+// alone is answered at once) or at a batch's size; the last batch says the
+// input ended.
+void ReadBatches(std::shared_ptr<BatchQueue> batches, std::size_t max_line_bytes) {
+  constexpr std::size_t kBatchLines = 65536, kBatchBytes = std::size_t{4} << 20;
+  io::LineCutter cutter(max_line_bytes);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      cutter.Finish();
+      batches->Push(cutter.Take());
+      return;
+    }
+    cutter.Append({buffer.data(), static_cast<std::size_t>(n)});
+    const bool full = cutter.line_count() >= kBatchLines || cutter.byte_count() >= kBatchBytes;
+    if (cutter.line_count() > 0 && (full || !InputWaiting()) && !batches->Push(cutter.Take())) return;
+  }
+}
+
 }  // namespace
 
 void SetupServe(CLI::App& command, ServeOptions& options) {
@@ -102,37 +169,22 @@ int Serve(const ServeOptions& options) {
   session_options.max_line_bytes = options.max_line_bytes;
   io::Session session(session_options, out, log == nullptr ? io::Session::Sink() : io::Session::Sink(log_line));
 
-  std::string line;       // the line being assembled
-  bool too_long = false;  // its bytes beyond the limit were dropped
-  char buffer[1 << 16];
-  bool open = true;
-  while (open && !session.ended()) {
-    if (!InputWaiting()) {  // about to wait: the master must see every reply so far
+  // A reader thread cuts standard input into batches of lines; this thread
+  // handles them in order. A few batches at most wait between the two.
+  auto batches = std::make_shared<BatchQueue>();
+  std::thread(ReadBatches, batches, options.max_line_bytes).detach();
+  while (!session.ended()) {
+    if (batches->Empty()) {  // about to wait: the master must see every reply so far
       const std::lock_guard<std::timed_mutex> lock(out_mutex);
       if (std::fflush(stdout) != 0) break;
       if (log != nullptr) std::fflush(log);
     }
-    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    std::string_view chunk(buffer, static_cast<std::size_t>(n));
-    while (!chunk.empty() && !session.ended()) {
-      const std::size_t newline = chunk.find('\n');
-      const std::string_view piece = chunk.substr(0, newline);
-      const std::size_t room = options.max_line_bytes - std::min(options.max_line_bytes, line.size());
-      if (piece.size() > room) too_long = true;
-      line.append(piece.substr(0, std::min(room, piece.size())));
-      if (newline == std::string_view::npos) break;
-      chunk.remove_prefix(newline + 1);
-      session.HandleLine(line, too_long);
-      line.clear();
-      too_long = false;
-    }
+    const io::InputBatch batch = batches->Pop();
+    session.HandleLines(batch.lines);
+    if (batch.end) break;
   }
-  if (!session.ended()) {
-    if (!line.empty()) session.HandleLine(line, too_long);  // a last line without newline
-    session.EndOfInput();
-  }
+  batches->Close();  // a reader still waiting to hand a batch over stops
+  if (!session.ended()) session.EndOfInput();
   const std::lock_guard<std::timed_mutex> lock(out_mutex);  // the watcher must not write to a closed log
   std::fflush(stdout);
   if (log != nullptr) std::fclose(log);

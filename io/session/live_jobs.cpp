@@ -162,17 +162,30 @@ Reason LiveJobs::Apply(JobNumber number, const Update& update) {
   });
 }
 
+namespace {
+
+// Puts a job of one row into `shard` unless its number is there already.
+bool InsertInto(LiveShard& shard, const ParsedJob& row) {
+  // Job numbers mostly come in increasing order: try the end first.
+  auto at = shard.rows.end();
+  if (!shard.rows.empty() && shard.rows.back().number >= row.number) {
+    at = std::lower_bound(shard.rows.begin(), shard.rows.end(), row.number,
+                          [](const ParsedJob& r, JobNumber n) { return r.number < n; });
+    if (at != shard.rows.end() && at->number == row.number) return false;
+  }
+  shard.rows.insert(at, row);
+  return true;
+}
+
+}  // namespace
+
 bool LiveJobs::Insert(const ParsedJob& row) {
-  return shards_.Mutate(ShardOf(row.number), [&](LiveShard& shard) {
-    // Job numbers mostly come in increasing order: try the end first.
-    auto at = shard.rows.end();
-    if (!shard.rows.empty() && shard.rows.back().number >= row.number) {
-      at = std::lower_bound(shard.rows.begin(), shard.rows.end(), row.number,
-                            [](const ParsedJob& r, JobNumber n) { return r.number < n; });
-      if (at != shard.rows.end() && at->number == row.number) return false;
-    }
-    shard.rows.insert(at, row);
-    return true;
+  return shards_.Mutate(ShardOf(row.number), [&](LiveShard& shard) { return InsertInto(shard, row); });
+}
+
+void LiveJobs::InsertAll(std::uint32_t shard, std::span<const ParsedJob* const> rows, std::span<bool> added) {
+  shards_.Mutate(shard, [&](LiveShard& s) {
+    for (std::size_t i = 0; i < rows.size(); ++i) added[i] = InsertInto(s, *rows[i]);
   });
 }
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,9 @@ class LiveJobs {
   Reason Apply(JobNumber number, const Update& update);
   // Adds a job of one row that must not exist yet; false (and nothing done) if it does.
   bool Insert(const ParsedJob& row);
+  // Inserts `rows`, all of shard `shard`, one after the other under one lock:
+  // added[i] is what Insert(*rows[i]) would have returned at its turn.
+  void InsertAll(std::uint32_t shard, std::span<const ParsedJob* const> rows, std::span<bool> added);
 
   // Every shard at one instant, for a pass.
   View Snapshot() const { return shards_.Snapshot(); }

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include "io/ge_value.hpp"
 #include "io/session/request_words.hpp"
@@ -46,18 +50,32 @@ bool IsRequestId(std::string_view id) {
   return true;
 }
 
-void Session::Error(const std::string& id, const SessionError& e) {
-  std::string line = "err " + id + " " + std::to_string(static_cast<int>(e.code)) + " " + ErrorName(e.code) + " " +
-                     Quoted(e.message);
+namespace {
+
+// The `err` reply line of a refusal, with its newline.
+std::string ErrorLine(std::string_view id, const SessionError& e) {
+  std::string line = "err " + std::string(id) + " " + std::to_string(static_cast<int>(e.code)) + " " +
+                     ErrorName(e.code) + " " + Quoted(e.message);
   if (e.line > 0) line += " line=" + std::to_string(e.line);
   if (!e.object.empty()) line += " obj=" + PrintableMessage(e.object, kQuoteLimit);
-  Reply(line + "\n");
-  Log(id, verb_, std::to_string(static_cast<int>(e.code)) + " " + PrintableMessage(e.message));
+  return line + "\n";
 }
 
-void Session::Log(const std::string& id, std::string_view verb, std::string_view outcome) {
+// How the log states a refusal.
+std::string ErrorOutcome(const SessionError& e) {
+  return std::to_string(static_cast<int>(e.code)) + " " + PrintableMessage(e.message);
+}
+
+}  // namespace
+
+void Session::Error(const std::string& id, const SessionError& e) {
+  Reply(ErrorLine(id, e));
+  Log(id, verb_, ErrorOutcome(e));
+}
+
+void Session::Log(std::string_view id, std::string_view verb, std::string_view outcome) {
   if (!log_) return;
-  std::string line = id;
+  std::string line(id);
   line += ' ';
   line += verb;
   line += ' ';
@@ -118,6 +136,84 @@ bool Session::HandleLine(std::string_view line, bool too_long) {
   }
   Handle(id, verb, args);
   return !ended_;
+}
+
+// What a line is to a session outside a body: nothing (blank, a comment), an
+// `add job` request (`record` its `job <id> ...` text), or any other line.
+struct Session::LineKind {
+  enum { kOther, kNothing, kAddJob } kind = kOther;
+  std::string_view id, record;
+};
+
+Session::LineKind Session::KindOf(const InputLine& input) {
+  std::string_view line = input.text;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const std::string_view trimmed = Trim(line);
+  if (trimmed.empty() || trimmed.front() == '#') return {LineKind::kNothing, {}, {}};
+  if (input.too_long) return {};
+  const auto [id, rest] = FirstWord(trimmed);
+  const auto [verb, args] = FirstWord(rest);
+  if (verb != "add" || FirstWord(args).first != "job" || !IsRequestId(id)) return {};
+  if (FindNonText(line) != std::string_view::npos) return {};
+  return {LineKind::kAddJob, id, args};  // "job" and the record as one text: the same tokens as "job " + record
+}
+
+namespace {
+
+// Fewer `add job` lines in a row than this are handled one by one.
+constexpr std::size_t kMinAddRun = 64;
+
+}  // namespace
+
+bool Session::HandleLines(std::span<const InputLine> lines) {
+  std::vector<LineKind> kinds(lines.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines.size(), 1024), [&](const auto& range) {
+    for (std::size_t i = range.begin(); i < range.end(); ++i) kinds[i] = KindOf(lines[i]);
+  });
+  std::size_t i = 0;
+  while (i < lines.size() && !ended_) {
+    std::size_t end = i, adds = 0;
+    if (greeted_ && !body_) {
+      for (; end < lines.size() && kinds[end].kind != LineKind::kOther; ++end) {
+        adds += kinds[end].kind == LineKind::kAddJob;
+      }
+    }
+    if (adds >= kMinAddRun) {
+      AddJobRun({kinds.data() + i, end - i}, adds);
+      i = end;
+      continue;
+    }
+    for (end = std::max(end, i + 1); i < end && !ended_; ++i) HandleLine(lines[i].text, lines[i].too_long);
+  }
+  return !ended_;
+}
+
+void Session::AddJobRun(std::span<const LineKind> kinds, std::size_t adds) {
+  std::vector<const LineKind*> requests;
+  std::vector<std::string_view> records;
+  requests.reserve(adds);
+  records.reserve(adds);
+  for (const LineKind& k : kinds) {
+    if (k.kind != LineKind::kAddJob) continue;
+    requests.push_back(&k);
+    records.push_back(k.record);
+  }
+  const std::vector<RecordRefusal> refusals = state_.AddJobs(records);
+  verb_ = "add";
+  std::string replies;
+  auto refusal = refusals.begin();
+  for (std::size_t k = 0; k < adds; ++k) {
+    const std::string_view id = requests[k]->id;
+    if (refusal != refusals.end() && refusal->record == k) {
+      replies += ErrorLine(id, refusal->error);
+      Log(id, verb_, ErrorOutcome(refusal->error));
+      ++refusal;
+    } else {
+      replies.append("ok ").append(id).push_back('\n');
+      Log(id, verb_, "ok");
+    }
+  }
+  Reply(replies);
 }
 
 void Session::EndOfInput() {

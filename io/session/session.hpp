@@ -22,9 +22,11 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "io/session/input_lines.hpp"
 #include "io/session/session_state.hpp"
 #include "kernel/dispatch/running_book.hpp"
 
@@ -56,6 +58,12 @@ class Session {
   // max_line_bytes and dropped the rest. Returns false once the session has
   // ended (quit, or the reply sink failed).
   bool HandleLine(std::string_view line, bool too_long = false);
+  // Lines in order, handled exactly as HandleLine one after the other would
+  // handle them, except that runs of `add job` requests are parsed and
+  // applied on every core (SessionState::AddJobs), their replies in order.
+  // Should the reply sink fail inside such a run, the session ends with the
+  // whole run applied.
+  bool HandleLines(std::span<const InputLine> lines);
   // The end of input: a request still collecting its body is refused.
   void EndOfInput();
 
@@ -73,6 +81,8 @@ class Session {
   };
 
   struct Request;  // one request as its verb's handler sees it (session_verbs.cpp)
+  struct LineKind;  // what a line is before the session's state is considered (session.cpp)
+  static LineKind KindOf(const InputLine& line);  // as HandleLine reads it
   struct Verb;     // a row of the verb table (session_verbs.cpp)
 
   // Finds the request's verb in the table, checks its arguments against the
@@ -83,7 +93,10 @@ class Session {
   void Reply(std::string_view line);
   void Ok(const std::string& id, const std::string& extra = {});
   void Error(const std::string& id, const SessionError& error);
-  void Log(const std::string& id, std::string_view verb, std::string_view outcome);
+  void Log(std::string_view id, std::string_view verb, std::string_view outcome);
+  // A run of `add job` lines (`adds` of them) and lines that say nothing,
+  // added by SessionState::AddJobs.
+  void AddJobRun(std::span<const LineKind> kinds, std::size_t adds);
 
   // The verbs' handlers, one per row of the table in session_verbs.cpp. Each
   // returns its refusal, or nullopt; then the session replies `ok` unless the

@@ -1,8 +1,11 @@
 #include "io/session/session_state.hpp"
 
 #include <algorithm>
-#include <array>
+#include <atomic>
+#include <deque>
+#include <memory>
 #include <functional>
+#include <iterator>
 
 #include <tbb/parallel_for.h>
 
@@ -184,18 +187,18 @@ std::string SessionState::ConfigText(const Config& config) {
   return text;
 }
 
-Reason SessionState::CheckRow(const ParsedJob& row) const {
+bool SessionState::KnownRow(const ParsedJob& row) const {
   auto known = [](const std::vector<std::uint8_t>& checked, std::uint32_t id) {
     return id < checked.size() && checked[id] != 0;
   };
+  return known(request_checked_, row.requests) && (row.project == kNoName || known(project_checked_, row.project)) &&
+         row.department == kNoName && row.granted == kNoName && row.master == kNoName && row.hold_jid == kNoName;
+}
+
+Reason SessionState::CheckRow(const ParsedJob& row) const {
   {
-    // The usual row: a request set and a project already checked against this
-    // cluster, nothing else that refers to it.
     std::lock_guard<std::mutex> lock(checked_mutex_);
-    if (known(request_checked_, row.requests) && (row.project == kNoName || known(project_checked_, row.project)) &&
-        row.department == kNoName && row.granted == kNoName && row.master == kNoName && row.hold_jid == kNoName) {
-      return std::nullopt;
-    }
+    if (KnownRow(row)) return std::nullopt;
   }
   const Snapshot& base = base_.snapshot;
   Reason error;
@@ -296,41 +299,20 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
   }
   // One name space for the session; rows re-pointed into it.
   JobNameSpace names;
-  constexpr int kTableCount = 8;
-  std::vector<std::array<std::vector<std::uint32_t>, kTableCount>> maps(parsed.size());
-  constexpr JobNames JobNameSpace::*kTables[kTableCount] = {
-      &JobNameSpace::owners,    &JobNameSpace::groups,   &JobNameSpace::projects, &JobNameSpace::departments,
-      &JobNameSpace::job_names, &JobNameSpace::requests, &JobNameSpace::texts,    &JobNameSpace::qos};
-  std::size_t total = 0;
-  for (std::size_t c = 0; c < parsed.size(); ++c) {
-    total += parsed[c].jobs.size();
-    for (int t = 0; t < kTableCount; ++t) {
-      const JobNames& local = parsed[c].names.*kTables[t];
-      std::vector<std::uint32_t>& map = maps[c][t];
-      map.resize(local.size());
-      for (std::uint32_t i = 0; i < local.size(); ++i) map[i] = (names.*kTables[t]).Intern(local.Name(i), 0);
-    }
-  }
-  const Time now = parts->snapshot.cluster.now;
-  std::vector<ParsedJob> rows(total);
+  std::vector<const JobNameSpace*> spaces;
   std::vector<std::size_t> offset(parsed.size() + 1, 0);
-  for (std::size_t c = 0; c < parsed.size(); ++c) offset[c + 1] = offset[c] + parsed[c].jobs.size();
+  for (std::size_t c = 0; c < parsed.size(); ++c) {
+    spaces.push_back(&parsed[c].names);
+    offset[c + 1] = offset[c] + parsed[c].jobs.size();
+  }
+  const std::vector<NameMapping> maps = NameMapping::Merge(spaces, names);
+  const Time now = parts->snapshot.cluster.now;
+  std::vector<ParsedJob> rows(offset.back());
   tbb::parallel_for(std::size_t{0}, parsed.size(), [&](std::size_t c) {
-    const auto& m = maps[c];
-    auto remap = [](const std::vector<std::uint32_t>& map, std::uint32_t id) { return id == kNoName ? kNoName : map[id]; };
     for (std::size_t i = 0; i < parsed[c].jobs.size(); ++i) {
       ParsedJob r = parsed[c].jobs[i];
       r.line = 0;
-      r.owner = remap(m[0], r.owner);
-      r.group = remap(m[1], r.group);
-      r.project = remap(m[2], r.project);
-      r.department = remap(m[3], r.department);
-      r.name = remap(m[4], r.name);
-      r.requests = remap(m[5], r.requests);
-      r.granted = remap(m[6], r.granted);
-      r.master = remap(m[6], r.master);
-      r.hold_jid = remap(m[6], r.hold_jid);
-      r.qos = remap(m[7], r.qos);
+      maps[c].Repoint(r);
       if (!r.has_submit) {
         r.has_submit = true;
         r.submit = now;
@@ -511,6 +493,142 @@ SessionStatus SessionState::AddJob(std::string_view record) {
   }
   Changed();
   return std::nullopt;
+}
+
+namespace {
+
+// Job records parsed in chunks: record i is row i % kChunk of chunk i / kChunk.
+struct ParsedRecords {
+  static constexpr std::size_t kChunk = 1024;  // fewer chunks: fewer names to intern twice
+  struct Chunk {
+    std::vector<ParsedJob> rows;
+    JobNameSpace names;
+    std::vector<RecordRefusal> refusals;  // the records that do not parse
+  };
+  std::vector<Chunk> chunks;
+  std::vector<ParsedJob*> rows;       // by record, with the session's name ids; null: refused
+  std::vector<std::uint32_t> shards;  // by record: its job's shard
+
+  // f(record, row) for each record of chunk c.
+  template <class F>
+  void ForEachRecord(std::size_t c, F&& f) {
+    for (std::size_t i = 0; i < chunks[c].rows.size(); ++i) f(c * kChunk + i, chunks[c].rows[i]);
+  }
+};
+
+// Parses `records` in parallel chunks, each with a name space of its own,
+// interns their names into `jobs`' in record order (the ids one ParseRow after
+// another would have given), and re-points the rows to them. A record that
+// does not parse gets no row, and its chunk a refusal.
+ParsedRecords ParseRecords(std::span<const std::string_view> records, LiveJobs& jobs, Time now) {
+  const std::size_t n = records.size();
+  ParsedRecords parsed;
+  parsed.chunks.resize((n + ParsedRecords::kChunk - 1) / ParsedRecords::kChunk);
+  tbb::parallel_for(std::size_t{0}, parsed.chunks.size(), [&](std::size_t c) {
+    parsed.chunks[c].rows.resize(std::min(n, (c + 1) * ParsedRecords::kChunk) - c * ParsedRecords::kChunk);
+    std::vector<JobToken> tokens;
+    std::deque<std::string> storage;
+    parsed.ForEachRecord(c, [&](std::size_t i, ParsedJob& row) {
+      storage.clear();
+      if (auto e = ParseJobLine(records[i], 0, parsed.chunks[c].names, tokens, storage, row)) {
+        const ErrorCode code = IsSyntaxError(*e) ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue;
+        parsed.chunks[c].refusals.push_back({i, Refuse(code, *e)});
+      }
+    });
+  });
+  std::vector<const JobNameSpace*> spaces(parsed.chunks.size());
+  for (std::size_t c = 0; c < spaces.size(); ++c) spaces[c] = &parsed.chunks[c].names;
+  const std::vector<NameMapping> maps =
+      jobs.WithNames([&](JobNameSpace& names) { return NameMapping::Merge(spaces, names); });
+  parsed.rows.resize(n);
+  parsed.shards.resize(n);
+  tbb::parallel_for(std::size_t{0}, parsed.chunks.size(), [&](std::size_t c) {
+    std::size_t next_refused = 0;
+    const std::vector<RecordRefusal>& refused = parsed.chunks[c].refusals;
+    parsed.ForEachRecord(c, [&](std::size_t i, ParsedJob& row) {
+      if (next_refused < refused.size() && refused[next_refused].record == i) {
+        ++next_refused;
+        return;  // no row
+      }
+      maps[c].Repoint(row);
+      if (!row.has_submit) {
+        row.has_submit = true;
+        row.submit = now;
+      }
+      parsed.rows[i] = &row;
+      parsed.shards[i] = jobs.ShardOf(row.number);
+    });
+    parsed.chunks[c].names = {};  // freed here, on every core
+  });
+  return parsed;
+}
+
+}  // namespace
+
+std::vector<RecordRefusal> SessionState::AddJobs(std::span<const std::string_view> records) {
+  std::shared_lock<std::shared_mutex> lock(config_mutex_);
+  ParsedRecords parsed = ParseRecords(records, *jobs_, config_.now);
+  std::vector<RecordRefusal> refusals = InsertByShard(parsed.rows, parsed.shards);
+  for (ParsedRecords::Chunk& chunk : parsed.chunks) {
+    std::move(chunk.refusals.begin(), chunk.refusals.end(), std::back_inserter(refusals));
+  }
+  std::sort(refusals.begin(), refusals.end(),
+            [](const RecordRefusal& a, const RecordRefusal& b) { return a.record < b.record; });
+  return refusals;
+}
+
+std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* const> rows,
+                                                       std::span<const std::uint32_t> shards) {
+  // The rows, sorted by shard, each shard's in record order.
+  std::vector<std::size_t> first(jobs_->shard_count() + 1, 0);
+  for (std::size_t i = 0; i < rows.size(); ++i) first[shards[i] + 1] += rows[i] != nullptr;
+  for (std::size_t s = 1; s < first.size(); ++s) first[s] += first[s - 1];
+  std::vector<std::size_t> by_shard(first.back());
+  {
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i] != nullptr) by_shard[next[shards[i]]++] = i;
+    }
+  }
+  std::vector<std::uint8_t> known(rows.size(), 0);
+  {
+    std::lock_guard<std::mutex> checked(checked_mutex_);
+    for (std::size_t i : by_shard) known[i] = KnownRow(*rows[i]) ? 1 : 0;
+  }
+  std::atomic<std::size_t> added_count{0};
+  std::vector<std::vector<RecordRefusal>> refused(jobs_->shard_count());
+  tbb::parallel_for(std::size_t{0}, jobs_->shard_count(), [&](std::size_t s) {
+    std::vector<std::size_t> valid;  // records
+    std::vector<const ParsedJob*> valid_rows;
+    for (std::size_t k = first[s]; k < first[s + 1]; ++k) {
+      const std::size_t i = by_shard[k];
+      if (known[i] == 0) {
+        if (auto e = CheckRow(*rows[i])) {
+          refused[s].push_back({i, Refuse(ErrorCode::kInvalidValue, *e, JobObject(rows[i]->number))});
+          continue;
+        }
+      }
+      valid.push_back(i);
+      valid_rows.push_back(rows[i]);
+    }
+    std::unique_ptr<bool[]> added(new bool[valid.size()]);
+    jobs_->InsertAll(static_cast<std::uint32_t>(s), valid_rows, {added.get(), valid.size()});
+    std::size_t count = 0;
+    for (std::size_t v = 0; v < valid.size(); ++v) {
+      if (added[v]) {
+        ++count;
+        continue;
+      }
+      const JobNumber number = valid_rows[v]->number;
+      refused[s].push_back({valid[v], Refuse(ErrorCode::kStateConflict, "job " + std::to_string(number) + " exists",
+                                             JobObject(number))});
+    }
+    added_count += count;
+  });
+  generation_ += added_count.load();
+  std::vector<RecordRefusal> all;
+  for (std::vector<RecordRefusal>& r : refused) std::move(r.begin(), r.end(), std::back_inserter(all));
+  return all;
 }
 
 SessionStatus SessionState::ChangeJob(const TaskSelector& id, const TaskChange& change) {

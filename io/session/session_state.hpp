@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,6 +50,12 @@ std::optional<TaskSelector> ParseTaskSelector(std::string_view text);
 struct KeyValue {
   std::string key;
   std::string value;
+};
+
+// A record of SessionState::AddJobs that was refused, and why.
+struct RecordRefusal {
+  std::size_t record = 0;
+  SessionError error;
 };
 
 // Counts and the canonical hash for `digest`.
@@ -83,6 +90,11 @@ class SessionState {
   // --- jobs ---
   // `record`: "job <id> key=value ..." as in a snapshot.
   SessionStatus AddJob(std::string_view record);
+  // Adds many records as AddJob would add them one after the other, on every
+  // core; returns the refused ones in record order, with AddJob's refusals.
+  // The records are parsed in parallel chunks, their names interned in record
+  // order, and the rows checked and inserted shard by shard.
+  std::vector<RecordRefusal> AddJobs(std::span<const std::string_view> records);
   // A job id changes job keys; a task id takes enrolled= alone.
   SessionStatus ModJob(const TaskSelector& id, const std::vector<KeyValue>& changes);
   SessionStatus DeleteJob(const TaskSelector& id);
@@ -128,6 +140,15 @@ class SessionState {
   SessionStatus Rebuild(Config config, const std::string& what);
   // Checks a parsed row's references against the cluster (caller holds the config lock).
   Reason CheckRow(const ParsedJob& row) const;
+  // The second half of AddJobs: `rows` (by record, with the session's name
+  // ids, null where refused already; `shards` their jobs' shards) are checked
+  // and inserted shard by shard in parallel, each shard's in record order, so a
+  // job number given twice is refused the second time, as it would be one
+  // request after the other. Returns the refusals, in no particular order.
+  std::vector<RecordRefusal> InsertByShard(std::span<ParsedJob* const> rows, std::span<const std::uint32_t> shards);
+  // Whether CheckRow has nothing to look up: `row`'s request set and project
+  // were checked before and it names nothing else (caller holds checked_mutex_).
+  bool KnownRow(const ParsedJob& row) const;
   // Parses `record` into a row with the session's names.
   Reason ParseRow(std::string_view record, ParsedJob& row);
   // Applies a task-level change under the job's shard lock.

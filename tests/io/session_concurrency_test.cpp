@@ -100,5 +100,66 @@ TEST(SessionConcurrencyTest, UpdatesOnManyShardsWhilePassesRun) {
   EXPECT_EQ(state.Digest().jobs, static_cast<std::size_t>(kWriters * (kJobs - (kJobs + 4) / 5)));
 }
 
+// Writer w's records, in batches of kBatch for AddJobs: new owners and
+// request combinations keep arriving, so names are interned and requests
+// resolved while passes read them.
+std::vector<std::string> Records(int w, int jobs) {
+  std::vector<std::string> records;
+  for (int i = 0; i < jobs; ++i) {
+    records.push_back("job " + std::to_string(NumberOf(w, i)) + " owner=u" + std::to_string(w) + "_" +
+                      std::to_string(i % 11) + " submit=900 l_hard=h_rt=" + std::to_string(60 + i % 13));
+  }
+  return records;
+}
+
+TEST(SessionConcurrencyTest, BatchedAddsBesideUpdatesAndPasses) {
+  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);  // as above
+  constexpr int kWriters = 3, kJobs = 300, kBatch = 50;
+  SessionState state;
+  ASSERT_FALSE(state.Load(kCluster, "cluster"));
+  std::atomic<bool> stop{false}, started{false};
+  std::atomic<int> passes{0};
+  std::thread passer([&] {
+    while (!stop.load()) {
+      started = true;
+      auto view = state.View();
+      ASSERT_TRUE(view.ok()) << view.status().ToString();
+      (void)ComputePriorities(view->cluster, view->jobs);
+      ++passes;
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      while (!started.load()) std::this_thread::yield();
+      const std::vector<std::string> records = Records(w, kJobs);
+      for (int from = 0; from < kJobs; from += kBatch) {
+        std::vector<std::string_view> batch(records.begin() + from, records.begin() + from + kBatch);
+        const std::vector<RecordRefusal> refused = state.AddJobs(batch);
+        ASSERT_TRUE(refused.empty()) << refused.front().error.message;
+        ASSERT_FALSE(state.Hold({NumberOf(w, from), std::nullopt}));
+      }
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  stop = true;
+  passer.join();
+  EXPECT_GT(passes.load(), 0);
+
+  SessionState serial;  // one record at a time
+  ASSERT_FALSE(serial.Load(kCluster, "cluster"));
+  for (int w = 0; w < kWriters; ++w) {
+    const std::vector<std::string> records = Records(w, kJobs);
+    for (int i = 0; i < kJobs; ++i) {
+      ASSERT_FALSE(serial.AddJob(records[i]));
+      if (i % kBatch == kBatch - 1) {
+        ASSERT_FALSE(serial.Hold({NumberOf(w, i - kBatch + 1), std::nullopt}));
+      }
+    }
+  }
+  EXPECT_EQ(state.Digest().hash, serial.Digest().hash);
+  EXPECT_EQ(state.Digest().jobs, static_cast<std::size_t>(kWriters * kJobs));
+}
+
 }  // namespace
 }  // namespace schedk::io
