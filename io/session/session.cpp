@@ -158,13 +158,6 @@ Session::LineKind Session::KindOf(const InputLine& input) {
   return {LineKind::kAddJob, id, args};  // "job" and the record as one text: the same tokens as "job " + record
 }
 
-namespace {
-
-// Fewer `add job` lines in a row than this are handled one by one.
-constexpr std::size_t kMinAddRun = 64;
-
-}  // namespace
-
 bool Session::HandleLines(std::span<const InputLine> lines) {
   std::vector<LineKind> kinds(lines.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines.size(), 1024), [&](const auto& range) {
@@ -178,7 +171,7 @@ bool Session::HandleLines(std::span<const InputLine> lines) {
         adds += kinds[end].kind == LineKind::kAddJob;
       }
     }
-    if (adds >= kMinAddRun) {
+    if (adds >= std::max<std::size_t>(options_.min_add_run, 1)) {
       AddJobRun({kinds.data() + i, end - i}, adds);
       i = end;
       continue;

@@ -44,6 +44,7 @@ ReplyKind KindOfReply(std::string_view type);
 struct SessionOptions {
   std::string version = "0";          // kernel=schedk/<version> in the hello reply
   std::size_t max_line_bytes = 1 << 20;  // longer lines get 413
+  std::size_t min_add_run = 64;          // HandleLines: fewer `add job` lines in a row go one by one
 };
 
 class Session {

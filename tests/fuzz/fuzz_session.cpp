@@ -15,7 +15,10 @@
 //   * every reply line is valid UTF-8 with no control byte but its newline,
 //     and an err line is at most kMaxErrorLine bytes;
 //   * the log gets one line per request;
-//   * at the end, the state's dump loads into a fresh state with the same digest.
+//   * at the end, the state's dump loads into a fresh state with the same digest;
+//   * the same lines in one batch to Session::HandleLines, with every run of
+//     `add job` lines through SessionState::AddJobs, give the same replies
+//     (but the wall times of `done` lines), log and digest.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -116,6 +119,7 @@ class Driver {
   // Feeds one input line (no newline), as the serve loop would.
   void Line(std::string_view line) {
     if (session_.ended()) return;
+    fed_.emplace_back(line);
     const bool too_long = line.size() > kMaxLineBytes;
     if (too_long) line = line.substr(0, kMaxLineBytes);
     std::string_view bare = line;
@@ -142,9 +146,9 @@ class Driver {
     // A request line that is too long or has no valid id is refused at once:
     // it starts no body and runs nothing.
     if (!too_long && id != "-") {
-      if (verb == "load" && !args.empty() && FirstWord(args).second.empty()) return;  // a file
+      if (verb == "load" && !args.empty() && FirstWord(args).second.empty()) return fed_.pop_back();  // a file
       if (verb == "schedule" || verb == "priorities" || verb == "explain") {
-        if (passes_ >= kMaxPasses || session_.state().Digest().tasks > kMaxTasks) return;
+        if (passes_ >= kMaxPasses || session_.state().Digest().tasks > kMaxTasks) return fed_.pop_back();
         ++passes_;
       }
       if (verb == "snapshot" || verb == "begin") {
@@ -171,6 +175,29 @@ class Driver {
     Replies(body ? body_id_ : std::string(), body ? &body_before_ : nullptr, "end of input");
   }
 
+  // The lines fed, in one batch to a session that takes every run of `add
+  // job` lines through AddJobs: the same replies, log and digest.
+  void CheckBatchTwin() {
+    std::string out, log;
+    io::SessionOptions options{"fuzz", kMaxLineBytes};
+    options.min_add_run = 1;
+    io::Session twin(
+        options, [&](std::string_view piece) { return out.append(piece), true; },
+        [&](std::string_view piece) { return log.append(piece), true; });
+    std::vector<io::InputLine> lines;
+    for (const std::string& line : fed_) {
+      const bool too_long = line.size() > kMaxLineBytes;
+      lines.push_back({std::string_view(line).substr(0, kMaxLineBytes), too_long});
+    }
+    twin.HandleLines(lines);
+    if (!twin.ended()) twin.EndOfInput();
+    Check(WithoutTimes(out) == WithoutTimes(all_out_), "HandleLines replies as HandleLine does",
+          Shown(out) + " vs " + Shown(all_out_));
+    Check(log == all_log_, "HandleLines logs as HandleLine does", Shown(log) + " vs " + Shown(all_log_));
+    Check(Key(twin.state().Digest()) == Key(session_.state().Digest()), "HandleLines leaves HandleLine's digest",
+          DigestText(twin.state().Digest()) + " vs " + DigestText(session_.state().Digest()));
+  }
+
   // Whatever the requests did, the state's dump loads into a fresh state with the same digest.
   void CheckDumpLoadsBack() {
     std::vector<std::string> lines;
@@ -195,6 +222,8 @@ class Driver {
   }
 
   void Replies(const std::string& id, const io::StateDigest* before, std::string_view request) {
+    all_out_ += out_;
+    all_log_ += log_;
     const std::string context = " (request: " + Shown(request) + ")";
     if (ended_) {
       Check(out_.empty() && log_.empty(), "nothing after bye", Shown(out_) + context);
@@ -233,8 +262,26 @@ class Driver {
     if (terminal_type == "bye") ended_ = true;
   }
 
+  // `text` without the numbers after " ms=" (a pass's wall time).
+  static std::string WithoutTimes(std::string_view text) {
+    std::string kept;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t ms = text.find(" ms=", at);
+      if (ms == std::string_view::npos) {
+        kept.append(text.substr(at));
+        break;
+      }
+      kept.append(text.substr(at, ms + 4 - at));
+      at = ms + 4;
+      while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+    }
+    return kept;
+  }
+
   io::Session session_;
   std::string out_, log_;
+  std::string all_out_, all_log_;  // every reply and log line so far
+  std::vector<std::string> fed_;   // every line handed to session_, as given
   bool ended_ = false;
   bool in_body_ = false, body_snapshot_ = false;
   std::string body_kind_, body_id_;
@@ -248,6 +295,7 @@ void Run(std::string_view input) {
   ForEachLine(input, [&](std::string_view line) { driver.Line(line); });
   driver.End();
   driver.CheckDumpLoadsBack();
+  driver.CheckBatchTwin();
 }
 
 }  // namespace
