@@ -553,16 +553,19 @@ class JobTableLoader {
       for (const ParsedJob& j : sources_[c].jobs) ++counts[c][table.ShardOf(j.number)];
     });
     start_.assign(sources_.size(), std::vector<std::uint32_t>(n_shards, 0));
-    s_.job_lines.assign(n_shards, {});
+    std::vector<std::uint32_t> totals(n_shards, 0);
     for (std::size_t sh = 0; sh < n_shards; ++sh) {
-      std::uint32_t total = 0;
       for (std::size_t c = 0; c < sources_.size(); ++c) {
-        start_[c][sh] = total;
-        total += counts[c][sh];
+        start_[c][sh] = totals[sh];
+        totals[sh] += counts[c][sh];
       }
-      table.shards()[sh].Resize(total);
-      s_.job_lines[sh].resize(total);
     }
+    // The columns are made, and their pages first touched, on every core.
+    s_.job_lines.assign(n_shards, {});
+    tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
+      table.shards()[sh].Resize(totals[sh]);
+      s_.job_lines[sh].resize(totals[sh]);
+    });
   }
 
   void PlaceRows() {
