@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <functional>
 #include <atomic>
 #include <deque>
 #include <limits>
@@ -19,6 +20,7 @@
 #include "io/line_cursor.hpp"
 #include "io/untrusted_text.hpp"
 #include "kernel/complex/string_expression.hpp"
+#include "kernel/util/first_occurrence.hpp"
 
 namespace schedk::io {
 namespace {
@@ -466,8 +468,7 @@ class JobTableLoader {
   void MergeRequestKeys() {
     by_id_ = cache_ != nullptr && spaces_.size() == 1;
     if (!by_id_) {
-      requests_ = Merge(&JobNameSpace::requests, &UsedNames::requests,
-                        [&](std::string_view n) { return request_keys_.Intern(n); });
+      NumberRequestKeys();
       return;
     }
     const JobNames& keys = spaces_[0]->requests;
@@ -477,6 +478,32 @@ class JobTableLoader {
       requests_.map[0][r] = r;
       requests_.first_line[r] = keys.Line(r);
     }
+  }
+
+  // The request keys in use, numbered in the order they are first used
+  // (space by space, each in its id order) on every core: the ids one table
+  // interning them in that order would give (kernel/util/first_occurrence.hpp).
+  void NumberRequestKeys() {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> keys;  // space, its id
+    requests_.map.resize(spaces_.size());
+    for (std::uint32_t c = 0; c < spaces_.size(); ++c) {
+      const std::vector<std::uint8_t>& in_use = used_[c].requests;
+      requests_.map[c].assign(spaces_[c]->requests.size(), kNoName);
+      for (std::uint32_t i = 0; i < in_use.size(); ++i) {
+        if (in_use[i]) keys.emplace_back(c, i);
+      }
+    }
+    auto key_of = [&](std::size_t k) { return spaces_[keys[k].first]->requests.Name(keys[k].second); };
+    FirstOccurrence<std::string_view> numbered = NumberByFirstOccurrence<std::string_view, std::hash<std::string_view>>(
+        keys.size(), key_of, ExecutionMode::kParallel);
+    requests_.first_line.assign(numbered.distinct.size(), std::numeric_limits<int>::max());
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      const auto [c, i] = keys[k];
+      const std::uint32_t g = numbered.ids[k];
+      requests_.map[c][i] = g;
+      requests_.first_line[g] = std::min(requests_.first_line[g], spaces_[c]->requests.Line(i));
+    }
+    request_keys_ = std::move(numbered.distinct);
   }
 
   // References to objects that must exist.
@@ -520,7 +547,7 @@ class JobTableLoader {
     std::sort(order.begin(), order.end(),
               [&](auto a, auto b) { return requests_.first_line[a] < requests_.first_line[b]; });
     for (std::uint32_t r : order) {
-      if (auto e = parser.Parse(request_keys_.Name(r), sets[r])) {
+      if (auto e = parser.Parse(request_keys_[r], sets[r])) {
         return Status::InvalidInput(s_.source, requests_.first_line[r], *e);
       }
     }
@@ -751,7 +778,8 @@ class JobTableLoader {
   std::vector<std::size_t> space_of_;  // [source] -> index in spaces_
   std::vector<UsedNames> used_;
   GlobalNames owners_, groups_, job_names_, qos_, projects_, departments_, requests_;
-  NameTable project_names_, department_names_, request_keys_;  // this pass's own ids
+  NameTable project_names_, department_names_;                 // this pass's own ids
+  std::vector<std::string_view> request_keys_;                 // by this pass's id; views of the name spaces' keys
   bool by_id_ = false;                                         // request key ids are the request set ids
   std::vector<ProjectId> project_of_;                          // [project id] -> the snapshot's
   std::vector<UsersetId> department_of_;                       // [department id] -> the snapshot's
