@@ -2,9 +2,9 @@
 // Reads the `job` records of a snapshot (docs/protocol.md §1.2) into the kernel's
 // sharded JobTable. Job lines are independent, so chunks of them are parsed in
 // parallel (job_line.hpp), each with its own name space; AddJobs then merges
-// the distinct names and request combinations (sequentially, they are few),
-// resolves them against the cluster and scatters the rows into their shards in
-// parallel. The session's live job store hands its rows to AddJobs the same
+// the distinct names (sequentially, they are few), numbers the request
+// combinations by first use (in parallel: one per job, often), resolves them
+// against the cluster and scatters the rows into their shards in parallel. The session's live job store hands its rows to AddJobs the same
 // way, one source per shard over one name space. Errors carry file:line and
 // the key; when several chunks fail, the earliest line is reported, so the
 // message does not depend on the thread count. Nothing is added to the
