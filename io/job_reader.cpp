@@ -3,9 +3,9 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <functional>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>

@@ -84,6 +84,23 @@ inline std::string Field(const std::string& text, const std::string& key) {
   return text.substr(start, text.find_first_of(" \n", start) - start);
 }
 
+// `text` without the numbers after " ms=": a pass's wall time, the one part
+// of the replies that differs from run to run.
+inline std::string WithoutPassTimes(std::string_view text) {
+  std::string kept;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t ms = text.find(" ms=", at);
+    if (ms == std::string_view::npos) {
+      kept.append(text.substr(at));
+      break;
+    }
+    kept.append(text.substr(at, ms + 4 - at));
+    at = ms + 4;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+  }
+  return kept;
+}
+
 inline std::string LastLine(const std::string& text) {
   const std::size_t end = text.size() - 1;
   return text.substr(text.rfind('\n', end - 1) + 1);

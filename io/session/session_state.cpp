@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
-#include <memory>
 #include <functional>
 #include <iterator>
+#include <memory>
 
 #include <tbb/parallel_for.h>
 
@@ -32,6 +32,25 @@ bool IsSyntaxError(const std::string& message) {
 }
 
 std::string JobObject(JobNumber job) { return "job:" + std::to_string(job); }
+
+// How an `add job` is refused: a record that does not parse, one that does not
+// resolve against the cluster, one whose job exists.
+SessionError Unparsed(const std::string& reason) {
+  return Refuse(IsSyntaxError(reason) ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue, reason);
+}
+SessionError Unresolved(const std::string& reason, JobNumber job) {
+  return Refuse(ErrorCode::kInvalidValue, reason, JobObject(job));
+}
+SessionError Exists(JobNumber job) {
+  return Refuse(ErrorCode::kStateConflict, "job " + std::to_string(job) + " exists", JobObject(job));
+}
+
+// A row without submit= was submitted now.
+void SubmittedNowUnlessGiven(ParsedJob& row, Time now) {
+  if (row.has_submit) return;
+  row.has_submit = true;
+  row.submit = now;
+}
 
 bool HoldsTask(const ParsedJob& r, TaskNumber t) {
   return t >= r.first && t <= r.last && (t - r.first) % r.step == 0;
@@ -313,10 +332,7 @@ SessionStatus SessionState::Load(std::string_view text, const std::string& sourc
       ParsedJob r = parsed[c].jobs[i];
       r.line = 0;
       maps[c].Repoint(r);
-      if (!r.has_submit) {
-        r.has_submit = true;
-        r.submit = now;
-      }
+      SubmittedNowUnlessGiven(r, now);
       rows[offset[c] + i] = r;
     }
   });
@@ -480,17 +496,10 @@ bool SessionState::HasJob(JobNumber job) const {
 SessionStatus SessionState::AddJob(std::string_view record) {
   std::shared_lock<std::shared_mutex> lock(config_mutex_);
   ParsedJob row;
-  if (auto e = ParseRow(record, row)) {
-    return Refuse(IsSyntaxError(*e) ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue, *e);
-  }
-  if (!row.has_submit) {
-    row.has_submit = true;
-    row.submit = config_.now;
-  }
-  if (auto e = CheckRow(row)) return Refuse(ErrorCode::kInvalidValue, *e, JobObject(row.number));
-  if (!jobs_->Insert(row)) {
-    return Refuse(ErrorCode::kStateConflict, "job " + std::to_string(row.number) + " exists", JobObject(row.number));
-  }
+  if (auto e = ParseRow(record, row)) return Unparsed(*e);
+  SubmittedNowUnlessGiven(row, config_.now);
+  if (auto e = CheckRow(row)) return Unresolved(*e, row.number);
+  if (!jobs_->Insert(row)) return Exists(row.number);
   Changed();
   return std::nullopt;
 }
@@ -531,8 +540,7 @@ ParsedRecords ParseRecords(std::span<const std::string_view> records, LiveJobs& 
     parsed.ForEachRecord(c, [&](std::size_t i, ParsedJob& row) {
       storage.clear();
       if (auto e = ParseJobLine(records[i], 0, parsed.chunks[c].names, tokens, storage, row)) {
-        const ErrorCode code = IsSyntaxError(*e) ? ErrorCode::kBadSyntax : ErrorCode::kInvalidValue;
-        parsed.chunks[c].refusals.push_back({i, Refuse(code, *e)});
+        parsed.chunks[c].refusals.push_back({i, Unparsed(*e)});
       }
     });
   });
@@ -551,10 +559,7 @@ ParsedRecords ParseRecords(std::span<const std::string_view> records, LiveJobs& 
         return;  // no row
       }
       maps[c].Repoint(row);
-      if (!row.has_submit) {
-        row.has_submit = true;
-        row.submit = now;
-      }
+      SubmittedNowUnlessGiven(row, now);
       parsed.rows[i] = &row;
       parsed.shards[i] = jobs.ShardOf(row.number);
     });
@@ -604,7 +609,7 @@ std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* cons
       const std::size_t i = by_shard[k];
       if (known[i] == 0) {
         if (auto e = CheckRow(*rows[i])) {
-          refused[s].push_back({i, Refuse(ErrorCode::kInvalidValue, *e, JobObject(rows[i]->number))});
+          refused[s].push_back({i, Unresolved(*e, rows[i]->number)});
           continue;
         }
       }
@@ -619,9 +624,7 @@ std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* cons
         ++count;
         continue;
       }
-      const JobNumber number = valid_rows[v]->number;
-      refused[s].push_back({valid[v], Refuse(ErrorCode::kStateConflict, "job " + std::to_string(number) + " exists",
-                                             JobObject(number))});
+      refused[s].push_back({valid[v], Exists(valid_rows[v]->number)});
     }
     added_count += count;
   });

@@ -28,6 +28,7 @@
 #include "io/ge_value.hpp"
 #include "io/session/session.hpp"
 #include "tests/fuzz/fuzz_checks.hpp"
+#include "tests/session_support.hpp"
 
 namespace schedk::fuzz {
 namespace {
@@ -191,7 +192,7 @@ class Driver {
     }
     twin.HandleLines(lines);
     if (!twin.ended()) twin.EndOfInput();
-    Check(WithoutTimes(out) == WithoutTimes(all_out_), "HandleLines replies as HandleLine does",
+    Check(io::WithoutPassTimes(out) == io::WithoutPassTimes(all_out_), "HandleLines replies as HandleLine does",
           Shown(out) + " vs " + Shown(all_out_));
     Check(log == all_log_, "HandleLines logs as HandleLine does", Shown(log) + " vs " + Shown(all_log_));
     Check(Key(twin.state().Digest()) == Key(session_.state().Digest()), "HandleLines leaves HandleLine's digest",
@@ -260,22 +261,6 @@ class Driver {
             DigestText(*before) + " -> " + DigestText(after) + ": " + Shown(out_) + context);
     }
     if (terminal_type == "bye") ended_ = true;
-  }
-
-  // `text` without the numbers after " ms=" (a pass's wall time).
-  static std::string WithoutTimes(std::string_view text) {
-    std::string kept;
-    for (std::size_t at = 0; at < text.size();) {
-      const std::size_t ms = text.find(" ms=", at);
-      if (ms == std::string_view::npos) {
-        kept.append(text.substr(at));
-        break;
-      }
-      kept.append(text.substr(at, ms + 4 - at));
-      at = ms + 4;
-      while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
-    }
-    return kept;
   }
 
   io::Session session_;
