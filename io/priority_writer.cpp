@@ -1,10 +1,10 @@
 #include "io/priority_writer.hpp"
 
 #include "io/job_line.hpp"
+#include "io/job_templates.hpp"
 #include "io/json_text.hpp"
 #include "io/maui_priority_writer.hpp"
 #include "io/row_text.hpp"
-#include "kernel/util/flat_id_map.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -102,41 +102,6 @@ void AppendKeyValueRow(std::string& out, const RowText& r, const TaskPriority& v
   out += '\n';
 }
 
-struct TemplateHash {
-  std::uint64_t operator()(JobNumber job) const {
-    std::uint64_t key = job;  // murmur3's 64-bit finaliser
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    return key;
-  }
-};
-
-// Per job with a dispatchable task: the position in `order` of its first one.
-using Templates = FlatIdMap<JobNumber, TemplateHash>;
-
-// What qstat shows for a job's tasks that are not objects (Grid Engine's job
-// template): the values of its first dispatchable task that is not enrolled.
-// Enrolled tasks (a rescheduled one, say) show their own values; where only
-// they are dispatchable, the template keeps the job's own columns from the
-// first of them and no prio or tickets (ORT_clear_pri_info, then the orders
-// of the enrolled tasks).
-struct JobTemplates {
-  Templates unenrolled{0};  // job numbers start at 1
-  Templates enrolled{0};
-
-  JobTemplates(const Snapshot& snapshot, const PriorityResult& result, const RowIndex& index) {
-    for (std::size_t i = 0; i < result.order.size(); ++i) {
-      const std::uint32_t row = result.order[i].row;
-      if (result.roles[row] != RowRole::kDispatchable) continue;
-      const JobShard& shard = snapshot.jobs.shards()[index.shard(row)];
-      const JobNumber job = shard.number[index.row(row)];
-      Templates& kind = (shard.flags[index.row(row)] & kJobEnrolled) ? enrolled : unenrolled;
-      kind.TryEmplace(job, TemplateHash{}(job), static_cast<std::uint32_t>(i));
-    }
-  }
-};
-
 // The job's own columns of `v`; no prio and no tickets.
 TaskPriority JobColumns(const TaskPriority& v) {
   TaskPriority out;
@@ -166,10 +131,11 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
   const JobTable& jobs = snapshot.jobs;
   const RowIndex index(jobs);
   const std::optional<JobTemplates> templates =
-      values == TaskValues::kQstat ? std::make_optional<JobTemplates>(snapshot, result, index) : std::nullopt;
+      values == TaskValues::kQstat ? std::make_optional<JobTemplates>(jobs, result, index) : std::nullopt;
   auto format_row = [&](std::size_t i, std::string& out) {
     const DispatchEntry& e = result.order[i];
-    const JobShard& shard = jobs.shards()[index.shard(e.row)];
+    const std::uint32_t s = index.shard(e.row);
+    const JobShard& shard = jobs.shards()[s];
     const std::size_t r = index.row(e.row);
     const ProjectId project = shard.project[r];
     const RowText row{shard.number[r],
@@ -183,11 +149,11 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
     const bool object = (shard.flags[r] & kJobEnrolled) != 0;
     const std::uint32_t* shown =
         templates && ((role == RowRole::kDispatchable && !object) || role == RowRole::kInactive)
-            ? templates->unenrolled.Find(row.job, TemplateHash{}(row.job))
+            ? templates->Find(JobTemplates::Kind::kUnenrolled, s, row.job)
             : nullptr;
     TaskPriority v = result.Values(snapshot.cluster, jobs, index, shown ? result.order[*shown] : e);
     if (templates && role == RowRole::kInactive && shown == nullptr) {
-      if (const std::uint32_t* first = templates->enrolled.Find(row.job, TemplateHash{}(row.job))) {
+      if (const std::uint32_t* first = templates->Find(JobTemplates::Kind::kEnrolled, s, row.job)) {
         v = JobColumns(result.Values(snapshot.cluster, jobs, index, result.order[*first]));
       }
     }
