@@ -2,7 +2,7 @@
 // Helpers shared by the writers that print one row per job task: printf-style
 // appending, qstat's state letters, and formatting rows in parallel blocks that
 // are handed to a sink in order, so the text held at once stays bounded
-// however many rows there are.
+// however many rows there are (the schedule writer's blocks too).
 #pragma once
 
 #include <algorithm>
@@ -49,32 +49,42 @@ inline const char* QstatState(JobState state, std::uint8_t flags, RowRole role) 
   return "qw";
 }
 
+// Formats blocks [0, blocks) with format_block(b, out) (out arrives empty),
+// in parallel a batch of `per_batch` blocks at a time, and hands each block's
+// non-empty text to `sink` in block order, so the text held at once is one
+// batch's. Returns false as soon as the sink does.
+inline bool WriteBlocks(std::size_t blocks, std::size_t per_batch,
+                        const std::function<void(std::size_t, std::string&)>& format_block,
+                        const std::function<bool(std::string_view)>& sink) {
+  std::vector<std::string> text(std::min(blocks, per_batch));
+  for (std::size_t first = 0; first < blocks; first += per_batch) {
+    const std::size_t count = std::min(per_batch, blocks - first);
+    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) {
+      text[k].clear();
+      format_block(first + k, text[k]);
+    });
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!text[k].empty() && !sink(text[k])) return false;
+    }
+  }
+  return true;
+}
+
 // Calls format_row(i, out) for rows [0, rows) in blocks formatted in parallel
-// (rows [b * tuning::kRowBlockSize, (b + 1) * tuning::kRowBlockSize) by one task, in order),
-// and hands each block's text to `sink` in order; returns false as soon as the
-// sink does.
+// (rows [b * tuning::kRowBlockSize, (b + 1) * tuning::kRowBlockSize) by one
+// task, in order) and hands each block's text to `sink` in order (WriteBlocks);
+// returns false as soon as the sink does.
 inline bool WriteRowBlocks(std::size_t rows, std::size_t bytes_per_row,
                            const std::function<void(std::size_t, std::string&)>& format_row,
                            const std::function<bool(std::string_view)>& sink) {
   constexpr std::size_t kRowsPerBlock = tuning::kRowBlockSize;
-  constexpr std::size_t kBlocksPerBatch = tuning::kRowBlocksPerBatch;
   const std::size_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  std::vector<std::string> text(std::min(blocks, kBlocksPerBatch));
-  for (std::size_t first = 0; first < blocks; first += kBlocksPerBatch) {
-    const std::size_t count = std::min(kBlocksPerBatch, blocks - first);
-    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) {
-      std::string& out = text[k];
-      out.clear();
-      out.reserve(kRowsPerBlock * bytes_per_row);
-      const std::size_t b = first + k;
-      const std::size_t end = std::min(rows, (b + 1) * kRowsPerBlock);
-      for (std::size_t i = b * kRowsPerBlock; i < end; ++i) format_row(i, out);
-    });
-    for (std::size_t k = 0; k < count; ++k) {
-      if (!sink(text[k])) return false;
-    }
-  }
-  return true;
+  auto format_block = [&](std::size_t b, std::string& out) {
+    out.reserve(kRowsPerBlock * bytes_per_row);
+    const std::size_t end = std::min(rows, (b + 1) * kRowsPerBlock);
+    for (std::size_t i = b * kRowsPerBlock; i < end; ++i) format_row(i, out);
+  };
+  return WriteBlocks(blocks, tuning::kRowBlocksPerBatch, format_block, sink);
 }
 
 }  // namespace schedk::io

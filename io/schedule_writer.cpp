@@ -5,10 +5,9 @@
 #include <cstdio>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-
 #include "io/json_text.hpp"
 #include "io/quota_text.hpp"
+#include "io/row_text.hpp"
 #include "io/tuning.hpp"
 
 namespace schedk::io {
@@ -212,7 +211,6 @@ void AppendMonitor(std::string& out, const Snapshot& s, const QueueInstanceTable
 }
 
 constexpr std::size_t kItemsPerBlock = tuning::kScheduleItemsPerBlock;
-constexpr std::size_t kBlocksPerBatch = tuning::kScheduleBlocksPerBatch;
 
 }  // namespace
 
@@ -291,9 +289,7 @@ bool WriteScheduleRecords(const Snapshot& snapshot, const QueueInstanceTable& in
   const std::size_t running_blocks = (result.running_monitor + kItemsPerBlock - 1) / kItemsPerBlock;
   const std::size_t decision_blocks = (result.decisions.size() + kItemsPerBlock - 1) / kItemsPerBlock;
   const std::size_t blocks = running_blocks + decision_blocks;
-  std::vector<std::string> text(std::min(blocks, kBlocksPerBatch));
   auto format_block = [&](std::size_t b, std::string& out) {
-    out.clear();
     if (b < running_blocks) {
       const auto begin = static_cast<std::uint32_t>(b * kItemsPerBlock);
       const auto end = static_cast<std::uint32_t>(std::min<std::size_t>(result.running_monitor, (b + 1) * kItemsPerBlock));
@@ -309,14 +305,7 @@ bool WriteScheduleRecords(const Snapshot& snapshot, const QueueInstanceTable& in
       AppendMonitor(out, snapshot, instances, result, d.monitor_begin, d.monitor_end, format, tag);
     }
   };
-  for (std::size_t first = 0; first < blocks; first += kBlocksPerBatch) {
-    const std::size_t count = std::min(kBlocksPerBatch, blocks - first);
-    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) { format_block(first + k, text[k]); });
-    for (std::size_t k = 0; k < count; ++k) {
-      if (!text[k].empty() && !sink(text[k])) return false;
-    }
-  }
-  return true;
+  return WriteBlocks(blocks, tuning::kScheduleBlocksPerBatch, format_block, sink);
 }
 
 bool WriteScheduleDone(const ScheduleResult& result, ScheduleFormat format, double elapsed_ms,
