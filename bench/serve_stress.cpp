@@ -10,9 +10,11 @@
 // 3. schedule latency (jemalloc keeping freed pages, as in `schedk serve`):
 //    CHANGES rounds (default 5) of a 1% change (half the
 //    changed jobs deleted, as many new ones added) followed by `schedule`,
-//    each timed from the request to its terminal line; the view build alone too.
+//    each timed from the request to its terminal line; the view build alone
+//    too, and the pass's kernel stages (SessionOptions::stages).
 // THREADS bounds oneTBB's workers (default: all cores). One size per process,
 // so no other size's memory is counted.
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -93,8 +95,20 @@ int main(int argc, char** argv) {
     last.assign(s.substr(s.size() > 200 ? s.size() - 200 : 0));
     return true;
   };
+  // The kernel stages of each round's pass, in ms.
+  std::array<double, schedk::kStages.size()> stage_ms{};
+  std::optional<schedk::Stage> in_stage;
+  auto stage_began = std::chrono::steady_clock::now();
+  const schedk::StageListener stages = [&](schedk::Stage stage) {
+    const auto now = std::chrono::steady_clock::now();
+    if (in_stage) stage_ms[static_cast<std::size_t>(*in_stage)] += 1e3 * Since(stage_began);
+    in_stage = stage == schedk::Stage::kDone ? std::nullopt : std::optional(stage);
+    stage_began = now;
+  };
+  schedk::io::SessionOptions options;
+  options.stages = &stages;
   const long before = StatusKb("VmRSS:");
-  schedk::io::Session session({}, sink, {});
+  schedk::io::Session session(options, sink, {});
   session.HandleLine("h hello proto=1");
   session.HandleLine("s snapshot");
   {
@@ -155,8 +169,16 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     session.HandleLine("s schedule");
     const double schedule_s = Since(t0);
+    std::string done = last.substr(last.rfind("done"));
+    if (!done.empty() && done.back() == '\n') done.pop_back();
     std::printf("round %d: %zu changes, view %.1f ms, schedule request %.1f ms (%s)\n", round, change, view_s * 1e3,
-                schedule_s * 1e3, last.substr(last.rfind("done")).c_str());
+                schedule_s * 1e3, done.c_str());
+    std::printf("  stages:");
+    for (std::size_t k = 0; k < stage_ms.size(); ++k) {
+      if (stage_ms[k] > 0) std::printf(" %s %.1f ms;", std::string(schedk::kStages[k]).c_str(), stage_ms[k]);
+    }
+    std::printf("\n");
+    stage_ms.fill(0);
   }
   return errors == 0 ? 0 : 1;
 }

@@ -29,6 +29,7 @@
 #include "io/session/input_lines.hpp"
 #include "io/session/session_state.hpp"
 #include "kernel/dispatch/running_book.hpp"
+#include "kernel/stage_profile.hpp"
 
 namespace schedk::io {
 
@@ -45,6 +46,7 @@ struct SessionOptions {
   std::string version = "0";          // kernel=schedk/<version> in the hello reply
   std::size_t max_line_bytes = 1 << 20;  // longer lines get 413
   std::size_t min_add_run = 64;          // HandleLines: fewer `add job` lines in a row go one by one
+  const StageListener* stages = nullptr;  // hears where each pass's kernel stages begin (serve_stress's profile)
 };
 
 class Session {

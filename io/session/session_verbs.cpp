@@ -138,20 +138,21 @@ struct Pass {
 using PassProgress = std::function<void(const Pass& pass, const ScheduleResult& so_far)>;
 
 // `book`: the running tasks' bookings of the session's previous pass. The pass
-// lives on the heap, so that a listener may keep referring to it.
-Result<std::unique_ptr<Pass>> RunPass(const SessionState& state, bool dispatch, RunningBook* book = nullptr,
-                                      const PassProgress* listen = nullptr) {
+// lives on the heap, so that a listener may keep referring to it. `stages`
+// (SessionOptions::stages) hears where the kernel's stages begin.
+Result<std::unique_ptr<Pass>> RunPass(const SessionState& state, bool dispatch, const StageListener* stages,
+                                      RunningBook* book = nullptr, const PassProgress* listen = nullptr) {
   const auto started = std::chrono::steady_clock::now();
   auto view = state.View();
   if (!view.ok()) return view.status();
   auto pass = std::make_unique<Pass>();
   pass->snapshot = std::move(view.value());
-  pass->priorities = ComputePriorities(pass->snapshot.cluster, pass->snapshot.jobs);
+  pass->priorities = ComputePriorities(pass->snapshot.cluster, pass->snapshot.jobs, Twin::kOptimised, stages);
   if (dispatch) {
     pass->instances = QueueInstanceTable::Build(pass->snapshot.cluster);
     const ScheduleProgress progress = [&](const ScheduleResult& so_far) { (*listen)(*pass, so_far); };
     pass->result = ScheduleInterval(pass->snapshot.cluster, pass->snapshot.jobs, pass->priorities, pass->instances,
-                                    Twin::kOptimised, book, listen != nullptr ? &progress : nullptr);
+                                    Twin::kOptimised, book, listen != nullptr ? &progress : nullptr, stages);
   }
   pass->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return pass;
@@ -549,7 +550,7 @@ SessionStatus Session::Schedule(Request& request) {
   };
   RecordStream stream(sink, id);
   const PassProgress listen = [&](const Pass& p, const ScheduleResult& so_far) { stream.Take(p, so_far); };
-  auto pass = RunPass(state_, true, &running_book_, &listen);
+  auto pass = RunPass(state_, true, options_.stages, &running_book_, &listen);
   const bool written = stream.Finish();
   if (!pass.ok()) return Refuse(ErrorCode::kInternal, pass.status().ToString());
   const Pass& done = *pass.value();
@@ -566,7 +567,7 @@ SessionStatus Session::Schedule(Request& request) {
 
 SessionStatus Session::Priorities(Request& request) {
   const std::string& id = request.id;
-  auto pass = RunPass(state_, false);
+  auto pass = RunPass(state_, false, options_.stages);
   if (!pass.ok()) return Refuse(ErrorCode::kInternal, pass.status().ToString());
   const Pass& done = *pass.value();
   std::size_t rows = 0;
@@ -588,7 +589,7 @@ SessionStatus Session::Priorities(Request& request) {
 }
 
 SessionStatus Session::Quota(Request& request) {
-  auto pass = RunPass(state_, false);
+  auto pass = RunPass(state_, false, options_.stages);
   if (!pass.ok()) return Refuse(ErrorCode::kInternal, pass.status().ToString());
   ReplyData(request, "quota", QuotaTable(pass.value()->snapshot));
   return std::nullopt;
@@ -602,7 +603,7 @@ SessionStatus Session::Explain(Request& request) {
   if (!job || job->task) return Syntax("explain: expected 'explain <job>'");
   const std::string number = std::to_string(job->job);
   if (!state_.HasJob(job->job)) return Refuse(ErrorCode::kNoSuchObject, "no job " + number, "job:" + number);
-  auto pass = RunPass(state_, true, &running_book_);
+  auto pass = RunPass(state_, true, options_.stages, &running_book_);
   if (!pass.ok()) return Refuse(ErrorCode::kInternal, pass.status().ToString());
   const Pass& done = *pass.value();
   reply_.clear();

@@ -377,5 +377,38 @@ TEST(SessionStateTest, DecisionsEqualTheBatchScheduleOfTheDump) {
   EXPECT_EQ(session, BatchSchedule(dump));
 }
 
+// SessionOptions::stages hears each pass's kernel stages, in order, and
+// changes no reply.
+TEST(SessionStateTest, StageListenerHearsEachPassAndChangesNoReply) {
+  GeneratorSpec spec;
+  spec.jobs = 3000;
+  spec.hosts = 10;
+  spec.seed = 4;
+  const std::string input = Requests({"h hello proto=1", "s snapshot"}) + testing::GeneratedText(spec) +
+                            Requests({"end snapshot", "1 schedule", "2 priorities", "3 schedule"});
+  auto converse = [&](const StageListener* stages) {
+    SessionOptions options;
+    options.stages = stages;
+    std::string out;
+    Session session(
+        options, [&](std::string_view s) { return out.append(s), true; }, Session::Sink());
+    Feed(session, input, 1 << 20);
+    return WithoutPassTimes(out);
+  };
+  std::vector<Stage> heard;
+  const StageListener listener = [&](Stage stage) { heard.push_back(stage); };
+  EXPECT_EQ(converse(&listener), converse(nullptr));
+  // Two schedule passes (the priorities' stages, then the interval's) around a priorities pass.
+  const std::vector<Stage> priorities = {Stage::kClassify, Stage::kTickets, Stage::kUrgency, Stage::kTaskOrder,
+                                         Stage::kDone};
+  const std::vector<Stage> interval = {Stage::kIntervalSetup, Stage::kRunningBookings, Stage::kQueueList,
+                                       Stage::kTaskRows,      Stage::kDispatchLoop,    Stage::kPendingRecords,
+                                       Stage::kDone};
+  std::vector<Stage> want;
+  for (const auto* part : {&priorities, &interval, &priorities, &priorities, &interval}) {
+    want.insert(want.end(), part->begin(), part->end());
+  }
+  EXPECT_EQ(heard, want);
+}
 }  // namespace
 }  // namespace schedk::io
