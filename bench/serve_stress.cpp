@@ -101,7 +101,10 @@ int main(int argc, char** argv) {
   auto stage_began = std::chrono::steady_clock::now();
   const schedk::StageListener stages = [&](schedk::Stage stage) {
     const auto now = std::chrono::steady_clock::now();
-    if (in_stage) stage_ms[static_cast<std::size_t>(*in_stage)] += 1e3 * Since(stage_began);
+    if (in_stage) {
+      stage_ms[static_cast<std::size_t>(*in_stage)] +=
+          std::chrono::duration<double, std::milli>(now - stage_began).count();
+    }
     in_stage = stage == schedk::Stage::kDone ? std::nullopt : std::optional(stage);
     stage_began = now;
   };
