@@ -285,18 +285,37 @@ FunctionalWeights FunctionalWeighting(const SchedulerConfig& config, const Funct
 }
 
 FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const EntityTables& entities,
-                                        const EntityCounts& running_counts, TicketRefs& refs) {
+                                        const EntityCounts& running_counts, TicketRefs& refs, ExecutionMode mode) {
   FunctionalSums sums;
   if (config.weight_tickets_functional <= 0) return sums;
   const bool shared = config.share_functional_shares;
+  // Every running task's shares are added (pass 1 with add_all): each task's
+  // shares on their own, then one walk in ref order sums them, as Grid Engine does.
   std::vector<TaskShares> shares(refs.running);
+  auto each_task = [&](auto&& f) {
+    if (mode == ExecutionMode::kSerial) {
+      for (std::size_t i = 0; i < refs.running; ++i) f(i);
+      return;
+    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, refs.running, 16384), [&](const auto& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) f(i);
+    });
+  };
+  each_task([&](std::size_t i) {
+    FunctionalSums unused;
+    shares[i] = Pass1(entities, running_counts, refs, i, shared, true, unused);
+  });
   for (std::size_t i = 0; i < refs.running; ++i) {
-    shares[i] = Pass1(entities, running_counts, refs, i, shared, true, sums);
+    const TaskShares& f = shares[i];
+    if (f.has_user) sums.user += f.user;
+    if (f.has_project) sums.project += f.project;
+    if (f.has_department) sums.department += f.department;
+    sums.job += refs.jobshare[i];
   }
   const FunctionalWeights w = FunctionalWeighting(config, sums);
-  for (std::size_t i = 0; i < refs.running; ++i) {
+  each_task([&](std::size_t i) {
     refs.ftix[i] = FunctionalTickets(shares[i], refs.jobshare[i], sums, config.weight_tickets_functional, w);
-  }
+  });
   return sums;
 }
 

@@ -45,9 +45,11 @@ struct FunctionalWeights {
 FunctionalWeights FunctionalWeighting(const SchedulerConfig& config, const FunctionalSums& sums);
 
 // Passes 1 and 2 for the running refs: writes ftix of refs [0, running) and
-// returns the sums of functional shares over them (summed in ref order).
+// returns the sums of functional shares over them, summed in ref order on this
+// thread (`mode`: where each task's shares and tickets are worked out).
 FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const EntityTables& entities,
-                                        const EntityCounts& running_counts, TicketRefs& refs);
+                                        const EntityCounts& running_counts, TicketRefs& refs,
+                                        ExecutionMode mode = ExecutionMode::kParallel);
 
 // The pending greedy loop. Writes ftix of the pending refs and, if `dependent`,
 // adds them to refs.tickets. `counts` must hold the running counts; it is

@@ -249,7 +249,7 @@ class TicketPasses {
         share_tree_on_(share_total_ > 0 && !tree_.empty()) {}
 
   void PassA() {
-    running_sums_ = FunctionalTicketsRunning(config_, cluster_.entities, counts_, refs_);
+    running_sums_ = FunctionalTicketsRunning(config_, cluster_.entities, counts_, refs_, mode_);
     OverrideTicketsRunning(config_, cluster_.entities, counts_, refs_);
     if (refs_.size() > refs_.running) policies_ = PolicyOrder(config_);
     // An override pass ranked first neither reads the tree nor writes what

@@ -1,9 +1,12 @@
 // Test vectors T3.1 and T3.2 of sge-algorithms.md §3.2 (the blog's functional
-// example), the cap max_functional_jobs_to_schedule, dependent ordering, and
-// the lazy heap against the straightforward loop.
+// example), the cap max_functional_jobs_to_schedule, dependent ordering, the
+// lazy heap against the straightforward loop, and the running tasks' chunks
+// against the serial twin.
 #include "kernel/priority/functional_policy.hpp"
 
 #include <gtest/gtest.h>
+
+#include <tbb/task_arena.h>
 
 #include "tests/support/population.hpp"
 #include "tests/test_support.hpp"
@@ -141,6 +144,33 @@ TEST_P(FunctionalHeapTest, MatchesTheStraightforwardLoop) {
     with_tickets += fast.tickets.refs.ftix[i] > 0;
   }
   EXPECT_GT(with_tickets, 1000u);
+}
+
+// The running tasks' passes 1 and 2 work each task's shares out in parallel
+// chunks and sum them in ref order: with tens of thousands of running tasks
+// (several chunks), their tickets and the pending ones' equal the serial
+// twin's to the bit, shared and unshared.
+TEST(FunctionalPolicyTest, RunningTasksInChunksMatchTheSerialTwin) {
+  for (const bool shared : {true, false}) {
+    io::Snapshot p = GeneratePopulation({.seed = 7,
+                                         .jobs = 60000,
+                                         .hosts = 1000,
+                                         .users = 300,
+                                         .projects = 20,
+                                         .departments = 6,
+                                         .running_tasks = 50000,
+                                         .policies = io::PolicyMix::kEvery});
+    p.cluster.config.share_functional_shares = shared;
+    tbb::task_arena arena(3);
+    const PriorityResult fast = arena.execute([&] { return ComputePriorities(p.cluster, p.jobs); });
+    const PriorityResult naive = ComputePriorities(p.cluster, p.jobs, Twin::kReference);
+    const TicketRefs& a = fast.tickets.refs;
+    ASSERT_EQ(a.size(), naive.tickets.refs.size());
+    ASSERT_GT(a.running, 40000u);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a.ftix[i], naive.tickets.refs.ftix[i]) << "ref " << i << (shared ? ", shared" : ", unshared");
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Configurations, FunctionalHeapTest, ::testing::Range(0, 8));
