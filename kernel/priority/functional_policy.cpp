@@ -292,16 +292,7 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
   // Every running task's shares are added (pass 1 with add_all): each task's
   // shares on their own, then one walk in ref order sums them, as Grid Engine does.
   std::vector<TaskShares> shares(refs.running);
-  auto each_task = [&](auto&& f) {
-    if (mode == ExecutionMode::kSerial) {
-      for (std::size_t i = 0; i < refs.running; ++i) f(i);
-      return;
-    }
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, refs.running, 16384), [&](const auto& r) {
-      for (std::size_t i = r.begin(); i != r.end(); ++i) f(i);
-    });
-  };
-  each_task([&](std::size_t i) {
+  ForEachIndex(mode, refs.running, [&](std::size_t i) {
     FunctionalSums unused;
     shares[i] = Pass1(entities, running_counts, refs, i, shared, true, unused);
   });
@@ -313,7 +304,7 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
     sums.job += refs.jobshare[i];
   }
   const FunctionalWeights w = FunctionalWeighting(config, sums);
-  each_task([&](std::size_t i) {
+  ForEachIndex(mode, refs.running, [&](std::size_t i) {
     refs.ftix[i] = FunctionalTickets(shares[i], refs.jobshare[i], sums, config.weight_tickets_functional, w);
   });
   return sums;
