@@ -13,8 +13,23 @@
 namespace schedk::io {
 namespace {
 
+// Appends `value` in decimal.
+template <class Integer>
+void AppendInteger(std::string& out, Integer value) {
+  char digits[24];  // a 64-bit number has at most 20 digits and a sign
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+
+void AppendInstanceName(std::string& out, const Snapshot& s, const QueueInstanceTable& instances, std::uint32_t i) {
+  out += s.names.queues.Name(instances.queue[i].value);
+  out += '@';
+  out += s.names.hosts.Name(instances.host[i].value);
+}
+
 std::string InstanceName(const Snapshot& s, const QueueInstanceTable& instances, std::uint32_t i) {
-  return s.names.queues.Name(instances.queue[i].value) + "@" + s.names.hosts.Name(instances.host[i].value);
+  std::string name;
+  AppendInstanceName(name, s, instances, i);
+  return name;
 }
 
 std::string ComplexName(const Snapshot& s, std::uint32_t id) {
@@ -42,33 +57,83 @@ char LevelLetter(ContainerLevel level) {
   return '?';
 }
 
+void AppendObjectName(std::string& out, const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
+                      ContainerRef c) {
+  switch (c.level) {
+    case ContainerLevel::kPe:
+      out += s.names.pes.Name(c.index);
+      return;
+    case ContainerLevel::kGlobal:
+      out += "global";
+      return;
+    case ContainerLevel::kHost:
+      out += s.names.hosts.Name(c.index);
+      return;
+    case ContainerLevel::kQueue:
+      AppendInstanceName(out, s, instances, c.index);
+      return;
+    case ContainerLevel::kQuota:
+      out += s.cluster.quota_sets[r.quota_keys[c.index].set].name;
+      return;
+  }
+  out += '?';
+}
+
 std::string ObjectName(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
                        ContainerRef c) {
-  switch (c.level) {
-    case ContainerLevel::kPe: return s.names.pes.Name(c.index);
-    case ContainerLevel::kGlobal: return "global";
-    case ContainerLevel::kHost: return s.names.hosts.Name(c.index);
-    case ContainerLevel::kQueue: return InstanceName(s, instances, c.index);
-    case ContainerLevel::kQuota: return s.cluster.quota_sets[r.quota_keys[c.index].set].name;
-  }
-  return "?";
+  std::string name;
+  AppendObjectName(name, s, instances, r, c);
+  return name;
 }
 
 // The name field: the resource, or for a quota line (L) the rule instance's usage key.
-std::string ResourceName(const Snapshot& s, const ScheduleResult& r, const MonitorRecord& m) {
-  if (m.container.level == ContainerLevel::kQuota) return QuotaKeyText(s.names, r.quota_keys[m.container.index]);
-  return ComplexName(s, m.resource.value);
+void AppendResourceName(std::string& out, const Snapshot& s, const ScheduleResult& r, const MonitorRecord& m) {
+  if (m.container.level == ContainerLevel::kQuota) {
+    out += QuotaKeyText(s.names, r.quota_keys[m.container.index]);
+  } else if (m.resource.value < s.names.complexes.size()) {
+    out += s.names.complexes.Name(m.resource.value);
+  } else {
+    out += '?';
+  }
 }
 
+std::string ResourceName(const Snapshot& s, const ScheduleResult& r, const MonitorRecord& m) {
+  std::string name;
+  AppendResourceName(name, s, r, m);
+  return name;
+}
+
+}  // namespace
+
+void AppendFixedAmount(std::string& out, double amount) {
+  char digits[512];  // %f of the largest double has 309 integer digits
+  const std::to_chars_result end = std::to_chars(digits, digits + sizeof digits, amount, std::chars_format::fixed, 6);
+  out.append(digits, end.ptr);
+}
+
+namespace {
+
 // schedd_serf_record_func's line: %f amounts, `end - start` capped at U32MAX.
-std::string MonitorLine(const Snapshot& s, const QueueInstanceTable& instances, const ScheduleResult& r,
-                        const MonitorRecord& m) {
-  char amount[64];
-  std::snprintf(amount, sizeof amount, "%f", m.amount);
+void AppendMonitorLine(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
+                       const ScheduleResult& r, const MonitorRecord& m) {
   const Time end = DiagramEnd(m.start, m.duration);
-  return std::to_string(m.job) + ":" + std::to_string(m.task) + ":" + StateName(m.state) + ":" +
-         std::to_string(m.start) + ":" + std::to_string(end - m.start) + ":" + LevelLetter(m.container.level) + ":" +
-         ObjectName(s, instances, r, m.container) + ":" + ResourceName(s, r, m) + ":" + amount;
+  AppendInteger(out, m.job);
+  out += ':';
+  AppendInteger(out, m.task);
+  out += ':';
+  out += StateName(m.state);
+  out += ':';
+  AppendInteger(out, m.start);
+  out += ':';
+  AppendInteger(out, end - m.start);
+  out += ':';
+  out += LevelLetter(m.container.level);
+  out += ':';
+  AppendObjectName(out, s, instances, r, m.container);
+  out += ':';
+  AppendResourceName(out, s, r, m);
+  out += ':';
+  AppendFixedAmount(out, m.amount);
 }
 
 // The record's type, then the session's request id when there is one.
@@ -93,10 +158,19 @@ void AppendType(std::string& out, const char* type, std::string_view tag, bool t
 void AppendMonitorJson(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
                        const ScheduleResult& r, const MonitorRecord& m, std::string_view tag) {
   AppendType(out, "sched", tag, false);
-  out += ",\"job\":" + std::to_string(m.job) + ",\"task\":" + std::to_string(m.task) +
-         ",\"state\":\"" + StateName(m.state) + "\",\"start\":" + std::to_string(m.start) +
-         ",\"duration\":" + std::to_string(DiagramEnd(m.start, m.duration) - m.start) + ",\"level\":\"" +
-         LevelLetter(m.container.level) + "\",\"object\":";
+  out += ",\"job\":";
+  AppendInteger(out, m.job);
+  out += ",\"task\":";
+  AppendInteger(out, m.task);
+  out += ",\"state\":\"";
+  out += StateName(m.state);
+  out += "\",\"start\":";
+  AppendInteger(out, m.start);
+  out += ",\"duration\":";
+  AppendInteger(out, DiagramEnd(m.start, m.duration) - m.start);
+  out += ",\"level\":\"";
+  out += LevelLetter(m.container.level);
+  out += "\",\"object\":";
   AppendJsonString(out, ObjectName(s, instances, r, m.container));
   out += ",\"resource\":";
   AppendJsonString(out, ResourceName(s, r, m));
@@ -176,7 +250,9 @@ void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTabl
     out += " granted=";
     for (std::uint32_t g = d.grant_begin; g < d.grant_end; ++g) {
       if (g > d.grant_begin) out += ',';
-      out += InstanceName(s, instances, r.grants[g].instance) + ":" + std::to_string(r.grants[g].slots);
+      AppendInstanceName(out, s, instances, r.grants[g].instance);
+      out += ':';
+      AppendInteger(out, r.grants[g].slots);
     }
     out += '\n';
   } else {
@@ -203,7 +279,9 @@ void AppendMonitor(std::string& out, const Snapshot& s, const QueueInstanceTable
   for (std::uint32_t m = begin; m < end; ++m) {
     if (format == ScheduleFormat::kText) {
       AppendType(out, "sched", tag, true);
-      out += " " + MonitorLine(s, instances, r, r.monitor[m]) + "\n";
+      out += ' ';
+      AppendMonitorLine(out, s, instances, r, r.monitor[m]);
+      out += '\n';
     } else {
       AppendMonitorJson(out, s, instances, r, r.monitor[m], tag);
     }
@@ -334,7 +412,10 @@ bool WriteSchedule(const Snapshot& snapshot, const QueueInstanceTable& instances
 std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTable& instances,
                                const ScheduleResult& result) {
   std::string out = "::::::::\n";
-  for (const MonitorRecord& m : result.monitor) out += MonitorLine(snapshot, instances, result, m) + "\n";
+  for (const MonitorRecord& m : result.monitor) {
+    AppendMonitorLine(out, snapshot, instances, result, m);
+    out += '\n';
+  }
   return out;
 }
 

@@ -38,6 +38,9 @@ bool WriteScheduleRecords(const Snapshot& snapshot, const QueueInstanceTable& in
 bool WriteScheduleDone(const ScheduleResult& result, ScheduleFormat format, double elapsed_ms,
                        const std::function<bool(std::string_view)>& sink, std::string_view tag = {});
 
+// A monitor line's amount as Grid Engine prints it (printf's %f), appended to `out`.
+void AppendFixedAmount(std::string& out, double amount);
+
 // The interval as Grid Engine appends it to the MONITOR file: "::::::::" and
 // then every line, running and suspended tasks first.
 std::string MonitorFileSection(const Snapshot& snapshot, const QueueInstanceTable& instances,
