@@ -102,6 +102,9 @@ void AppendKeyValueRow(std::string& out, const RowText& r, const TaskPriority& v
   out += '\n';
 }
 
+// How far ahead of the row it formats a block asks for the memory of rows to come.
+constexpr std::size_t kRowsAhead = tuning::kRowsPrefetchedAhead;
+
 // The job's own columns of `v`; no prio and no tickets.
 TaskPriority JobColumns(const TaskPriority& v) {
   TaskPriority out;
@@ -133,6 +136,7 @@ bool WritePriorities(const Snapshot& snapshot, const PriorityResult& result, Pri
   const std::optional<JobTemplates> templates =
       values == TaskValues::kQstat ? std::make_optional<JobTemplates>(jobs, result, index) : std::nullopt;
   auto format_row = [&](std::size_t i, std::string& out) {
+    if (i + kRowsAhead < result.order.size()) result.PrefetchValues(jobs, index, result.order[i + kRowsAhead]);
     const DispatchEntry& e = result.order[i];
     const std::uint32_t s = index.shard(e.row);
     const JobShard& shard = jobs.shards()[s];

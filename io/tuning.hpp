@@ -28,6 +28,9 @@ inline constexpr std::uint64_t kMaxTasksPerLine = 10000000;
 // The Maui table's footer adds per-block sums in block order, so its figures
 // do not depend on the thread count (a new block size may move a last digit).
 inline constexpr std::size_t kRowBlockSize = 4096;
+// Rows ahead of the one being formatted whose scattered columns the priority
+// writer asks the caches for (PriorityResult::PrefetchValues).
+inline constexpr std::size_t kRowsPrefetchedAhead = 8;
 // Row blocks formatted before they go to the sink: about 45 MB of table text held at once.
 inline constexpr std::size_t kRowBlocksPerBatch = 64;
 // Monitor lines or decisions per block of the schedule writer, one block per task.

@@ -151,6 +151,28 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
   return v;
 }
 
+void PriorityResult::PrefetchValues(const JobTable& jobs, const RowIndex& index, const DispatchEntry& entry) const {
+  const JobShard& shard = jobs.shards()[index.shard(entry.row)];
+  const std::uint32_t row = index.row(entry.row);
+  for (const void* column :
+       {static_cast<const void*>(&shard.number[row]), static_cast<const void*>(&shard.posix_priority[row]),
+        static_cast<const void*>(&shard.owner[row]), static_cast<const void*>(&shard.project[row]),
+        static_cast<const void*>(&shard.department[row]), static_cast<const void*>(&shard.state[row]),
+        static_cast<const void*>(&shard.flags[row]), static_cast<const void*>(&shard.override_tickets[row]),
+        static_cast<const void*>(&shard.requests[row]), static_cast<const void*>(&shard.submit[row]),
+        static_cast<const void*>(&shard.extras_index[row]), static_cast<const void*>(&roles[entry.row])}) {
+    __builtin_prefetch(column);
+  }
+  if (urgency.computed) __builtin_prefetch(&urgency.urg[entry.row]);
+  if (entry.ref != kNoRef) {
+    const TicketRefs& refs = tickets.refs;
+    for (const double* column :
+         {&refs.otix[entry.ref], &refs.ftix[entry.ref], &refs.stix[entry.ref], &refs.share[entry.ref]}) {
+      __builtin_prefetch(column);
+    }
+  }
+}
+
 namespace {
 
 // A dispatchable job in the merge: its rows (in pending_rows) and ticket refs.

@@ -83,6 +83,10 @@ struct PriorityResult {
   // The values of one output row.
   TaskPriority Values(const Cluster& cluster, const JobTable& jobs, const RowIndex& index,
                       const DispatchEntry& entry) const;
+  // Asks the caches for the per-row and per-ref memory Values reads for
+  // `entry` (and the writers' row columns): rows in task order lie scattered,
+  // so a writer asks a few rows ahead. Changes nothing.
+  void PrefetchValues(const JobTable& jobs, const RowIndex& index, const DispatchEntry& entry) const;
 };
 
 // Classifies every row (flat index) for the interval; shard by shard in
