@@ -1,10 +1,5 @@
 #include "io/snapshot_reader.hpp"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <deque>
 #include <set>
 
@@ -276,32 +271,10 @@ Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source) 
   return std::move(s);
 }
 
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  const std::string name = path == "-" ? "<stdin>" : path;
-  if (f == nullptr) return Status::IoError(name, std::strerror(errno));
-  std::string data;
-  // A regular file's size is known: one buffer of that size, not a string
-  // doubled (and copied) a dozen times on its way to a snapshot's 100 MB. A
-  // size past any snapshot's (a sparse file, say) grows as stdin does.
-  constexpr off_t kMostReserved = off_t{1} << 34;
-  struct stat info {};
-  if (::fstat(::fileno(f), &info) == 0 && S_ISREG(info.st_mode) && info.st_size <= kMostReserved) {
-    data.reserve(static_cast<std::size_t>(info.st_size));
-  }
-  char buffer[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) data.append(buffer, n);
-  const bool failed = std::ferror(f) != 0;
-  if (f != stdin) std::fclose(f);
-  if (failed) return Status::IoError(name, "read error");
-  return data;
-}
-
 Result<Snapshot> ReadSnapshotFile(const std::string& path) {
-  auto text = ReadWholeFile(path);
+  auto text = ReadFileText(path);
   if (!text.ok()) return text.status();
-  return ReadSnapshot(text.value(), path);
+  return ReadSnapshot(text.value().view(), path);
 }
 
 }  // namespace schedk::io

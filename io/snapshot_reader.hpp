@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "io/cluster_builder.hpp"
+#include "io/file_text.hpp"
 #include "io/job_reader.hpp"
 #include "io/snapshot.hpp"
 #include "io/status.hpp"
@@ -46,8 +47,5 @@ Result<Snapshot> ReadSnapshot(std::string_view text, const std::string& source);
 
 // Reads a file, or standard input for "-".
 Result<Snapshot> ReadSnapshotFile(const std::string& path);
-
-// Reads a whole file (or standard input for "-") into memory.
-Result<std::string> ReadWholeFile(const std::string& path);
 
 }  // namespace schedk::io

@@ -396,10 +396,10 @@ SessionStatus Session::LoadFileOrHost(Request& request) {
   struct stat info {};
   const std::string path(first);
   auto text = ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)
-                  ? Result<std::string>(Status::IoError(path, "not a regular file"))
-                  : ReadWholeFile(path);
+                  ? Result<FileText>(Status::IoError(path, "not a regular file"))
+                  : ReadFileText(path);
   if (!text.ok()) return Refuse(ErrorCode::kNoSuchObject, text.status().ToString(), "file:" + path);
-  return state_.Load(text.value(), path);
+  return state_.Load(text.value().view(), path);
 }
 
 // Body requests: the body is collected even when the request is refused, so
