@@ -621,6 +621,7 @@ class Interval {
   // capacity, at most the sum of its instances' on the PE (kUnlimited where
   // one has none), the most of any host.
   std::vector<std::uint32_t> pe_host_most_;
+  void ReserveDecisions(std::size_t count);
   void SetUpPeHostMost();
   QuotaQuestion QuestionOf(const JobView& job, PeId pe, std::uint32_t place, Time start) const;
   // Numbers what a request set asks of the quota limits (per limit's

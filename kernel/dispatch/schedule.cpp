@@ -182,10 +182,25 @@ void Interval::SetUpRequestTables() {
     request_duration_[k] =
         PendingJobDuration(request_h_rt_[k], request_s_rt_[k], config_.default_duration, config_.duration_offset);
   }
-  result_.decisions.reserve(priorities_.order.size());
+  ReserveDecisions(priorities_.order.size());
   owner_categories_ = access_lists_ || quota_.active();
   last_increase_.assign(ledger_.size(), std::nullopt);
   last_increase_known_.assign(ledger_.size(), 0);
+}
+
+// Room for `count` decisions, their pages first touched in parallel chunks:
+// the loop appends them one by one, and on a goal-sized interval (1.5M
+// decisions, about 100 MB) faulting their pages in as it went was a tenth of
+// its serial time.
+void Interval::ReserveDecisions(std::size_t count) {
+  Column<Decision>& decisions = result_.decisions;
+  decisions.resize(count);  // unwritten (Column)
+  const std::size_t chunks = (count + tuning::kTaskRowChunk - 1) / tuning::kTaskRowChunk;
+  ForEachIndex(mode_, chunks, [&](std::size_t c) {
+    const std::size_t end = std::min(count, (c + 1) * tuning::kTaskRowChunk);
+    std::fill(decisions.begin() + c * tuning::kTaskRowChunk, decisions.begin() + end, Decision{});
+  });
+  decisions.clear();  // the capacity, and its touched pages, stay
 }
 
 void Interval::SetUpPeHostMost() {

@@ -98,11 +98,12 @@ struct MonitorRecord {
   double amount = 0;
 };
 
-// Column<MonitorRecord> leaves a resize's records unwritten only for a trivially copyable record.
+// Column<MonitorRecord> and Column<Decision> leave a resize's records unwritten only for trivially copyable ones.
 static_assert(std::is_trivially_copyable_v<MonitorRecord> && std::is_trivially_destructible_v<MonitorRecord>);
+static_assert(std::is_trivially_copyable_v<Decision> && std::is_trivially_destructible_v<Decision>);
 
 struct ScheduleResult {
-  std::vector<Decision> decisions;
+  Column<Decision> decisions;  // its storage can be touched first in parallel, before the loop appends
   std::vector<Grant> grants;
   Column<MonitorRecord> monitor;  // sized, then written in parallel chunks, without a serial fill first
   // Resource quota rule instances that monitor records (level kQuota) and
