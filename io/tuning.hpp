@@ -18,7 +18,7 @@ namespace schedk::io::tuning {
 // Lines per chunk when job runs are parsed in parallel: enough lines that a
 // chunk outweighs its task and its own name space.
 inline constexpr int kLinesPerChunk = 8192;
-// Bytes of a snapshot file one task reads (ReadWholeFile): a 100 MB snapshot
+// Bytes of a file one task reads (ReadFileText): a 100 MB snapshot
 // gives every core of a 64-core host a stretch, and each pread call is long.
 inline constexpr std::size_t kFileReadStretchBytes = std::size_t{1} << 21;
 // Tasks one job line may name: every task becomes an output row, so this bounds
