@@ -18,7 +18,6 @@ namespace schedk::io {
 
 class FileText {
  public:
-  FileText() = default;
   explicit FileText(std::string streamed) : streamed_(std::move(streamed)) {}
   FileText(std::unique_ptr<char[]> bytes, std::size_t size) : bytes_(std::move(bytes)), size_(size) {}
 

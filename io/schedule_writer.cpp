@@ -208,10 +208,9 @@ class PendingTails {
 };
 
 void AppendTaskId(std::string& out, JobNumber job, TaskNumber task) {
-  char digits[16];  // a 32-bit number has at most 10
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, job).ptr);
+  AppendInteger(out, job);
   out += '.';
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, task).ptr);
+  AppendInteger(out, task);
 }
 
 void AppendDecision(std::string& out, const Snapshot& s, const QueueInstanceTable& instances,
