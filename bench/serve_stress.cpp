@@ -4,8 +4,10 @@
 // 1. ingest: the configuration as an inline snapshot, then JOBS `add job`
 //    lines as `schedk serve` takes them: the text in reads of 1 MiB cut into
 //    batches of whole lines (LineCutter) for Session::HandleLines (replies
-//    discarded): lines per second; with `one-by-one`, HandleLine for each
-//    line instead, the plain twin of HandleLines;
+//    discarded): lines per second, and of the time the cutting's, which
+//    `schedk serve` does on a reader thread of its own, beside the session;
+//    with `one-by-one`, HandleLine for each line instead, the plain twin of
+//    HandleLines;
 // 2. memory: resident set after the ingest minus before, per job;
 // 3. schedule latency (jemalloc keeping freed pages, as in `schedk serve`):
 //    CHANGES rounds (default 5) of a 1% change (half the
@@ -124,6 +126,7 @@ int main(int argc, char** argv) {
   }
   session.HandleLine("end snapshot");
   auto t0 = std::chrono::steady_clock::now();
+  double cutting = 0;  // of the ingest, the reader's part (its own thread in `schedk serve`)
   if (one_by_one) {
     for (std::size_t start = 0; start < requests.size();) {
       const std::size_t end = requests.find('\n', start);
@@ -134,17 +137,30 @@ int main(int argc, char** argv) {
     // As the serve command's reader hands them over: a batch at 65536 lines.
     constexpr std::size_t kRead = std::size_t{1} << 20, kBatchLines = 65536;
     schedk::io::LineCutter cutter(std::size_t{1} << 20);
+    auto cut = [&](auto&& step) {
+      const auto began = std::chrono::steady_clock::now();
+      step();
+      cutting += Since(began);
+    };
+    schedk::io::InputBatch batch;
     for (std::size_t at = 0; at < requests.size(); at += kRead) {
-      cutter.Append(std::string_view(requests).substr(at, kRead));
-      if (cutter.line_count() >= kBatchLines) session.HandleLines(cutter.Take().lines);
+      bool full = false;
+      cut([&] {
+        cutter.Append(std::string_view(requests).substr(at, kRead));
+        if ((full = cutter.line_count() >= kBatchLines)) batch = cutter.Take();
+      });
+      if (full) session.HandleLines(batch.lines);
     }
-    cutter.Finish();
-    session.HandleLines(cutter.Take().lines);
+    cut([&] {
+      cutter.Finish();
+      batch = cutter.Take();
+    });
+    session.HandleLines(batch.lines);
   }
   const double ingest = Since(t0);
   const long after = StatusKb("VmRSS:");
-  std::printf("ingest: %zu add job lines in %.3f s = %.2f M lines/s (%zu errors)\n", numbers.size(), ingest,
-              static_cast<double>(numbers.size()) / ingest / 1e6, errors);
+  std::printf("ingest: %zu add job lines in %.3f s = %.2f M lines/s (%zu errors); of it the reader's cutting %.3f s\n",
+              numbers.size(), ingest, static_cast<double>(numbers.size()) / ingest / 1e6, errors, cutting);
   std::printf("memory: %.1f bytes per job resident (the request texts held by this program excluded)\n",
               (static_cast<double>(after - before) * 1024.0 - static_cast<double>(config.size())) /
                   static_cast<double>(numbers.size()));

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "io/ge_value.hpp"
 #include "io/line_cursor.hpp"
@@ -870,6 +871,27 @@ void RequestCache::Put(const JobNameSpace& space, std::uint32_t id, RequestSet s
   }
   if (sets_.size() <= id) sets_.resize(id + 1);
   if (!sets_[id]) sets_[id] = std::move(set);
+}
+
+void RequestCache::PutAll(const JobNameSpace& space, std::span<Found> lists) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (space_ != &space) {
+    space_ = &space;
+    sets_.clear();
+  }
+  std::size_t size = sets_.size();
+  for (const Found& list : lists) {
+    for (const auto& [id, set] : list) size = std::max<std::size_t>(size, id + std::size_t{1});
+  }
+  sets_.resize(size);
+  // Isolated: a thread waiting here under the lock takes no unrelated task that might want it.
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(std::size_t{0}, lists.size(), [&](std::size_t l) {
+      for (auto& [id, set] : lists[l]) {
+        if (!sets_[id]) sets_[id] = std::move(set);
+      }
+    });
+  });
 }
 
 void RequestCache::Clear() {

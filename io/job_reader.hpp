@@ -76,6 +76,10 @@ class RequestCache {
   // Keeps `set`, resolved elsewhere (a session checking a new job), for key
   // id `id` of `space`, so that the next Fill does not parse it again.
   void Put(const JobNameSpace& space, std::uint32_t id, RequestSet set);
+  // Put for every (id, set) of every list, under one lock, the lists on every
+  // core. Contract: no id occurs twice among them.
+  using Found = std::vector<std::pair<std::uint32_t, RequestSet>>;
+  void PutAll(const JobNameSpace& space, std::span<Found> lists);
   void Clear();
 
  private:

@@ -9,6 +9,7 @@
 #include <tbb/parallel_for.h>
 
 #include "io/ge_value.hpp"
+#include "io/row_text.hpp"
 #include "io/session/request_words.hpp"
 #include "io/untrusted_text.hpp"
 
@@ -73,14 +74,22 @@ void Session::Error(const std::string& id, const SessionError& e) {
   Log(id, verb_, ErrorOutcome(e));
 }
 
+namespace {
+
+// What an `add job` request's log line and reply take, about, for reserving.
+constexpr std::size_t kLogBytesPerAdd = 16, kReplyBytesPerAdd = 12;
+
+// One log line: `<id> <verb> <outcome>`.
+void AppendLogLine(std::string& to, std::string_view id, std::string_view verb, std::string_view outcome) {
+  to.append(id).append(" ").append(verb).append(" ").append(outcome).push_back('\n');
+}
+
+}  // namespace
+
 void Session::Log(std::string_view id, std::string_view verb, std::string_view outcome) {
   if (!log_) return;
-  std::string line(id);
-  line += ' ';
-  line += verb;
-  line += ' ';
-  line += outcome;
-  line += '\n';
+  std::string line;
+  AppendLogLine(line, id, verb, outcome);
   log_(line);
 }
 
@@ -193,20 +202,34 @@ void Session::AddJobRun(std::span<const LineKind> kinds, std::size_t adds) {
   }
   const std::vector<RecordRefusal> refusals = state_.AddJobs(records);
   verb_ = "add";
-  std::string replies;
-  auto refusal = refusals.begin();
-  for (std::size_t k = 0; k < adds; ++k) {
-    const std::string_view id = requests[k]->id;
-    if (refusal != refusals.end() && refusal->record == k) {
-      replies += ErrorLine(id, refusal->error);
-      Log(id, verb_, ErrorOutcome(refusal->error));
-      ++refusal;
-    } else {
-      replies.append("ok ").append(id).push_back('\n');
-      Log(id, verb_, "ok");
-    }
+  // The log lines, then the replies, formatted in blocks on every core and handed over in order.
+  auto refusal_of = [&](std::size_t k) -> const SessionError* {
+    const auto it = std::lower_bound(refusals.begin(), refusals.end(), k,
+                                     [](const RecordRefusal& r, std::size_t record) { return r.record < record; });
+    return it != refusals.end() && it->record == k ? &it->error : nullptr;
+  };
+  if (log_) {
+    WriteRowBlocks(
+        adds, kLogBytesPerAdd,
+        [&](std::size_t k, std::string& out) {
+          const SessionError* refused = refusal_of(k);
+          AppendLogLine(out, requests[k]->id, verb_, refused ? ErrorOutcome(*refused) : "ok");
+        },
+        log_);
   }
-  Reply(replies);
+  WriteRowBlocks(
+      adds, kReplyBytesPerAdd,
+      [&](std::size_t k, std::string& out) {
+        if (const SessionError* refused = refusal_of(k)) {
+          out += ErrorLine(requests[k]->id, *refused);
+        } else {
+          out.append("ok ").append(requests[k]->id).push_back('\n');
+        }
+      },
+      [this](std::string_view text) {
+        Reply(text);
+        return !ended_;
+      });
 }
 
 void Session::EndOfInput() {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "io/block_kinds.hpp"
 #include "io/ge_value.hpp"
@@ -214,30 +215,40 @@ bool SessionState::KnownRow(const ParsedJob& row) const {
          row.department == kNoName && row.granted == kNoName && row.master == kNoName && row.hold_jid == kNoName;
 }
 
+Reason SessionState::ResolveRow(const ParsedJob& row, const JobNameSpace& names, RequestSet& set) const {
+  const Snapshot& base = base_.snapshot;
+  // ClusterBuilder only reads here (FindComplex), but takes the snapshot by reference.
+  ClusterBuilder builder(const_cast<Snapshot&>(base));
+  if (auto error = ResolveRequestKey(names.requests.Name(row.requests), builder, base, set)) return error;
+  return CheckJobReferences(row, names, base);
+}
+
+namespace {
+
+// Notes id as checked in `checked` (request_checked_ or project_checked_).
+void MarkChecked(std::vector<std::uint8_t>& checked, std::uint32_t id) {
+  if (checked.size() <= id) checked.resize(id + 1, 0);
+  checked[id] = 1;
+}
+
+}  // namespace
+
 Reason SessionState::CheckRow(const ParsedJob& row) const {
   {
     std::lock_guard<std::mutex> lock(checked_mutex_);
     if (KnownRow(row)) return std::nullopt;
   }
-  const Snapshot& base = base_.snapshot;
   Reason error;
   jobs_->ReadNames([&](const JobNameSpace& names) {
-    // ClusterBuilder only reads here (FindComplex), but takes the snapshot by reference.
-    ClusterBuilder builder(const_cast<Snapshot&>(base));
     // The set resolved here is kept for the passes (a job category resolved once, as it arrives).
     RequestSet set;
-    if ((error = ResolveRequestKey(names.requests.Name(row.requests), builder, base, set))) return;
-    if ((error = CheckJobReferences(row, names, base))) return;
+    if ((error = ResolveRow(row, names, set))) return;
     request_cache_.Put(names, row.requests, std::move(set));
   });
   if (error) return error;
   std::lock_guard<std::mutex> lock(checked_mutex_);
-  auto mark = [](std::vector<std::uint8_t>& checked, std::uint32_t id) {
-    if (checked.size() <= id) checked.resize(id + 1, 0);
-    checked[id] = 1;
-  };
-  mark(request_checked_, row.requests);
-  if (row.project != kNoName) mark(project_checked_, row.project);
+  MarkChecked(request_checked_, row.requests);
+  if (row.project != kNoName) MarkChecked(project_checked_, row.project);
   return std::nullopt;
 }
 
@@ -595,24 +606,15 @@ std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* cons
       if (rows[i] != nullptr) by_shard[next[shards[i]]++] = i;
     }
   }
-  std::vector<std::uint8_t> known(rows.size(), 0);
-  {
-    std::lock_guard<std::mutex> checked(checked_mutex_);
-    for (std::size_t i : by_shard) known[i] = KnownRow(*rows[i]) ? 1 : 0;
-  }
-  std::atomic<std::size_t> added_count{0};
   std::vector<std::vector<RecordRefusal>> refused(jobs_->shard_count());
+  const std::vector<std::uint8_t> passed = CheckRows(rows, first, by_shard, refused);
+  std::atomic<std::size_t> added_count{0};
   tbb::parallel_for(std::size_t{0}, jobs_->shard_count(), [&](std::size_t s) {
     std::vector<std::size_t> valid;  // records
     std::vector<const ParsedJob*> valid_rows;
     for (std::size_t k = first[s]; k < first[s + 1]; ++k) {
       const std::size_t i = by_shard[k];
-      if (known[i] == 0) {
-        if (auto e = CheckRow(*rows[i])) {
-          refused[s].push_back({i, Unresolved(*e, rows[i]->number)});
-          continue;
-        }
-      }
+      if (passed[i] == 0) continue;
       valid.push_back(i);
       valid_rows.push_back(rows[i]);
     }
@@ -632,6 +634,49 @@ std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* cons
   std::vector<RecordRefusal> all;
   for (std::vector<RecordRefusal>& r : refused) std::move(r.begin(), r.end(), std::back_inserter(all));
   return all;
+}
+
+std::vector<std::uint8_t> SessionState::CheckRows(std::span<ParsedJob* const> rows, std::span<const std::size_t> first,
+                                                  std::span<const std::size_t> by_shard,
+                                                  std::vector<std::vector<RecordRefusal>>& refused) const {
+  std::vector<std::uint8_t> passed(rows.size(), 0);
+  // Per shard: the request sets it resolved first (each id once), the projects of its rows that passed.
+  std::vector<RequestCache::Found> sets(refused.size());
+  std::vector<std::vector<std::uint32_t>> projects(refused.size());
+  // The marks are read on every core and written once they are done; isolated,
+  // a core waiting under the locks takes no unrelated task that might want them.
+  std::lock_guard<std::mutex> checked(checked_mutex_);
+  jobs_->ReadNames([&](const JobNameSpace& names) {
+    std::vector<std::atomic<std::uint8_t>> claimed(names.requests.size());
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(std::size_t{0}, refused.size(), [&](std::size_t s) {
+        for (std::size_t k = first[s]; k < first[s + 1]; ++k) {
+          const std::size_t i = by_shard[k];
+          const ParsedJob& row = *rows[i];
+          if (KnownRow(row)) {
+            passed[i] = 1;
+            continue;
+          }
+          RequestSet set;
+          if (auto e = ResolveRow(row, names, set)) {
+            refused[s].push_back({i, Unresolved(*e, row.number)});
+            continue;
+          }
+          passed[i] = 1;
+          if (claimed[row.requests].exchange(1, std::memory_order_relaxed) == 0) {
+            sets[s].emplace_back(row.requests, std::move(set));
+          }
+          if (row.project != kNoName) projects[s].push_back(row.project);
+        }
+      });
+    });
+    request_cache_.PutAll(names, sets);
+  });
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    for (const auto& [id, set] : sets[s]) MarkChecked(request_checked_, id);
+    for (std::uint32_t project : projects[s]) MarkChecked(project_checked_, project);
+  }
+  return passed;
 }
 
 SessionStatus SessionState::ChangeJob(const TaskSelector& id, const TaskChange& change) {

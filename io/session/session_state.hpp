@@ -140,6 +140,17 @@ class SessionState {
   SessionStatus Rebuild(Config config, const std::string& what);
   // Checks a parsed row's references against the cluster (caller holds the config lock).
   Reason CheckRow(const ParsedJob& row) const;
+  // CheckRow's lookups without its locks: resolves `row`'s request set into
+  // `set` and checks its other references (the caller reads `names`).
+  Reason ResolveRow(const ParsedJob& row, const JobNameSpace& names, RequestSet& set) const;
+  // CheckRow for InsertByShard's rows (`first`, `by_shard` as it sorts them;
+  // `refused` per shard, added to), shard by shard in parallel, the checked
+  // marks and the names locked once for all rather than per row; the sets
+  // resolved and the marks go in once they are done. Returns per record
+  // whether its row passed (0 where null).
+  std::vector<std::uint8_t> CheckRows(std::span<ParsedJob* const> rows, std::span<const std::size_t> first,
+                                      std::span<const std::size_t> by_shard,
+                                      std::vector<std::vector<RecordRefusal>>& refused) const;
   // The second half of AddJobs: `rows` (by record, with the session's name
   // ids, null where refused already; `shards` their jobs' shards) are checked
   // and inserted shard by shard in parallel, each shard's in record order, so a
