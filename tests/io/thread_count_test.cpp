@@ -56,5 +56,22 @@ TEST(ThreadCountTest, SnapshotReaderNamesTheSameErrorAtEveryThreadCount) {
   EXPECT_GE(late_errors, 4);
 }
 
+// Of two bad request combinations, the error names the one on the earlier
+// line at every thread count.
+TEST(ThreadCountTest, EarliestBadRequestCombinationIsNamed) {
+  std::string text = "schedk-snapshot 1\nnow 1000\n";  // jobs from line 3 on
+  constexpr int kJobs = 20000, kEarly = 15000, kLate = 19000;
+  for (int j = 0; j < kJobs; ++j) {
+    const std::string request = j == kEarly ? "early=1" : j == kLate ? "late=1" : "h_rt=" + std::to_string(60 + j);
+    text += "job " + std::to_string(j + 1) + " owner=u l_hard=" + request + "\n";
+  }
+  const std::string expected = "damaged.snap:" + std::to_string(3 + kEarly) + ":";
+  for (const int threads : {1, 2, 3, 7, 16}) {
+    const std::string error = ReadOn(threads, text);
+    EXPECT_EQ(error.rfind(expected, 0), 0u) << threads << " threads: " << error;
+    EXPECT_NE(error.find("'early'"), std::string::npos) << error;
+  }
+}
+
 }  // namespace
 }  // namespace schedk::io
