@@ -7,7 +7,7 @@
 //    discarded): lines per second, and of the time the cutting's, which
 //    `schedk serve` does on a reader thread of its own, beside the session;
 //    with `one-by-one`, HandleLine for each line instead, the plain twin of
-//    HandleLines;
+//    HandleLines; and the ingest's stages (SessionOptions::ingest_stages);
 // 2. memory: resident set after the ingest minus before, per job;
 // 3. schedule latency (jemalloc keeping freed pages, as in `schedk serve`):
 //    CHANGES rounds (default 5) of a 1% change (half the
@@ -110,8 +110,22 @@ int main(int argc, char** argv) {
     in_stage = stage == schedk::Stage::kDone ? std::nullopt : std::optional(stage);
     stage_began = now;
   };
+  // The ingest's stages, summed over its batches and runs, in ms.
+  std::array<double, schedk::io::kIngestStages.size()> ingest_ms{};
+  std::optional<schedk::io::IngestStage> in_ingest;
+  auto ingest_began = std::chrono::steady_clock::now();
+  const schedk::io::IngestListener ingest_stages = [&](schedk::io::IngestStage stage) {
+    const auto now = std::chrono::steady_clock::now();
+    if (in_ingest) {
+      ingest_ms[static_cast<std::size_t>(*in_ingest)] +=
+          std::chrono::duration<double, std::milli>(now - ingest_began).count();
+    }
+    in_ingest = stage == schedk::io::IngestStage::kDone ? std::nullopt : std::optional(stage);
+    ingest_began = now;
+  };
   schedk::io::SessionOptions options;
   options.stages = &stages;
+  options.ingest_stages = &ingest_stages;
   const long before = StatusKb("VmRSS:");
   schedk::io::Session session(options, sink, {});
   session.HandleLine("h hello proto=1");
@@ -161,6 +175,13 @@ int main(int argc, char** argv) {
   const long after = StatusKb("VmRSS:");
   std::printf("ingest: %zu add job lines in %.3f s = %.2f M lines/s (%zu errors); of it the reader's cutting %.3f s\n",
               numbers.size(), ingest, static_cast<double>(numbers.size()) / ingest / 1e6, errors, cutting);
+  std::printf("  stages:");
+  for (std::size_t k = 0; k + 1 < ingest_ms.size(); ++k) {
+    const schedk::io::IngestStageInfo& stage = schedk::io::kIngestStages[k];
+    std::printf(" %.*s %.1f ms%s;", static_cast<int>(stage.name.size()), stage.name.data(), ingest_ms[k],
+                stage.serial ? " (serial)" : "");
+  }
+  std::printf("\n");
   std::printf("memory: %.1f bytes per job resident (the request texts held by this program excluded)\n",
               (static_cast<double>(after - before) * 1024.0 - static_cast<double>(config.size())) /
                   static_cast<double>(numbers.size()));

@@ -168,10 +168,12 @@ Session::LineKind Session::KindOf(const InputLine& input) {
 }
 
 bool Session::HandleLines(std::span<const InputLine> lines) {
+  EnterStage(options_.ingest_stages, IngestStage::kLineKinds);
   std::vector<LineKind> kinds(lines.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines.size(), 1024), [&](const auto& range) {
     for (std::size_t i = range.begin(); i < range.end(); ++i) kinds[i] = KindOf(lines[i]);
   });
+  EnterStage(options_.ingest_stages, IngestStage::kDone);
   std::size_t i = 0;
   while (i < lines.size() && !ended_) {
     std::size_t end = i, adds = 0;
@@ -200,7 +202,8 @@ void Session::AddJobRun(std::span<const LineKind> kinds, std::size_t adds) {
     requests.push_back(&k);
     records.push_back(k.record);
   }
-  const std::vector<RecordRefusal> refusals = state_.AddJobs(records);
+  const std::vector<RecordRefusal> refusals = state_.AddJobs(records, options_.ingest_stages);
+  EnterStage(options_.ingest_stages, IngestStage::kReplies);
   verb_ = "add";
   // The log lines, then the replies, formatted in blocks on every core and handed over in order.
   auto refusal_of = [&](std::size_t k) -> const SessionError* {
@@ -230,6 +233,7 @@ void Session::AddJobRun(std::span<const LineKind> kinds, std::size_t adds) {
         Reply(text);
         return !ended_;
       });
+  EnterStage(options_.ingest_stages, IngestStage::kDone);
 }
 
 void Session::EndOfInput() {

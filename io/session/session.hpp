@@ -27,6 +27,7 @@
 #include <string_view>
 
 #include "io/session/input_lines.hpp"
+#include "io/session/ingest_stage.hpp"
 #include "io/session/session_state.hpp"
 #include "kernel/dispatch/running_book.hpp"
 #include "kernel/stage_profile.hpp"
@@ -47,6 +48,7 @@ struct SessionOptions {
   std::size_t max_line_bytes = 1 << 20;  // longer lines get 413
   std::size_t min_add_run = 64;          // HandleLines: fewer `add job` lines in a row go one by one
   const StageListener* stages = nullptr;  // hears where each pass's kernel stages begin (serve_stress's profile)
+  const IngestListener* ingest_stages = nullptr;  // hears where each ingest stage begins (serve_stress's profile)
 };
 
 class Session {

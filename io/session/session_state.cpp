@@ -540,8 +540,10 @@ struct ParsedRecords {
 // interns their names into `jobs`' in record order (the ids one ParseRow after
 // another would have given), and re-points the rows to them. A record that
 // does not parse gets no row, and its chunk a refusal.
-ParsedRecords ParseRecords(std::span<const std::string_view> records, LiveJobs& jobs, Time now) {
+ParsedRecords ParseRecords(std::span<const std::string_view> records, LiveJobs& jobs, Time now,
+                           const IngestListener* stages) {
   const std::size_t n = records.size();
+  EnterStage(stages, IngestStage::kParse);
   ParsedRecords parsed;
   parsed.chunks.resize((n + ParsedRecords::kChunk - 1) / ParsedRecords::kChunk);
   tbb::parallel_for(std::size_t{0}, parsed.chunks.size(), [&](std::size_t c) {
@@ -557,8 +559,10 @@ ParsedRecords ParseRecords(std::span<const std::string_view> records, LiveJobs& 
   });
   std::vector<const JobNameSpace*> spaces(parsed.chunks.size());
   for (std::size_t c = 0; c < spaces.size(); ++c) spaces[c] = &parsed.chunks[c].names;
+  EnterStage(stages, IngestStage::kMergeNames);
   const std::vector<NameMapping> maps =
       jobs.WithNames([&](JobNameSpace& names) { return NameMapping::Merge(spaces, names); });
+  EnterStage(stages, IngestStage::kRepoint);
   parsed.rows.resize(n);
   parsed.shards.resize(n);
   tbb::parallel_for(std::size_t{0}, parsed.chunks.size(), [&](std::size_t c) {
@@ -581,10 +585,11 @@ ParsedRecords ParseRecords(std::span<const std::string_view> records, LiveJobs& 
 
 }  // namespace
 
-std::vector<RecordRefusal> SessionState::AddJobs(std::span<const std::string_view> records) {
+std::vector<RecordRefusal> SessionState::AddJobs(std::span<const std::string_view> records,
+                                                 const IngestListener* stages) {
   std::shared_lock<std::shared_mutex> lock(config_mutex_);
-  ParsedRecords parsed = ParseRecords(records, *jobs_, config_.now);
-  std::vector<RecordRefusal> refusals = InsertByShard(parsed.rows, parsed.shards);
+  ParsedRecords parsed = ParseRecords(records, *jobs_, config_.now, stages);
+  std::vector<RecordRefusal> refusals = InsertByShard(parsed.rows, parsed.shards, stages);
   for (ParsedRecords::Chunk& chunk : parsed.chunks) {
     std::move(chunk.refusals.begin(), chunk.refusals.end(), std::back_inserter(refusals));
   }
@@ -594,7 +599,9 @@ std::vector<RecordRefusal> SessionState::AddJobs(std::span<const std::string_vie
 }
 
 std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* const> rows,
-                                                       std::span<const std::uint32_t> shards) {
+                                                       std::span<const std::uint32_t> shards,
+                                                       const IngestListener* stages) {
+  EnterStage(stages, IngestStage::kSortByShard);
   // The rows, sorted by shard, each shard's in record order.
   std::vector<std::size_t> first(jobs_->shard_count() + 1, 0);
   for (std::size_t i = 0; i < rows.size(); ++i) first[shards[i] + 1] += rows[i] != nullptr;
@@ -607,7 +614,8 @@ std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* cons
     }
   }
   std::vector<std::vector<RecordRefusal>> refused(jobs_->shard_count());
-  const std::vector<std::uint8_t> passed = CheckRows(rows, first, by_shard, refused);
+  const std::vector<std::uint8_t> passed = CheckRows(rows, first, by_shard, refused, stages);
+  EnterStage(stages, IngestStage::kInsert);
   std::atomic<std::size_t> added_count{0};
   tbb::parallel_for(std::size_t{0}, jobs_->shard_count(), [&](std::size_t s) {
     std::vector<std::size_t> valid;  // records
@@ -638,7 +646,9 @@ std::vector<RecordRefusal> SessionState::InsertByShard(std::span<ParsedJob* cons
 
 std::vector<std::uint8_t> SessionState::CheckRows(std::span<ParsedJob* const> rows, std::span<const std::size_t> first,
                                                   std::span<const std::size_t> by_shard,
-                                                  std::vector<std::vector<RecordRefusal>>& refused) const {
+                                                  std::vector<std::vector<RecordRefusal>>& refused,
+                                                  const IngestListener* stages) const {
+  EnterStage(stages, IngestStage::kCheckRows);
   std::vector<std::uint8_t> passed(rows.size(), 0);
   // Per shard: the request sets it resolved first (each id once), the projects of its rows that passed.
   std::vector<RequestCache::Found> sets(refused.size());
@@ -670,6 +680,7 @@ std::vector<std::uint8_t> SessionState::CheckRows(std::span<ParsedJob* const> ro
         }
       });
     });
+    EnterStage(stages, IngestStage::kKeepRequestSets);
     request_cache_.PutAll(names, sets);
   });
   for (std::size_t s = 0; s < sets.size(); ++s) {

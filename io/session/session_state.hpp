@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/session/ingest_stage.hpp"
 #include "io/session/live_jobs.hpp"
 #include "io/session/session_error.hpp"
 #include "io/snapshot_reader.hpp"
@@ -93,8 +94,9 @@ class SessionState {
   // Adds many records as AddJob would add them one after the other, on every
   // core; returns the refused ones in record order, with AddJob's refusals.
   // The records are parsed in parallel chunks, their names interned in record
-  // order, and the rows checked and inserted shard by shard.
-  std::vector<RecordRefusal> AddJobs(std::span<const std::string_view> records);
+  // order, and the rows checked and inserted shard by shard; `stages` (may
+  // be null) hears where each of these steps begins (ingest_stage.hpp).
+  std::vector<RecordRefusal> AddJobs(std::span<const std::string_view> records, const IngestListener* stages = nullptr);
   // A job id changes job keys; a task id takes enrolled= alone.
   SessionStatus ModJob(const TaskSelector& id, const std::vector<KeyValue>& changes);
   SessionStatus DeleteJob(const TaskSelector& id);
@@ -150,13 +152,15 @@ class SessionState {
   // whether its row passed (0 where null).
   std::vector<std::uint8_t> CheckRows(std::span<ParsedJob* const> rows, std::span<const std::size_t> first,
                                       std::span<const std::size_t> by_shard,
-                                      std::vector<std::vector<RecordRefusal>>& refused) const;
+                                      std::vector<std::vector<RecordRefusal>>& refused,
+                                      const IngestListener* stages) const;
   // The second half of AddJobs: `rows` (by record, with the session's name
   // ids, null where refused already; `shards` their jobs' shards) are checked
   // and inserted shard by shard in parallel, each shard's in record order, so a
   // job number given twice is refused the second time, as it would be one
   // request after the other. Returns the refusals, in no particular order.
-  std::vector<RecordRefusal> InsertByShard(std::span<ParsedJob* const> rows, std::span<const std::uint32_t> shards);
+  std::vector<RecordRefusal> InsertByShard(std::span<ParsedJob* const> rows, std::span<const std::uint32_t> shards,
+                                           const IngestListener* stages);
   // Whether CheckRow has nothing to look up: `row`'s request set and project
   // were checked before and it names nothing else (caller holds checked_mutex_).
   bool KnownRow(const ParsedJob& row) const;

@@ -149,6 +149,41 @@ TEST(SessionBatchTest, HandleLinesRepliesAsOneLineAtATime) {
   }
 }
 
+// The ingest's stage listener hears each batch's line kinds, then each run
+// of `add job` lines go through every other stage in kIngestStages' order,
+// and changes no reply.
+TEST(SessionBatchTest, IngestStagesComeInOrderAndChangeNothing) {
+  const std::string input = Conversation(1);
+  std::vector<IngestStage> heard;
+  const IngestListener listen = [&](IngestStage stage) { heard.push_back(stage); };
+  std::string out, log;
+  SessionOptions options;
+  options.version = "test";
+  options.max_line_bytes = kLimit;
+  options.ingest_stages = &listen;
+  Session session(
+      options, [&](std::string_view s) { return out.append(s), true; },
+      [&](std::string_view s) { return log.append(s), true; });
+  LineCutter cutter(kLimit);
+  cutter.Append(input);
+  cutter.Finish();
+  session.HandleLines(cutter.Take().lines);
+  EXPECT_EQ(FirstDifference(WithoutPassTimes(out + log), WithoutPassTimes(Replies(input, 0))), "");
+  const std::vector<IngestStage> run = {
+      IngestStage::kParse,     IngestStage::kMergeNames,      IngestStage::kRepoint, IngestStage::kSortByShard,
+      IngestStage::kCheckRows, IngestStage::kKeepRequestSets, IngestStage::kInsert,  IngestStage::kReplies};
+  ASSERT_GE(heard.size(), 2u);
+  EXPECT_EQ(heard[0], IngestStage::kLineKinds);
+  EXPECT_EQ(heard[1], IngestStage::kDone);
+  std::size_t runs = 0;
+  for (std::size_t at = 2; at < heard.size(); at += run.size() + 1, ++runs) {
+    ASSERT_LE(at + run.size() + 1, heard.size());
+    EXPECT_TRUE(std::equal(run.begin(), run.end(), heard.begin() + static_cast<std::ptrdiff_t>(at))) << "run " << runs;
+    EXPECT_EQ(heard[at + run.size()], IngestStage::kDone);
+  }
+  EXPECT_GE(runs, 2u);
+}
+
 TEST(SessionBatchTest, LineCutterCutsAsTheServeCommandDid) {
   LineCutter cutter(4);
   cutter.Append("ab\ncdefg");
