@@ -17,48 +17,15 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "io/job_names.hpp"
 #include "io/status.hpp"
 #include "kernel/model/job_table.hpp"
 
 namespace schedk::io {
 
 inline constexpr std::uint32_t kNoName = std::numeric_limits<std::uint32_t>::max();
-
-// Names in order of first use, each with the line of its first use. Owns its strings.
-class JobNames {
- public:
-  JobNames() = default;
-  JobNames(const JobNames&) = delete;  // the index holds views of the storage
-  JobNames& operator=(const JobNames&) = delete;
-  JobNames(JobNames&&) = default;  // a moved deque keeps its elements in place
-  JobNames& operator=(JobNames&&) = default;
-
-  std::uint32_t Intern(std::string_view name, int line) {
-    if (auto it = index_.find(name); it != index_.end()) return it->second;
-    storage_.emplace_back(name);
-    const auto id = static_cast<std::uint32_t>(names_.size());
-    names_.push_back(storage_.back());
-    lines_.push_back(line);
-    index_.emplace(storage_.back(), id);
-    return id;
-  }
-  std::optional<std::uint32_t> Find(std::string_view name) const {
-    if (auto it = index_.find(name); it != index_.end()) return it->second;
-    return std::nullopt;
-  }
-  std::string_view Name(std::uint32_t id) const { return names_[id]; }
-  int Line(std::uint32_t id) const { return lines_[id]; }
-  std::size_t size() const { return names_.size(); }
-
- private:
-  std::deque<std::string> storage_;
-  std::vector<std::string_view> names_;
-  std::vector<int> lines_;
-  std::unordered_map<std::string_view, std::uint32_t> index_;
-};
 
 // The tables a ParsedJob's ids point into. `requests` holds request keys: the
 // texts of l_hard, l_soft, q_hard, q_soft, pe_name, pe_min, pe_max and masterq joined
