@@ -11,6 +11,7 @@
 // snapshot unless every job line is valid.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -85,7 +86,7 @@ class RequestCache {
  private:
   std::mutex mutex_;
   const JobNameSpace* space_ = nullptr;
-  std::vector<std::optional<RequestSet>> sets_;
+  std::deque<std::optional<RequestSet>> sets_;  // grows without moving the sets it holds
 };
 
 // Resolves the rows against the snapshot's cluster (projects, departments,
