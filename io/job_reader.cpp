@@ -844,10 +844,7 @@ std::optional<std::pair<std::uint32_t, std::string>> RequestCache::Fill(const Jo
                                                                         const Parse& parse,
                                                                         std::vector<RequestSet>& sets) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (space_ != &space) {
-    space_ = &space;
-    sets_.clear();
-  }
+  UseSpace(space);
   const std::size_t n = space.requests.size();
   if (sets_.size() < n) sets_.resize(n);
   for (std::uint32_t r = 0; r < n; ++r) {
@@ -863,22 +860,22 @@ std::optional<std::pair<std::uint32_t, std::string>> RequestCache::Fill(const Jo
   return std::nullopt;
 }
 
+void RequestCache::UseSpace(const JobNameSpace& space) {
+  if (space_ == &space) return;
+  space_ = &space;
+  sets_.clear();
+}
+
 void RequestCache::Put(const JobNameSpace& space, std::uint32_t id, RequestSet set) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (space_ != &space) {
-    space_ = &space;
-    sets_.clear();
-  }
+  UseSpace(space);
   if (sets_.size() <= id) sets_.resize(id + 1);
   if (!sets_[id]) sets_[id] = std::move(set);
 }
 
 void RequestCache::PutAll(const JobNameSpace& space, std::span<Found> lists) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (space_ != &space) {
-    space_ = &space;
-    sets_.clear();
-  }
+  UseSpace(space);
   std::size_t size = sets_.size();
   for (const Found& list : lists) {
     for (const auto& [id, set] : list) size = std::max<std::size_t>(size, id + std::size_t{1});

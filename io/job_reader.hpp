@@ -84,6 +84,9 @@ class RequestCache {
   void Clear();
 
  private:
+  // The sets are of `space`'s key ids: another space's drops them (caller holds the lock).
+  void UseSpace(const JobNameSpace& space);
+
   std::mutex mutex_;
   const JobNameSpace* space_ = nullptr;
   std::deque<std::optional<RequestSet>> sets_;  // grows without moving the sets it holds
