@@ -1,8 +1,9 @@
 #include "io/json_text.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
+
+#include "io/double_text.hpp"
 
 namespace schedk::io {
 
@@ -12,9 +13,8 @@ void AppendJsonNumber(std::string& out, double value) {
     return;
   }
   if (value == 0) value = 0;  // no "-0"
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
+  char buffer[kShortestRoom];
+  out.append(buffer, WriteShortest(buffer, value));
 }
 
 void AppendJsonString(std::string& out, std::string_view value) {
