@@ -2,19 +2,25 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "io/double_text.hpp"
 
 namespace schedk::io {
 
 void AppendJsonNumber(std::string& out, double value) {
+  char buffer[kJsonNumberRoom];
+  out.append(buffer, WriteJsonNumber(buffer, value));
+}
+
+char* WriteJsonNumber(char* out, double value) {
+  static_assert(kJsonNumberRoom >= kShortestRoom);
   if (!std::isfinite(value)) {
-    out += "null";
-    return;
+    std::memcpy(out, "null", 4);
+    return out + 4;
   }
   if (value == 0) value = 0;  // no "-0"
-  char buffer[kShortestRoom];
-  out.append(buffer, WriteShortest(buffer, value));
+  return WriteShortest(out, value);
 }
 
 void AppendJsonString(std::string& out, std::string_view value) {
