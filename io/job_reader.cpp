@@ -15,10 +15,12 @@
 #include <utility>
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include "io/ge_value.hpp"
 #include "io/line_cursor.hpp"
+#include "io/tuning.hpp"
 #include "io/untrusted_text.hpp"
 #include "kernel/complex/string_expression.hpp"
 #include "kernel/util/first_occurrence.hpp"
@@ -542,17 +544,28 @@ class JobTableLoader {
       }
       return Status::Ok();
     }
+    // Each combination on its own (Parse reads the cluster only), in parallel;
+    // of the bad ones, the one first used in the file is named, as a walk in
+    // line order would stop there.
     sets.assign(request_keys_.size(), RequestSet{});
-    std::vector<std::uint32_t> order(request_keys_.size());
-    for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
-    std::sort(order.begin(), order.end(),
-              [&](auto a, auto b) { return requests_.first_line[a] < requests_.first_line[b]; });
-    for (std::uint32_t r : order) {
-      if (auto e = parser.Parse(request_keys_[r], sets[r])) {
-        return Status::InvalidInput(s_.source, requests_.first_line[r], *e);
-      }
-    }
-    return Status::Ok();
+    constexpr std::uint32_t kNone = UINT32_MAX;
+    auto earlier = [&](std::uint32_t a, std::uint32_t b) {
+      if (a == kNone || b == kNone) return std::min(a, b);
+      return std::tie(requests_.first_line[a], a) < std::tie(requests_.first_line[b], b) ? a : b;
+    };
+    const std::uint32_t bad = tbb::parallel_reduce(
+        tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(sets.size()), tuning::kRequestKeysPerTask),
+        kNone,
+        [&](const tbb::blocked_range<std::uint32_t>& range, std::uint32_t found) {
+          for (std::uint32_t r = range.begin(); r != range.end(); ++r) {
+            if (parser.Parse(request_keys_[r], sets[r])) found = earlier(found, r);
+          }
+          return found;
+        },
+        earlier);
+    if (bad == kNone) return Status::Ok();
+    RequestSet again;  // the message, from the same parse
+    return Status::InvalidInput(s_.source, requests_.first_line[bad], *parser.Parse(request_keys_[bad], again));
   }
 
   // Department of each user: the first department (in definition order) listing the user or the user's group.

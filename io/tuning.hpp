@@ -18,6 +18,8 @@ namespace schedk::io::tuning {
 // Lines per chunk when job runs are parsed in parallel: enough lines that a
 // chunk outweighs its task and its own name space.
 inline constexpr int kLinesPerChunk = 8192;
+// Request combinations one task parses (a snapshot of 1M generated jobs has about 100,000).
+inline constexpr std::uint32_t kRequestKeysPerTask = 512;
 // Bytes of a file one task reads (ReadFileText): a 100 MB snapshot
 // gives every core of a 64-core host a stretch, and each pread call is long.
 inline constexpr std::size_t kFileReadStretchBytes = std::size_t{1} << 21;
