@@ -291,7 +291,7 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
   const bool shared = config.share_functional_shares;
   // Every running task's shares are added (pass 1 with add_all): each task's
   // shares on their own, then one walk in ref order sums them, as Grid Engine does.
-  std::vector<TaskShares> shares(refs.running);
+  Column<TaskShares> shares(refs.running);  // each written below, its pages touched there (in parallel)
   ForEachIndex(mode, refs.running, [&](std::size_t i) {
     FunctionalSums unused;
     shares[i] = Pass1(entities, running_counts, refs, i, shared, true, unused);
