@@ -5,9 +5,8 @@
 // parallel, each with its own name space; the session's live job store keeps
 // one name space for the whole session. RenderJobLine writes the canonical
 // record back: parsing it gives the same ParsedJob.
-// Invariants: a JobNames id stays valid and names the same string for the
-// life of its table (tables only grow); a ParsedJob's ids index the name space
-// it was parsed with.
+// Invariant: a ParsedJob's ids index the name space it was parsed with (whose
+// tables keep their ids: io/job_names.hpp).
 #pragma once
 
 #include <cstdint>
