@@ -1,7 +1,10 @@
 #include "kernel/dispatch/flat_diagrams.hpp"
 
-#include <tbb/blocked_range.h>
+#include <algorithm>
+
 #include <tbb/parallel_for.h>
+
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 
@@ -18,28 +21,45 @@ void FlatDiagrams::Refresh(const ResourceLedger& ledger, const std::vector<std::
     points_.clear();
     live_ = 0;
   }
-  // Places for the stale copies at the end, in the order asked for; then the
-  // copies themselves, in parallel.
-  std::vector<std::uint32_t> stale;
+  // The stale entries' copies go at the end, in the order asked for: each
+  // block of entries counts its stale breakpoints, then, from where the
+  // blocks before it end, places and copies them; both passes in parallel.
+  constexpr std::size_t kBlock = tuning::kFlatEntriesPerBlock;
+  const std::size_t blocks = (entries.size() + kBlock - 1) / kBlock;
+  auto for_stale_in = [&](std::size_t b, auto visit) {
+    const std::size_t last = std::min(entries.size(), (b + 1) * kBlock);
+    for (std::size_t e = b * kBlock; e < last; ++e) {
+      if (version_[entries[e]] != ledger.version(entries[e])) visit(entries[e]);
+    }
+  };
+  std::vector<std::size_t> fresh(blocks), replaced(blocks);  // per block: breakpoints copied, and of copies replaced
+  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+    for_stale_in(b, [&](std::uint32_t k) {
+      fresh[b] += ledger.diagram(k).size();
+      if (version_[k] != kAbsent) replaced[b] += count_[k];
+    });
+  });
+  std::vector<std::size_t> block_first(blocks);  // per block: where its copies begin
   std::size_t end = points_.size();
-  for (std::uint32_t k : entries) {
-    if (version_[k] == ledger.version(k)) continue;
-    if (version_[k] != kAbsent) live_ -= count_[k];
-    first_[k] = end;
-    count_[k] = static_cast<std::uint32_t>(ledger.diagram(k).size());
-    end += count_[k];
-    live_ += count_[k];
-    version_[k] = ledger.version(k);
-    stale.push_back(k);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    block_first[b] = end;
+    end += fresh[b];
+    live_ += fresh[b];
+    live_ -= replaced[b];
   }
-  points_.resize(end);
-  tbb::parallel_for(
-      tbb::blocked_range<std::size_t>(0, stale.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t s = r.begin(); s != r.end(); ++s) {
-          Breakpoint* out = points_.data() + first_[stale[s]];
-          ledger.diagram(stale[s]).ForEachBreakpoint([&](Time time, double amount) { *out++ = {time, amount}; });
-        }
-      });
+  points_.resize(end);  // unwritten (Column): the copies touch their pages first
+  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+    std::size_t at = block_first[b];
+    for_stale_in(b, [&](std::uint32_t k) {
+      const UtilizationDiagram& diagram = ledger.diagram(k);
+      first_[k] = at;
+      count_[k] = static_cast<std::uint32_t>(diagram.size());
+      version_[k] = ledger.version(k);
+      Breakpoint* out = points_.data() + at;
+      diagram.ForEachBreakpoint([&](Time time, double amount) { *out++ = {time, amount}; });
+      at += count_[k];
+    });
+  });
 }
 
 }  // namespace schedk

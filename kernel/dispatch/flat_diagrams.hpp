@@ -18,13 +18,14 @@
 
 #include "kernel/dispatch/resource_ledger.hpp"
 #include "kernel/reservation/utilization_diagram.hpp"
+#include "kernel/util/column.hpp"
 
 namespace schedk {
 
 class FlatDiagrams {
  public:
   // Brings the copies of `entries` up to date with `ledger` (whose layout must
-  // not change between calls).
+  // not change between calls). Contract: `entries` distinct.
   void Refresh(const ResourceLedger& ledger, const std::vector<std::uint32_t>& entries);
 
   // The breakpoints of entry k; k was named by the last Refresh.
@@ -35,7 +36,7 @@ class FlatDiagrams {
   std::vector<std::uint64_t> version_;  // per ledger entry: the version copied, or kAbsent
   std::vector<std::size_t> first_;      // per ledger entry: where its copy begins in points_
   std::vector<std::uint32_t> count_;    // per ledger entry: its breakpoints
-  std::vector<Breakpoint> points_;
+  Column<Breakpoint> points_;
   std::size_t live_ = 0;  // breakpoints of current copies in points_
 };
 

@@ -16,9 +16,12 @@
 namespace schedk {
 namespace {
 
-TEST(FlatDiagramsTest, EveryEntryNamedHoldsItsDiagramAfterEachRefresh) {
+// `rounds` rounds of up to `bookings` bookings and releases, each followed
+// by a refresh of some entries in a shuffled order; returns the breakpoints
+// compared.
+std::size_t CheckRefreshes(std::uint32_t hosts, int rounds, int bookings) {
   testing::TestCluster c(1000);
-  c.Queue(c.Hosts(6, 8), 8);
+  c.Queue(c.Hosts(hosts, 8), 8);
   const QueueInstanceTable instances = QueueInstanceTable::Build(c.cluster());
   ResourceLedger ledger(c.cluster(), instances, true);
   std::vector<std::uint32_t> all(ledger.size());
@@ -26,9 +29,8 @@ TEST(FlatDiagramsTest, EveryEntryNamedHoldsItsDiagramAfterEachRefresh) {
   FlatDiagrams flat;
   std::mt19937_64 rng(7);
   std::size_t compared = 0;
-  for (int round = 0; round < 3000; ++round) {
-    // A few bookings and releases, then a refresh of some entries in a shuffled order.
-    for (int b = 0; b < 1 + static_cast<int>(rng() % 4); ++b) {
+  for (int round = 0; round < rounds; ++round) {
+    for (int b = 0; b < 1 + static_cast<int>(rng() % bookings); ++b) {
       const auto k = static_cast<std::uint32_t>(rng() % ledger.size());
       const auto start = static_cast<Time>(1000 + rng() % 5000);
       const auto duration = static_cast<Duration>(1 + rng() % 3000);
@@ -42,12 +44,22 @@ TEST(FlatDiagramsTest, EveryEntryNamedHoldsItsDiagramAfterEachRefresh) {
     for (std::uint32_t k : named) {
       const std::vector<Breakpoint> expected = ledger.diagram(k).Breakpoints();
       const auto steps = flat.Steps(k);
-      ASSERT_EQ(std::vector<Breakpoint>(steps.begin(), steps.end()), expected) << "round " << round << " entry " << k;
+      EXPECT_EQ(std::vector<Breakpoint>(steps.begin(), steps.end()), expected) << "round " << round << " entry " << k;
+      if (std::vector<Breakpoint>(steps.begin(), steps.end()) != expected) return 0;
       compared += expected.size();
     }
   }
-  EXPECT_GT(compared, 100000u);  // the diagrams held many breakpoints, and the copy was rebuilt
+  return compared;
 }
+
+TEST(FlatDiagramsTest, EveryEntryNamedHoldsItsDiagramAfterEachRefresh) {
+  // The diagrams held many breakpoints, and the copy was rebuilt.
+  EXPECT_GT(CheckRefreshes(6, 3000, 4), 100000u);
+}
+
+// Entries enough for many blocks (tuning::kFlatEntriesPerBlock), whose
+// copies are found and placed block by block in parallel.
+TEST(FlatDiagramsTest, ManyBlocksOfEntriesHoldTheirDiagrams) { EXPECT_GT(CheckRefreshes(400, 150, 400), 100000u); }
 
 }  // namespace
 }  // namespace schedk
