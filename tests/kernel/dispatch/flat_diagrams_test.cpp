@@ -44,8 +44,9 @@ std::size_t CheckRefreshes(std::uint32_t hosts, int rounds, int bookings) {
     for (std::uint32_t k : named) {
       const std::vector<Breakpoint> expected = ledger.diagram(k).Breakpoints();
       const auto steps = flat.Steps(k);
-      EXPECT_EQ(std::vector<Breakpoint>(steps.begin(), steps.end()), expected) << "round " << round << " entry " << k;
-      if (std::vector<Breakpoint>(steps.begin(), steps.end()) != expected) return 0;
+      const std::vector<Breakpoint> copied(steps.begin(), steps.end());
+      EXPECT_EQ(copied, expected) << "round " << round << " entry " << k;
+      if (copied != expected) return 0;
       compared += expected.size();
     }
   }
