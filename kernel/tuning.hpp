@@ -69,9 +69,10 @@ inline constexpr std::size_t kKeptWalkPlans = 64;
 // Request keys whose room-now findings are kept per host (HostRoomCache):
 // each is a table over the hosts and their instances.
 inline constexpr std::size_t kKeptHostRoomTables = 64;
-// Ledger entries per task where FlatDiagrams finds and copies the stale
-// diagrams of a walk's entries.
-inline constexpr std::size_t kFlatEntriesPerBlock = 256;
+// Ledger entries per task where a step reads the diagrams of many entries:
+// FlatDiagrams finding and copying the stale ones of a walk, the ledger
+// listing the postings of its breakpoint index.
+inline constexpr std::size_t kLedgerEntriesPerTask = 256;
 // Parallel walks before the ledger builds its breakpoint index: building one
 // costs about as much as the searches of a few walks save.
 inline constexpr std::uint32_t kWalksBeforeIndex = 4;

@@ -24,7 +24,7 @@ void FlatDiagrams::Refresh(const ResourceLedger& ledger, const std::vector<std::
   // The stale entries' copies go at the end, in the order asked for: each
   // block of entries counts its stale breakpoints, then, from where the
   // blocks before it end, places and copies them; both passes in parallel.
-  constexpr std::size_t kBlock = tuning::kFlatEntriesPerBlock;
+  constexpr std::size_t kBlock = tuning::kLedgerEntriesPerTask;
   const std::size_t blocks = (entries.size() + kBlock - 1) / kBlock;
   auto for_stale_in = [&](std::size_t b, auto visit) {
     const std::size_t last = std::min(entries.size(), (b + 1) * kBlock);

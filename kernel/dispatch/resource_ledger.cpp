@@ -176,16 +176,33 @@ bool ResourceLedger::IndexBreakpoints() {
   assert(with_diagrams_);
   index_.reset();
   if (diagrams_.size() > BreakpointIndex::kMaxDiagrams) return false;
-  std::vector<std::uint64_t> postings;
-  std::vector<Time> times;
-  for (std::uint32_t k = 0; k < diagrams_.size(); ++k) {
-    times.clear();
-    diagrams_[k].AppendTimesIn(0, kDiagramForever + 1, times);
-    for (Time t : times) {
-      if (!BreakpointIndex::Packable(t, k)) return false;
-      postings.push_back(BreakpointIndex::Pack(t, k));
+  // Each block of diagrams lists its postings, in parallel; a time that does
+  // not pack leaves the ledger without an index.
+  constexpr std::size_t kBlock = tuning::kLedgerEntriesPerTask;
+  const std::size_t blocks = (diagrams_.size() + kBlock - 1) / kBlock;
+  std::vector<std::vector<std::uint64_t>> parts(blocks);
+  std::vector<std::uint8_t> packs(blocks, 1);
+  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+    std::vector<Time> times;
+    const std::size_t last = std::min(diagrams_.size(), (b + 1) * kBlock);
+    for (auto k = static_cast<std::uint32_t>(b * kBlock); k < last; ++k) {
+      times.clear();
+      diagrams_[k].AppendTimesIn(0, kDiagramForever + 1, times);
+      for (Time t : times) {
+        if (!BreakpointIndex::Packable(t, k)) {
+          packs[b] = 0;
+          return;
+        }
+        parts[b].push_back(BreakpointIndex::Pack(t, k));
+      }
     }
-  }
+  });
+  if (std::find(packs.begin(), packs.end(), 0) != packs.end()) return false;
+  std::vector<std::uint64_t> postings;
+  std::size_t count = 0;
+  for (const std::vector<std::uint64_t>& part : parts) count += part.size();
+  postings.reserve(count);
+  for (const std::vector<std::uint64_t>& part : parts) postings.insert(postings.end(), part.begin(), part.end());
   index_.emplace(std::move(postings));
   return true;
 }

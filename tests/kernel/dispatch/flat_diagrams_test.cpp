@@ -58,7 +58,7 @@ TEST(FlatDiagramsTest, EveryEntryNamedHoldsItsDiagramAfterEachRefresh) {
   EXPECT_GT(CheckRefreshes(6, 3000, 4), 100000u);
 }
 
-// Entries enough for many blocks (tuning::kFlatEntriesPerBlock), whose
+// Entries enough for many blocks (tuning::kLedgerEntriesPerTask), whose
 // copies are found and placed block by block in parallel.
 TEST(FlatDiagramsTest, ManyBlocksOfEntriesHoldTheirDiagrams) { EXPECT_GT(CheckRefreshes(400, 150, 400), 100000u); }
 

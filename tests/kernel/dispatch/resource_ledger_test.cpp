@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <utility>
 #include <vector>
 
 #include "kernel/dispatch/queue_instances.hpp"
+#include "kernel/tuning.hpp"
 #include "tests/support/test_cluster.hpp"
 
 namespace schedk {
@@ -104,6 +106,30 @@ TEST(ResourceLedgerTest, TheBreakpointIndexFollowsEveryDebit) {
   EXPECT_EQ(rounding.breakpoint_index(), nullptr);
   ASSERT_TRUE(rounding.IndexBreakpoints());
   EXPECT_EQ(Postings(*rounding.breakpoint_index()), (std::vector<std::pair<Time, std::uint32_t>>{{0, 1}, {100, 1}, {200, 1}}));
+}
+
+// A ledger of many blocks of entries (tuning::kLedgerEntriesPerTask), whose
+// index lists them block by block in parallel: every breakpoint of every
+// diagram is one posting, in (time, entry) order.
+TEST(ResourceLedgerTest, TheBreakpointIndexOfManyEntriesHoldsEveryBreakpoint) {
+  testing::TestCluster c(1000);
+  c.Queue(c.Hosts(400, 8), 8);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(c.cluster());
+  ResourceLedger ledger(c.cluster(), instances, true);
+  ASSERT_GT(ledger.size(), 3 * tuning::kLedgerEntriesPerTask);
+  std::mt19937_64 rng(3);
+  for (int step = 0; step < 3000; ++step) {
+    const auto k = static_cast<std::uint32_t>(rng() % ledger.size());
+    ledger.Debit(k, 1, static_cast<Time>(1000 + rng() % 5000), static_cast<Duration>(1 + rng() % 3000), false);
+  }
+  std::vector<std::pair<Time, std::uint32_t>> expected;
+  for (std::uint32_t k = 0; k < ledger.size(); ++k) {
+    for (const Breakpoint& b : ledger.diagram(k).Breakpoints()) expected.emplace_back(b.time, k);
+  }
+  std::sort(expected.begin(), expected.end());
+  ASSERT_TRUE(ledger.IndexBreakpoints());
+  EXPECT_GT(expected.size(), 5000u);
+  EXPECT_EQ(Postings(*ledger.breakpoint_index()), expected);
 }
 
 // DebitAll applies a batch of debits in parallel by entry; the result is
