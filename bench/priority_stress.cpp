@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
 #include "bench/proc_status.hpp"
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
   const long loaded = StatusKb("VmRSS:");
   if (argc > 5 && std::string(argv[5]) == "1") schedk::tools::RetainFreedPages();
   ResetPeak();
+  // As many threads as asked for, even past this host's cores (TBB caps its
+  // workers there otherwise): each thread's buffers count in the peak.
+  const tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
+                                        static_cast<std::size_t>(threads));
   tbb::task_arena arena(threads);
   const auto start = std::chrono::steady_clock::now();
   std::size_t rows = 0;

@@ -9,7 +9,6 @@
 #include <tbb/task_arena.h>
 
 #include "kernel/util/chunk_starts.hpp"
-#include "kernel/util/flat_id_map.hpp"
 #include "kernel/priority/entity_values.hpp"
 #include "kernel/tuning.hpp"
 
@@ -95,6 +94,57 @@ struct CategoryHash {
   }
 };
 
+// A chunk's category ids by key: open addressing over the ids alone, each
+// compared through the chunk's list of keys, so that a slot holds 4 bytes
+// rather than a key's 16 and its id's 4. Every chunk keeps its table until the
+// global numbering, and most categories recur in every chunk: the tables
+// hold their keys once per chunk, the pass's memory peak on many threads.
+// Invariants: at most half the slots are used; every id in a slot indexes
+// the key list the table was given, where that key lies.
+class ChunkKeyTable {
+ public:
+  // The id of `key` (whose CategoryHash is `hash`) in `keys`, where it is
+  // appended when new.
+  std::uint32_t Intern(const CategoryKey& key, std::uint64_t hash, std::vector<CategoryKey>& keys) {
+    if ((keys.size() + 1) * 2 > slots_.size()) Grow(keys);
+    for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const std::uint32_t id = slots_[i];
+      if (id == kFree) {
+        slots_[i] = static_cast<std::uint32_t>(keys.size());
+        keys.push_back(key);
+        return slots_[i];
+      }
+      if (keys[id] == key) return id;
+    }
+  }
+
+  // The id of `key` in `keys`, or nullptr.
+  const std::uint32_t* Find(const CategoryKey& key, std::uint64_t hash, const std::vector<CategoryKey>& keys) const {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const std::uint32_t& id = slots_[i];
+      if (id == kFree) return nullptr;
+      if (keys[id] == key) return &id;
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kFree = UINT32_MAX;
+
+  void Grow(const std::vector<CategoryKey>& keys) {
+    slots_.assign(std::max<std::size_t>(64, slots_.size() * 2), kFree);
+    mask_ = slots_.size() - 1;
+    for (std::uint32_t id = 0; id < keys.size(); ++id) {
+      std::size_t i = CategoryHash{}(keys[id]) & mask_;
+      while (slots_[i] != kFree) i = (i + 1) & mask_;
+      slots_[i] = id;
+    }
+  }
+
+  std::vector<std::uint32_t> slots_;
+  std::size_t mask_ = 0;
+};
+
 // The submission times of members met in ref order: whether they never fall,
 // and the first and last of them.
 struct SubmitRun {
@@ -145,7 +195,7 @@ class CategoryGrouping {
                     ? 1
                     : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()))),
         parts_(chunks_),
-        tables_(chunks_, FlatIdMap<CategoryKey, CategoryHash>(kEmpty)),
+        tables_(chunks_),
         global_of_(chunks_) {
     result_.category_of.resize(pending_);
     category_of_ = result_.category_of.data() - first_pending_;
@@ -210,7 +260,7 @@ class CategoryGrouping {
   void NumberInChunks() {
     ForEachIndex(mode_, chunks_, [&](std::size_t k) {
       Chunk& part = parts_[k];
-      FlatIdMap<CategoryKey, CategoryHash> ids(kEmpty);  // a local: its fields stay in registers
+      ChunkKeyTable ids;  // a local: its fields stay in registers
       const std::size_t begin = ChunkBegin(k), stop = ChunkBegin(k + 1);
       for (std::size_t i = begin; i < stop; ++i) {
         const CategoryKey key = key_of_(i);
@@ -218,9 +268,7 @@ class CategoryGrouping {
           category_of_[i] = kNoCategory;
           continue;
         }
-        const auto [id, fresh] = ids.TryEmplace(key, CategoryHash{}(key), static_cast<std::uint32_t>(part.keys.size()));
-        if (fresh) part.keys.push_back(key);
-        category_of_[i] = id;
+        category_of_[i] = ids.Intern(key, CategoryHash{}(key), part.keys);
         if (!part.listed) continue;
         part.members.push_back(static_cast<std::uint32_t>(i));
         if (part.members.size() > (i + 1 - begin) / tuning::kCategoryListedShare + kListedSlack) {
@@ -250,7 +298,7 @@ class CategoryGrouping {
           const std::uint64_t hash = CategoryHash{}(key);
           global[j] = kNew;
           for (std::size_t earlier = 0; earlier < k; ++earlier) {
-            if (const std::uint32_t* id = tables_[earlier].Find(key, hash)) {
+            if (const std::uint32_t* id = tables_[earlier].Find(key, hash, parts_[earlier].keys)) {
               global[j] = global_of_[earlier][*id];
               break;
             }
@@ -262,7 +310,7 @@ class CategoryGrouping {
       }
     }
     result_.categories.resize(n_categories);
-    std::vector<FlatIdMap<CategoryKey, CategoryHash>>().swap(tables_);
+    std::vector<ChunkKeyTable>().swap(tables_);
   }
 
   // Each member's global id in category_of_, and each chunk's members per
@@ -377,7 +425,7 @@ class CategoryGrouping {
   const std::size_t first_pending_, pending_, chunks_;
   std::vector<Chunk> parts_;
   // Each chunk's keys and their chunk ids, kept until the global numbering.
-  std::vector<FlatIdMap<CategoryKey, CategoryHash>> tables_;
+  std::vector<ChunkKeyTable> tables_;
   // Per chunk: its chunk ids' global ids.
   std::vector<std::vector<std::uint32_t>> global_of_;
   TicketCategories result_;
