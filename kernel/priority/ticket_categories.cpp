@@ -97,8 +97,8 @@ struct CategoryHash {
 // A chunk's category ids by key: open addressing over the ids alone, each
 // compared through the chunk's list of keys, so that a slot holds 4 bytes
 // rather than a key's 16 and its id's 4. Every chunk keeps its table until the
-// global numbering, and most categories recur in every chunk: the tables
-// hold their keys once per chunk, the pass's memory peak on many threads.
+// global numbering, and most categories recur in every chunk: on many threads
+// these copies made the pass's memory peak.
 // Invariants: at most half the slots are used; every id in a slot indexes
 // the key list the table was given, where that key lies.
 class ChunkKeyTable {
