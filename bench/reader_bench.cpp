@@ -4,6 +4,9 @@
 // The hostile-input checks (UTF-8, value ranges) sit in this path, so their
 // cost shows here: at most 3% of the 1M-job read was the budget.
 //   BM_ReadSnapshot/jobs:N/threads:T
+// and its first step alone, the structure scan (ReadSnapshotParts, which also
+// builds the cluster), optimised (twin:0) and its reference (twin:1):
+//   BM_ScanStructure/jobs:N/threads:T/twin:W
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -49,6 +52,25 @@ void BM_ReadSnapshot(benchmark::State& state) {
 BENCHMARK(BM_ReadSnapshot)
     ->ArgNames({"jobs", "threads"})
     ->ArgsProduct({{1000000}, schedk::bench::ThreadCounts()})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_ScanStructure(benchmark::State& state) {
+  const std::string& text = SnapshotText(static_cast<std::size_t>(state.range(0)));
+  tbb::task_arena arena(static_cast<int>(state.range(1)));
+  const auto twin = state.range(2) == 0 ? schedk::Twin::kOptimised : schedk::Twin::kReference;
+  for (auto _ : state) {
+    arena.execute([&] {
+      auto parts = schedk::io::ReadSnapshotParts(text, "bench.snap", twin);
+      if (!parts.ok()) state.SkipWithError(parts.status().ToString().c_str());
+      benchmark::DoNotOptimize(parts);
+    });
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_ScanStructure)
+    ->ArgNames({"jobs", "threads", "twin"})
+    ->ArgsProduct({{1000000}, schedk::bench::ThreadCounts(), {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

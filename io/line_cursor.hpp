@@ -47,8 +47,15 @@ class LineCursor {
     return storage.back();
   }
 
+  // Goes on from byte `pos`, a line's start, numbering that line line_before + 1.
+  void Seek(std::size_t pos, int line_before) {
+    pos_ = pos;
+    line_ = line_before;
+  }
+
   int line() const { return line_; }                   // number of the last physical line read
   std::size_t line_start() const { return line_start_; }  // its byte offset
+  std::size_t pos() const { return pos_; }                // where the next physical line starts
   std::size_t size() const { return text_.size(); }
 
  private:

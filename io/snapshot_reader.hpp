@@ -1,9 +1,11 @@
 // snapshot_reader.hpp
 // Reads a schedk snapshot (docs/protocol.md §1): the header, comments, `\`
 // continuations, object blocks, and the records now/load/usage/job. Blocks and
-// records may come in any order. The structure is read in one sequential pass
-// that sets aside runs of job lines; those are parsed in parallel afterwards
-// (job_reader.hpp). The result is complete or an error: never half-loaded.
+// records may come in any order. The structure is read in segments of lines
+// scanned in parallel, then one walk in file order over the lines that are not
+// job records (so errors name the first bad line); it sets aside runs of job
+// lines, which are parsed in parallel afterwards (job_reader.hpp). The result
+// is complete or an error: never half-loaded.
 #pragma once
 
 #include <string>
@@ -14,6 +16,8 @@
 #include "io/job_reader.hpp"
 #include "io/snapshot.hpp"
 #include "io/status.hpp"
+#include "io/tuning.hpp"
+#include "kernel/twin.hpp"
 
 namespace schedk::io {
 
@@ -27,7 +31,12 @@ struct SnapshotParts {
   std::vector<LoadLine> loads;              // as read (already applied)
   std::vector<HostStateLine> host_states;  // as read (already applied)
 };
-Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string& source);
+// Twin::kReference reads the structure line by line on one thread, its runs of
+// job lines cut every tuning::kLinesPerChunk lines; the default cuts them
+// where a segment of about `segment_bytes` begins instead. Apart from the
+// cuts, the two give the same parts, or the same error.
+Result<SnapshotParts> ReadSnapshotParts(std::string_view text, const std::string& source, Twin twin = Twin::kOptimised,
+                                        std::size_t segment_bytes = tuning::kScanSegmentBytes);
 
 // Reads the attribute lines of one object block (what comes between its
 // begin and end lines), checking the kind and its name as a snapshot does.

@@ -15,8 +15,12 @@ namespace schedk::io::tuning {
 
 // --- reading snapshots ---------------------------------------------------------------------------
 
-// Lines per chunk when job runs are parsed in parallel: enough lines that a
+// Bytes of snapshot text one task scans for its structure; a run of job lines
+// is cut into a chunk of its own where a segment begins, so this is also the
+// most text one task parses: about 8,000 generated job lines, enough that a
 // chunk outweighs its task and its own name space.
+inline constexpr std::size_t kScanSegmentBytes = std::size_t{1} << 20;
+// Lines per chunk of the structure's reference scan (ReadSnapshotParts' twin).
 inline constexpr int kLinesPerChunk = 8192;
 // Request combinations one task parses (a snapshot of 1M generated jobs has about 100,000).
 inline constexpr std::uint32_t kRequestKeysPerTask = 512;

@@ -9,6 +9,8 @@
 //       running tasks alone already hold it above (tests/plan_check.hpp);
 //   (c) no backfilled start delays a reservation: the reservations are in the
 //       replay of (b), so a start overlapping one without room fails (b);
+//   (d) the structure's parallel scan, in segments of a few bytes, gives what
+//       its reference twin gives, or the same error (ReadSnapshotParts);
 //   and a refused snapshot's message is one line of bounded length.
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +23,7 @@
 #include "kernel/priority/priority.hpp"
 #include "tests/fuzz/fuzz_checks.hpp"
 #include "tests/plan_check.hpp"
+#include "tests/snapshot_parts_text.hpp"
 
 namespace schedk::fuzz {
 namespace {
@@ -77,7 +80,11 @@ void Same(const Output& a, const Output& b, const char* what) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace schedk;
   using namespace schedk::fuzz;
-  auto loaded = io::ReadSnapshot(AsText(data, size), "fuzz.snap");
+  const std::string_view text = AsText(data, size);
+  const std::string reference = testing::PartsText(io::ReadSnapshotParts(text, "fuzz.snap", Twin::kReference));
+  const std::string scanned = testing::PartsText(io::ReadSnapshotParts(text, "fuzz.snap", Twin::kOptimised, 16));
+  if (scanned != reference) Check(false, "(d) structure scan as its twin", FirstDifference(scanned, reference));
+  auto loaded = io::ReadSnapshot(text, "fuzz.snap");
   if (!loaded.ok()) {
     const std::string message = loaded.status().ToString();
     Check(message.find('\n') == std::string::npos && message.size() <= 4096, "error message is one bounded line",
