@@ -39,7 +39,7 @@ int Priorities(const PrioritiesOptions& options) {
   }
   clock.Stop();
   if (options.profile) clock.Print();
-  return kExitOk;
+  return EndOneShot(kExitOk);
 }
 
 }  // namespace schedk::tools

@@ -4,9 +4,11 @@
 // failure. Every message leaves through PrintableMessage, so no byte of the
 // input that is not printable text reaches the terminal. Results go to
 // standard output through WriteStandardOutput; a failed write is exit code 1.
+// A one-shot command over a large snapshot ends through EndOneShot.
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +42,26 @@ inline bool WriteStandardOutput(std::string_view text) {
 inline int FailStandardOutput() {
   std::fprintf(stderr, "schedk: cannot write to standard output\n");
   return kExitFailure;
+}
+
+// Whether this is a sanitizer build (GCC's macros, Clang's features).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+inline constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// Ends a one-shot command whose output is written and flushed, without
+// freeing its snapshot and results: the kernel takes the address space back
+// at once, where freeing them block by block unmaps them one at a time, on
+// one thread (docs/performance.md, "Priorities end to end"). Sanitizer builds
+// return the code, so that their leak checks still run at exit.
+inline int EndOneShot(int code) {
+  if constexpr (kSanitized) return code;
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 }  // namespace schedk::tools

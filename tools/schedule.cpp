@@ -59,7 +59,7 @@ int Schedule(const ScheduleOptions& options) {
   }
   clock.Stop();
   if (options.profile) clock.Print();
-  return kExitOk;
+  return EndOneShot(kExitOk);
 }
 
 }  // namespace schedk::tools
