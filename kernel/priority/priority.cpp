@@ -389,15 +389,33 @@ bool OrderTasksBySort(const Cluster& cluster, const JobTable& jobs, const RowInd
   return true;
 }
 
+// A running or suspended task under its merge key, and a task without
+// priority information under its job number. Both are trivially copyable:
+// a Column of them is left to the parallel copies that fill it.
+struct RankedTask {
+  MergeKey key;
+  DispatchEntry entry;
+};
+struct NumberedTask {
+  JobNumber job;
+  DispatchEntry entry;
+};
+// The tasks that are not dispatchable: running and suspended ones by prio
+// (then task), the tasks without priority information by job and task.
+struct OtherTasks {
+  Column<RankedTask> running;
+  Column<NumberedTask> rest;
+};
+
 // The jobs with running or suspended tasks whose priority information Grid
 // Engine clears: a job with a task that is held, waiting, in error or beyond
 // the array task limit (`rest`, in job order) and no dispatchable task.
 std::vector<JobNumber> ClearedJobs(const JobTable& jobs, const RowIndex& index, const PriorityResult& result,
-                                   const std::vector<std::pair<JobNumber, DispatchEntry>>& rest) {
+                                   const Column<NumberedTask>& rest) {
   auto number = [&](const DispatchEntry& e) { return jobs.shards()[index.shard(e.row)].number[index.row(e.row)]; };
   std::vector<JobNumber> inactive;
-  for (const auto& [job, e] : rest) {
-    if (inactive.empty() || inactive.back() != job) inactive.push_back(job);
+  for (const NumberedTask& t : rest) {
+    if (inactive.empty() || inactive.back() != t.job) inactive.push_back(t.job);
   }
   std::vector<JobNumber> cleared;
   if (inactive.empty()) return cleared;
@@ -442,12 +460,36 @@ class TaskKeys {
   const PriorityResult& result_;
 };
 
-// The tasks that are not dispatchable: running and suspended ones by prio
-// (then task), the tasks without priority information by job and task.
-struct OtherTasks {
-  std::vector<std::pair<MergeKey, DispatchEntry>> running;
-  std::vector<std::pair<JobNumber, DispatchEntry>> rest;
-};
+// Appends the shards' lists to `all` in shard order, each shard's part
+// copied on a core of its own (unless serial), so that the pages of `all`
+// are first touched there.
+template <class Task>
+void JoinInShardOrder(const std::vector<OtherTasks>& parts, Column<Task> OtherTasks::*list, Column<Task>& all,
+                      ExecutionMode mode) {
+  std::vector<std::size_t> at(parts.size() + 1, all.size());
+  for (std::size_t s = 0; s < parts.size(); ++s) at[s + 1] = at[s] + (parts[s].*list).size();
+  all.resize(at.back());
+  ForEachIndex(mode, parts.size(), [&](std::size_t s) {
+    std::copy((parts[s].*list).begin(), (parts[s].*list).end(), all.begin() + static_cast<std::ptrdiff_t>(at[s]));
+  });
+}
+
+// Appends the tasks' entries to the dispatch order, in order, written in
+// parallel chunks unless serial.
+template <class Task>
+void AppendEntries(const Column<Task>& tasks, Column<DispatchEntry>& order, ExecutionMode mode) {
+  const std::size_t at = order.size();
+  order.resize(at + tasks.size());
+  auto copy = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) order[at + k] = tasks[k].entry;
+  };
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tasks.size(), 16384),
+                      [&](const auto& r) { copy(r.begin(), r.end()); });
+  } else {
+    copy(0, tasks.size());
+  }
+}
 
 // Shards are collected apart (in parallel unless serial) and joined in shard
 // order; both lists are then sorted by keys that order them totally.
@@ -462,20 +504,18 @@ OtherTasks CollectOtherTasks(const JobTable& jobs, const RowIndex& index, const 
       const RowRole role = result.roles[flat];
       if (role == RowRole::kRunning || role == RowRole::kSuspended) {
         const DispatchEntry e{flat, shard.task_first[r], result.tickets.first_ref[flat], true};
-        by_shard[s].running.emplace_back(key_for(0, e), e);
+        by_shard[s].running.push_back({key_for(0, e), e});
       } else if (role == RowRole::kInactive) {
         for (TaskNumber t = shard.task_first[r];; t += shard.task_step[r]) {
-          by_shard[s].rest.emplace_back(shard.number[r], DispatchEntry{flat, t, kNoRef, true});
+          by_shard[s].rest.push_back({shard.number[r], DispatchEntry{flat, t, kNoRef, true}});
           if (shard.task_last[r] - t < shard.task_step[r]) break;
         }
       }
     }
   });
   OtherTasks all;
-  for (const OtherTasks& part : by_shard) {
-    all.running.insert(all.running.end(), part.running.begin(), part.running.end());
-    all.rest.insert(all.rest.end(), part.rest.begin(), part.rest.end());
-  }
+  JoinInShardOrder(by_shard, &OtherTasks::running, all.running, mode);
+  JoinInShardOrder(by_shard, &OtherTasks::rest, all.rest, mode);
   // A total order sorts to the same list serially or in parallel.
   auto sort = [mode](auto& list, auto less) {
     if (mode == ExecutionMode::kParallel) {
@@ -484,13 +524,13 @@ OtherTasks CollectOtherTasks(const JobTable& jobs, const RowIndex& index, const 
       std::sort(list.begin(), list.end(), less);
     }
   };
-  sort(all.running, [](const auto& a, const auto& b) {
-    if (MergeBefore(a.first, b.first)) return true;
-    if (MergeBefore(b.first, a.first)) return false;
-    return a.second.task < b.second.task;
+  sort(all.running, [](const RankedTask& a, const RankedTask& b) {
+    if (MergeBefore(a.key, b.key)) return true;
+    if (MergeBefore(b.key, a.key)) return false;
+    return a.entry.task < b.entry.task;
   });
-  sort(all.rest, [](const auto& a, const auto& b) {
-    return std::make_tuple(a.first, a.second.task) < std::make_tuple(b.first, b.second.task);
+  sort(all.rest, [](const NumberedTask& a, const NumberedTask& b) {
+    return std::make_tuple(a.job, a.entry.task) < std::make_tuple(b.job, b.entry.task);
   });
   return all;
 }
@@ -625,8 +665,8 @@ PriorityResult ComputePriorities(const Cluster& cluster, const JobTable& jobs, T
   result.dispatchable_tasks = result.order.size();
   Column<std::uint32_t>().swap(result.tickets.pending_rows);
   // Then running and suspended tasks, then the tasks without priority information.
-  for (const auto& [key, e] : others.running) result.order.push_back(e);
-  for (const auto& [job, e] : others.rest) result.order.push_back(e);
+  AppendEntries(others.running, result.order, mode);
+  AppendEntries(others.rest, result.order, mode);
   result.cleared_jobs = ClearedJobs(jobs, index, result, others.rest);
   EnterStage(stages, Stage::kDone);
   return result;
