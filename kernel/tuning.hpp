@@ -23,6 +23,10 @@ inline constexpr std::size_t kTaskNumberChunkJobs = 65536;
 // Jobs ahead whose dispatch-order slots are fetched while entries are placed:
 // the slots lie all over the order.
 inline constexpr std::size_t kOrderPrefetchJobs = 16;
+// Groups of job shards whose running tasks' slots FreeQueueSlots sums on a
+// core each: one per core of a 16-core master; each holds a count per open
+// queue instance.
+inline constexpr std::size_t kFreeSlotGroups = 16;
 // Refs per chunk when the share tree counts active jobs per node, and when
 // pending refs are bucketed by node: per-chunk node tables stay a small share
 // of the refs' memory.

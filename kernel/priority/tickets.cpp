@@ -13,6 +13,7 @@
 #include "kernel/priority/functional_policy.hpp"
 #include "kernel/priority/override_policy.hpp"
 #include "kernel/priority/share_tree_policy.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 namespace {
@@ -24,25 +25,27 @@ namespace {
 class RefBuilder {
  public:
   RefBuilder(const Cluster& cluster, const JobTable& jobs, const std::vector<RowRole>& roles, const RowIndex& index,
-             const JobListOrder& order)
+             const JobListOrder& order, ExecutionMode mode)
       : cluster_(cluster),
         jobs_(jobs),
         roles_(roles),
         index_(index),
         order_(order),
-        limit_(std::min<std::uint64_t>(cluster.config.max_pending_tasks_per_job, FreeQueueSlots(cluster, jobs) + 1)) {}
+        limit_(
+            std::min<std::uint64_t>(cluster.config.max_pending_tasks_per_job, FreeQueueSlots(cluster, jobs, mode) + 1)),
+        mode_(mode) {}
 
-  TicketResult Build(ExecutionMode mode) {
+  TicketResult Build() {
     TicketResult result;
     result.pending_task_limit = static_cast<std::uint32_t>(limit_);
     result.first_ref.resize(jobs_.rows());  // every row is written by the second walk
     result.ref_count.resize(jobs_.rows());
-    const std::vector<ChunkCounts> base = CountChunks(mode);
+    const std::vector<ChunkCounts> base = CountChunks(mode_);
     result.refs.Resize(std::size_t{base.back().running} + base.back().pending_refs);
     result.refs.running = base.back().running;
     result.pending_rows.resize(base.back().pending_rows);
     const std::vector<UsersetId> department_of = DepartmentOf();
-    ForEachIndex(mode, order_.chunks(), [&](std::size_t c) { FillChunk(c, base[c], department_of, result); });
+    ForEachIndex(mode_, order_.chunks(), [&](std::size_t c) { FillChunk(c, base[c], department_of, result); });
     if (cluster_.config.share_tree_pending == ShareTreePending::kSlots) AddSlotDilution(result);
     return result;
   }
@@ -179,6 +182,7 @@ class RefBuilder {
   const RowIndex& index_;
   const JobListOrder& order_;
   const std::uint64_t limit_;  // L
+  const ExecutionMode mode_;
 };
 
 EntityCounts RunningCounts(const Cluster& cluster, const TicketRefs& refs) {
@@ -205,22 +209,43 @@ std::vector<std::pair<TicketPolicy, bool>> PolicyOrder(const SchedulerConfig& co
 
 }  // namespace
 
-std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs) {
-  // Slots used per queue instance (queue, host) by running and suspended tasks.
-  std::unordered_map<std::uint64_t, std::uint64_t> used;
-  for (const JobShard& shard : jobs.shards()) {
-    for (const JobExtras& extras : shard.extras) {
-      for (const GrantedSlots& g : extras.granted) used[(std::uint64_t{g.queue.value} << 32) | g.host.value] += g.slots;
-    }
-  }
-  std::uint64_t free = 0;
+std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs, ExecutionMode mode) {
+  // The open queue instances (queue, host), numbered.
+  auto key = [](std::uint32_t queue, HostId host) { return (std::uint64_t{queue} << 32) | host.value; };
+  std::unordered_map<std::uint64_t, std::uint32_t> instance;
   for (std::size_t q = 0; q < cluster.queues.size(); ++q) {
     const ClusterQueue& queue = cluster.queues[q];
     for (HostId host : queue.hosts) {
       if (queue.closed.For(host, cluster.hostgroups)) continue;  // not in the scheduler's queue list
+      instance.emplace(key(static_cast<std::uint32_t>(q), host), static_cast<std::uint32_t>(instance.size()));
+    }
+  }
+  // Slots used there by running and suspended tasks: the shards in a fixed
+  // number of groups, each group summed on a core of its own (in order
+  // unless serial), then the groups added per instance (integer sums).
+  const std::size_t shards = jobs.shards().size();
+  std::vector<std::vector<std::uint64_t>> by_group(tuning::kFreeSlotGroups);
+  ForEachIndex(mode, by_group.size(), [&](std::size_t group) {
+    std::vector<std::uint64_t>& used = by_group[group];
+    used.assign(instance.size(), 0);
+    for (std::size_t s = group; s < shards; s += by_group.size()) {
+      for (const JobExtras& extras : jobs.shards()[s].extras) {
+        for (const GrantedSlots& g : extras.granted) {
+          const auto it = instance.find(key(g.queue.value, g.host));
+          if (it != instance.end()) used[it->second] += g.slots;
+        }
+      }
+    }
+  });
+  std::uint64_t free = 0;
+  for (std::size_t q = 0; q < cluster.queues.size(); ++q) {
+    const ClusterQueue& queue = cluster.queues[q];
+    for (HostId host : queue.hosts) {
+      if (queue.closed.For(host, cluster.hostgroups)) continue;
       const std::int64_t slots = queue.slots.For(host, cluster.hostgroups);
-      const auto it = used.find((std::uint64_t{static_cast<std::uint32_t>(q)} << 32) | host.value);
-      const std::int64_t in_use = it == used.end() ? 0 : static_cast<std::int64_t>(it->second);
+      const std::uint32_t k = instance.at(key(static_cast<std::uint32_t>(q), host));
+      std::int64_t in_use = 0;
+      for (const std::vector<std::uint64_t>& used : by_group) in_use += static_cast<std::int64_t>(used[k]);
       free += static_cast<std::uint64_t>(std::max<std::int64_t>(0, slots - in_use));
     }
   }
@@ -422,7 +447,7 @@ TicketResult ComputeTickets(const Cluster& cluster, const JobTable& jobs, const 
                             const std::vector<RowRole>& roles, Twin twin) {
   TicketResult result = [&] {
     const JobListOrder released = std::move(order);  // freed once the refs are built
-    return RefBuilder(cluster, jobs, roles, index, released).Build(ThreadsFor(twin));
+    return RefBuilder(cluster, jobs, roles, index, released, ThreadsFor(twin)).Build();
   }();
   TicketPasses passes(cluster, result, twin);
   passes.PassA();

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/priority/tickets.hpp"
+
 #include "tests/test_support.hpp"
 
 namespace schedk {
@@ -100,6 +102,43 @@ job 4 owner=u submit=1077903003 hold_jid=1
   EXPECT_DOUBLE_EQ(Find(s, r, 3).values.urg, 0.0);
   EXPECT_DOUBLE_EQ(Find(s, r, 4).values.prio, 0.0);  // waits for job 1
   EXPECT_EQ(r.dispatchable_tasks, 2u);
+}
+
+// The free slots that bound L (max_pending_tasks_per_job): per open queue
+// instance its slots less its running tasks' (never below 0); a disabled
+// instance is out of the queue list, whatever runs there. By hand: all.q@h1
+// 4 - 3 = 1, all.q@h2 max(0, 2 - 3) = 0, all.q@h3 disabled, big.q@h1 2 - 1 =
+// 1: 2 free slots, so L = 3. The running jobs lie in blocks of numbers of
+// their own, so in shards summed apart (serially and in parallel).
+TEST(PriorityTest, FreeQueueSlotsBoundThePendingTaskLimit) {
+  const auto s = Load(R"(schedk-snapshot 1
+now 1077903416
+begin complex
+slots     s    INT   <=  YES  YES  1  1000
+end complex
+begin queue all.q
+hostlist h1 h2 h3
+slots 0,[h1=4],[h2=2],[h3=8]
+states NONE,[h3=d]
+end queue
+begin queue big.q
+hostlist h1
+slots 2
+end queue
+begin sconf
+max_pending_tasks_per_job 50
+end sconf
+job 1 owner=u submit=1077903000 state=r start=1077903100 granted=all.q@h1:3
+job 1025 owner=u submit=1077903000 state=r start=1077903100 granted=all.q@h2:2
+job 2049 owner=u submit=1077903000 state=r start=1077903100 granted=all.q@h2:1
+job 3073 owner=u submit=1077903000 state=r start=1077903100 granted=all.q@h3:5
+job 4097 owner=u submit=1077903000 state=r start=1077903100 granted=big.q@h1:1
+job 6.1-10 owner=u submit=1077903001
+)");
+  ASSERT_NE(s.jobs.ShardOf(1025), s.jobs.ShardOf(2049));
+  EXPECT_EQ(FreeQueueSlots(s.cluster, s.jobs, ExecutionMode::kSerial), 2u);
+  EXPECT_EQ(FreeQueueSlots(s.cluster, s.jobs, ExecutionMode::kParallel), 2u);
+  EXPECT_EQ(ComputePriorities(s.cluster, s.jobs).tickets.pending_task_limit, 3u);
 }
 
 TEST(PriorityTest, AllPoliciesOffGiveEveryJob0555) {  // seed 000
