@@ -612,20 +612,17 @@ class JobTableLoader {
   void PlaceRows() {
     JobTable& table = s_.jobs;
     const Time now = s_.cluster.now;
-    std::mutex extras_mutex;
+    extras_.assign(sources_.size(), std::vector<std::vector<PendingExtras>>(table.shards().size()));
     tbb::parallel_for(std::size_t{0}, sources_.size(), [&](std::size_t c) {
       const std::size_t space = space_of_[c];
       std::vector<std::uint32_t> next = start_[c];
-      std::vector<PendingExtras> local_extras;
       for (const ParsedJob& j : sources_[c].jobs) {
         const std::uint32_t sh = table.ShardOf(j.number);
         const std::uint32_t r = next[sh]++;
         PlaceRow(j, space, now, table.shards()[sh], r);
         s_.job_lines[sh][r] = j.line;
-        if (HasExtras(j)) local_extras.push_back({sh, r, &j, sources_[c].names});
+        if (HasExtras(j)) extras_[c][sh].push_back({sh, r, &j, sources_[c].names});
       }
-      std::lock_guard<std::mutex> lock(extras_mutex);
-      with_extras_.insert(with_extras_.end(), local_extras.begin(), local_extras.end());
     });
   }
 
@@ -667,12 +664,22 @@ class JobTableLoader {
   // one on the earliest line, as a sequential pass in line order would find.
   Status ResolveExtras() {
     const std::size_t n_shards = s_.jobs.shards().size();
+    // Each shard's extras, gathered from every source on the shard's core.
     std::vector<std::vector<const PendingExtras*>> extras_of_shard(n_shards);
-    bool any_hold_jid = false;
-    for (const PendingExtras& pe : with_extras_) {
-      extras_of_shard[pe.shard].push_back(&pe);
-      any_hold_jid |= pe.job->hold_jid != kNoName;
-    }
+    const bool any_hold_jid = tbb::parallel_reduce(
+        tbb::blocked_range<std::size_t>(0, n_shards), false,
+        [&](const tbb::blocked_range<std::size_t>& r, bool any) {
+          for (std::size_t sh = r.begin(); sh != r.end(); ++sh) {
+            for (const std::vector<std::vector<PendingExtras>>& source : extras_) {
+              for (const PendingExtras& pe : source[sh]) {
+                extras_of_shard[sh].push_back(&pe);
+                any |= pe.job->hold_jid != kNoName;
+              }
+            }
+          }
+          return any;
+        },
+        [](bool a, bool b) { return a || b; });
     if (any_hold_jid) IndexJobsByName();
     std::vector<std::optional<std::pair<const PendingExtras*, Status>>> extras_error(n_shards);
     tbb::parallel_for(std::size_t{0}, n_shards, [&](std::size_t sh) {
@@ -799,7 +806,7 @@ class JobTableLoader {
   std::vector<UsersetId> department_of_;                       // [department id] -> the snapshot's
   std::vector<UsersetId> user_department_, group_department_;
   std::vector<std::vector<std::uint32_t>> start_;  // [source][shard] -> first row
-  std::vector<PendingExtras> with_extras_;
+  std::vector<std::vector<std::vector<PendingExtras>>> extras_;  // [source][shard]: rows with extras
   std::unordered_map<std::uint32_t, std::vector<JobNumber>> jobs_by_name_;
 };
 
