@@ -56,7 +56,7 @@ inline constexpr bool kSanitized = false;
 // Ends a one-shot command whose output is written and flushed, without
 // freeing its snapshot and results: the kernel takes the address space back
 // at once, where freeing them block by block unmaps them one at a time, on
-// one thread (docs/performance.md, "Priorities end to end"). Sanitizer builds
+// one thread (docs/performance.md, "Scaling to more cores"). Sanitizer builds
 // return the code, so that their leak checks still run at exit.
 inline int EndOneShot(int code) {
   if constexpr (kSanitized) return code;

@@ -50,7 +50,8 @@ struct TicketResult {
 // Free slots over the open queue instances: sum of max(0, slots - slots used
 // by running and suspended tasks). Closed instances (disabled, suspended,
 // unknown, in error) are not in Grid Engine's queue list for the run. The
-// running tasks' slots are summed per shard, in parallel unless `mode` is serial.
+// running tasks' slots are summed by groups of shards, in parallel unless
+// `mode` is serial.
 std::uint64_t FreeQueueSlots(const Cluster& cluster, const JobTable& jobs,
                              ExecutionMode mode = ExecutionMode::kParallel);
 
