@@ -273,8 +273,8 @@ void StructureReader::ScanSegment(std::string_view text, Segment& segment) {
     const std::string_view trimmed = Trim(physical);
     after_job = StartsJobRecord(trimmed) || (after_job && (trimmed.empty() || trimmed.front() == '#'));
     if (!after_job) segment.read.emplace_back(segment.begin + cursor.line_start(), cursor.line());
-    while (!physical.empty() && physical.back() == '\\' && cursor.NextPhysical(physical)) {
-    }
+    // Its continuation lines are part of the same record: passed over.
+    while (!physical.empty() && physical.back() == '\\' && cursor.NextPhysical(physical)) continue;
   }
   segment.lines = cursor.line();
 }
