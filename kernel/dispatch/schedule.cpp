@@ -372,6 +372,8 @@ ScheduleResult ScheduleInterval(const Cluster& cluster, const JobTable& jobs, co
 
 ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std::size_t to, bool with_running) {
   ScheduleResult slice;
+  slice.quota_keys = result.quota_keys;  // whole: records, the running ones too, name them by index
+  slice.quota_excesses = result.quota_excesses;
   if (with_running) {
     slice.monitor.assign(result.monitor.begin(), result.monitor.begin() + result.running_monitor);
     slice.running_monitor = result.running_monitor;
@@ -380,8 +382,6 @@ ScheduleResult ScheduleSlice(const ScheduleResult& result, std::size_t from, std
   const std::uint32_t g0 = result.decisions[from].grant_begin, g1 = result.decisions[to - 1].grant_end;
   const std::uint32_t m0 = result.decisions[from].monitor_begin, m1 = result.decisions[to - 1].monitor_end;
   const auto base = static_cast<std::uint32_t>(slice.monitor.size());
-  slice.quota_keys = result.quota_keys;  // whole: records name them by index
-  slice.quota_excesses = result.quota_excesses;
   slice.grants.assign(result.grants.begin() + g0, result.grants.begin() + g1);
   slice.monitor.insert(slice.monitor.end(), result.monitor.begin() + m0, result.monitor.begin() + m1);
   slice.decisions.assign(result.decisions.begin() + static_cast<std::ptrdiff_t>(from),

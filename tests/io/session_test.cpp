@@ -342,6 +342,35 @@ TEST(SessionStateTest, SlicesOfAResultWriteItsRecords) {
   }
 }
 
+// A first slice with no decisions still names the quota rule instances its
+// running tasks' monitor lines refer to (fuzz_session once found it empty).
+TEST(SessionStateTest, ASliceOfRunningTasksOnlyNamesTheirQuotaInstances) {
+  auto snapshot = ReadSnapshot(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nmax_reservation 10\nparams MONITOR=1\nend sconf\n"
+      "begin exechost node1\ncomplex_values slots=4\nend exechost\n"
+      "begin queue all.q\nhostlist node1\nslots 4\nend queue\n"
+      "begin rqs peruser\nname peruser\nenabled TRUE\nlimit users {*} to slots=1\nend rqs\n"
+      "job 1 owner=alice state=r start=900 granted=all.q@node1:1 l_hard=h_rt=1000\n",
+      "running");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  const PriorityResult priorities = ComputePriorities(snapshot->cluster, snapshot->jobs);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(snapshot->cluster);
+  const ScheduleResult result = ScheduleInterval(snapshot->cluster, snapshot->jobs, priorities, instances);
+  ASSERT_TRUE(result.decisions.empty());
+  auto write = [&](const ScheduleResult& r) {
+    std::string out;
+    WriteScheduleRecords(snapshot.value(), instances, r, ScheduleFormat::kText, [&](std::string_view s) {
+      out.append(s);
+      return true;
+    });
+    return out;
+  };
+  const std::string whole = write(result);
+  EXPECT_NE(whole.find(":L:peruser:"), std::string::npos) << whole;
+  EXPECT_EQ(write(ScheduleSlice(result, 0, 0, true)), whole);
+}
+
 // A session's schedule replies with the id taken out again.
 std::string SessionRecords(const std::string& out, const std::string& id) {
   std::string records;
