@@ -777,7 +777,7 @@ class Interval {
   std::vector<double> host_value_;  // load formula per host
   std::uint64_t host_value_version_ = 0;  // new with every change of host_value_
   // Every host in the order parallel jobs take hosts (host_value_, then host):
-  // SetHostLoad moves a host within it while it is current; otherwise it is
+  // SetHostLoad moves a host within it (and keeps it current); otherwise it is
   // sorted again when asked for.
   const std::vector<std::uint32_t>& HostsByLoad() const;
   bool LoadOrderLess(std::uint32_t a, std::uint32_t b) const {
@@ -831,7 +831,6 @@ class Interval {
   // Whether host h's load value changing to `value` changes the hosts' load
   // ranks (Grid Engine's host_seq_no): it passes or meets another host's value.
   bool LoadRanksChange(std::uint32_t h, double value) const;
-  std::multiset<double> load_values_;  // host_value_ of every host
 
   // The candidate time at which the last parallel walk failed below the
   // monotone region: where QueueEndSearch looks first (it changes the order of

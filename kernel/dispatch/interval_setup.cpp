@@ -23,7 +23,6 @@ void Interval::UpdateQueueOrder() {
     host_value_[h] = load_.FormulaValue(HostId(static_cast<std::uint32_t>(h)));
   }
   ++host_value_version_;
-  load_values_ = std::multiset<double>(host_value_.begin(), host_value_.end());
   queue_order_.clear();
   free_order_.clear();
   free_hosts_.clear();
@@ -58,9 +57,8 @@ void Interval::SetHostLoad(HostId host) {
   const double value = load_.FormulaValue(host);
   if (value == host_value_[host.index()]) return;
   const std::uint32_t h = host.index();
+  HostsByLoad();  // current from here on
   list_order_.HostLoadChanged(LoadRanksChange(h, value));
-  load_values_.erase(load_values_.find(host_value_[h]));
-  load_values_.insert(value);
   // The host's instances leave the sets under their old keys and come back
   // under the new ones, in the same nodes.
   using QueueNode = std::set<QueueKey>::node_type;
@@ -75,23 +73,19 @@ void Interval::SetHostLoad(HostId host) {
     node.value().first = value;
     free_hosts_.insert(std::move(node));
   }
-  // A load order that was current stays so: the host moves to its new place,
-  // past the hosts between (the others keep their order).
-  const bool order_current = hosts_by_load_version_ == host_value_version_;
+  // The load order stays current: the host moves to its new place, past the
+  // hosts between (the others keep their order).
   auto by_load = [&](std::uint32_t a, std::uint32_t b) { return LoadOrderLess(a, b); };
-  const auto from = order_current ? std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load)
-                                  : hosts_by_load_.end();
+  const auto from = std::lower_bound(hosts_by_load_.begin(), hosts_by_load_.end(), h, by_load);
   const double before = host_value_[h];
   host_value_[h] = value;
   ++host_value_version_;
-  if (order_current) {
-    if (value > before) {
-      std::rotate(from, from + 1, std::lower_bound(from + 1, hosts_by_load_.end(), h, by_load));
-    } else {
-      std::rotate(std::lower_bound(hosts_by_load_.begin(), from, h, by_load), from, from + 1);
-    }
-    hosts_by_load_version_ = host_value_version_;
+  if (value > before) {
+    std::rotate(from, from + 1, std::lower_bound(from + 1, hosts_by_load_.end(), h, by_load));
+  } else {
+    std::rotate(std::lower_bound(hosts_by_load_.begin(), from, h, by_load), from, from + 1);
   }
+  hosts_by_load_version_ = host_value_version_;
   for (auto& [queue_node, free_node] : moved) {
     queue_node.value() = KeyOf(queue_node.value().instance);
     queue_order_.insert(std::move(queue_node));
@@ -105,9 +99,10 @@ void Interval::SetHostLoad(HostId host) {
 bool Interval::LoadRanksChange(std::uint32_t h, double value) const {
   const double low = std::min(value, host_value_[h]), high = std::max(value, host_value_[h]);
   if (low <= 0 && 0 <= high) return true;  // the global host's value, which no load changes
-  // Host h's own value is one of those in [low, high].
-  auto it = load_values_.lower_bound(low);
-  return it != load_values_.end() && ++it != load_values_.end() && *it <= high;
+  // Host h's own value is one of those in [low, high]: the first there, or one equal to it.
+  const std::vector<std::uint32_t>& hosts = HostsByLoad();
+  auto it = std::partition_point(hosts.begin(), hosts.end(), [&](std::uint32_t g) { return host_value_[g] < low; });
+  return it != hosts.end() && ++it != hosts.end() && host_value_[*it] <= high;
 }
 
 bool Interval::SlotsFull(std::uint32_t i) const {
