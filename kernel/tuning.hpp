@@ -23,6 +23,11 @@ inline constexpr std::size_t kTaskNumberChunkJobs = 65536;
 // Jobs ahead whose dispatch-order slots are fetched while entries are placed:
 // the slots lie all over the order.
 inline constexpr std::size_t kOrderPrefetchJobs = 16;
+// A greedy ticket round re-keys its stale category heads (LazyMaxHeap::TopBatched)
+// on one thread below this many (a parallel loop costs more than it spares),
+// else in chunks of kRekeyGrain: a head's estimate takes about 0.1 us.
+inline constexpr std::size_t kRekeyBatchSerialBelow = 256;
+inline constexpr std::size_t kRekeyGrain = 128;
 // Groups of job shards whose running tasks' slots FreeQueueSlots sums on a
 // core each: one per core of a 16-core master; each holds a count per open
 // queue instance.

@@ -5,6 +5,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include "kernel/util/bucket_sort.hpp"
@@ -12,6 +13,7 @@
 #include "kernel/util/lazy_max_heap.hpp"
 #include "kernel/priority/ticket_categories.hpp"
 #include "kernel/util/sort_key.hpp"
+#include "kernel/tuning.hpp"
 
 namespace schedk {
 namespace {
@@ -344,10 +346,23 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
     estimate[c] = loop.EstimateTickets(c);
     return candidate(c, estimate[c]);
   };
+  // A round re-keys the hundreds of heads whose stale keys beat the top's
+  // fresh one: on every core, each head on its own.
+  auto fresh_batch = [&](std::span<const std::uint32_t> categories, std::span<Candidate> keys) {
+    auto rekey = [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k != end; ++k) keys[k] = fresh(categories[k]);
+    };
+    if (categories.size() < tuning::kRekeyBatchSerialBelow) return rekey(0, categories.size());
+    // Isolated: while it waits, this thread takes none of `beside_rounds`'s work.
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, categories.size(), tuning::kRekeyGrain),
+                        [&](const auto& r) { rekey(r.begin(), r.end()); });
+    });
+  };
   tbb::task_group beside;
   if (beside_rounds) beside.run(beside_rounds);
   for (std::size_t round = 0; round < rounds; ++round) {
-    const std::uint32_t winner = heap.Top(fresh).category;
+    const std::uint32_t winner = heap.TopBatched(fresh, fresh_batch).category;
     if (round + 1 == rounds) {
       // The last round's estimates are what the remaining heads keep.
       for (const std::span<const Heap::Entry> entries : {heap.backlog(), std::span<const Heap::Entry>(heap.heap())}) {

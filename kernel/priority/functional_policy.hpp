@@ -10,10 +10,11 @@
 // the pending task that would get the most tickets if it ran next is marked as
 // running and gets its tickets; tasks never picked get their category head's
 // last estimate. FunctionalTicketsPending does this with a lazy heap over the
-// category heads (estimates only fall from round to round), orders a
-// category past its head only once it wins, and hands the heads' values on in
-// one pass over the refs; the naive all-categories-every-round loop, which
-// walks each category's members, is kept as its oracle.
+// category heads (estimates only fall from round to round), re-keys the heads
+// a round must look at in one parallel batch, orders a category past its head
+// only once it wins, and hands the heads' values on in one pass over the refs;
+// the naive all-categories-every-round loop, which walks each category's
+// members, is kept as its oracle.
 #pragma once
 
 #include <functional>
@@ -54,7 +55,7 @@ FunctionalSums FunctionalTicketsRunning(const SchedulerConfig& config, const Ent
 // The pending greedy loop. Writes ftix of the pending refs and, if `dependent`,
 // adds them to refs.tickets. `counts` must hold the running counts; it is
 // returned unchanged. `beside_rounds`, if given, runs on another thread
-// beside the greedy rounds, which are serial, unless the pass has no rounds
+// beside the greedy rounds (one after another), unless the pass has no rounds
 // (the caller then finds it not run); it must neither write what the pass
 // reads nor read what it writes.
 void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables& entities, EntityCounts& counts,

@@ -367,8 +367,8 @@ class TicketPasses {
     } else if (twin_ == Twin::kOptimised) {
       // The share tree's layout reads only the refs' nodes, numbers and job
       // shares, which no pass writes: a functional pass before the share
-      // tree's makes it on its second thread, beside its greedy rounds, which
-      // are serial.
+      // tree's makes it on another thread, beside its greedy rounds, which
+      // follow one another.
       const bool share_tree_later =
           share_tree_on_ && AnyLater(k, [](const auto& later) { return later.first == TicketPolicy::kShareTree; });
       const std::function<void()> lay_out_beside = [this] { layout_ = tree_.LayOutPending(refs_, ref_node_, mode_); };

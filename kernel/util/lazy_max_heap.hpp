@@ -10,9 +10,12 @@
 // the categories that have competed (in the benchmark's functional loop, about
 // 11,000 of 49,000 over 200 rounds), and a first re-key costs a step along the
 // backlog and an insertion instead of a sift from the root.
+// TopBatched finds the same entry as Top, re-keying in one batch every entry
+// that might beat the top (which the caller may evaluate in parallel); what
+// stays serial is the heap's own order.
 // REQUIRES: Better(a, b) is a strict total order, and a stored key is never
 // worse than the entry's current key. ReplaceTop and PopTop act on the entry
-// the last Top returned.
+// the last Top or TopBatched returned.
 #pragma once
 
 #include <algorithm>
@@ -64,6 +67,42 @@ class LazyMaxHeap {
       ReplaceTop(now);
     }
   }
+  // Top, by batches: once the top's fresh key is known, only entries whose
+  // stored key beats it can beat it, and they form a subtree at the heap's
+  // root and a prefix of the backlog. `fresh_batch(categories, keys)` writes
+  // the fresh key of each of those (distinct) categories; the heap is then put
+  // in order from the subtree's deepest entry up, and the backlog's move into
+  // it. The best of the batch is then on top, fresh, which `fresh` confirms.
+  template <class Fresh, class FreshBatch>
+  Entry& TopBatched(Fresh&& fresh, FreshBatch&& fresh_batch) {
+    top_in_backlog_ = front_ < backlog_.size() && (heap_.empty() || better_(backlog_[front_].key, heap_.front().key));
+    const Entry& top = top_in_backlog_ ? backlog_[front_] : heap_.front();
+    const Key now = fresh(top.category);
+    if (!better_(top.key, now) && !better_(now, top.key)) return top_in_backlog_ ? backlog_[front_] : heap_.front();
+    // The heap's entries that beat `now`, breadth first (ascending positions).
+    positions_.clear();
+    if (!heap_.empty() && better_(heap_.front().key, now)) positions_.push_back(0);
+    for (std::size_t k = 0; k < positions_.size(); ++k) {
+      for (std::size_t child = 2 * positions_[k] + 1; child <= 2 * positions_[k] + 2 && child < heap_.size(); ++child) {
+        if (better_(heap_[child].key, now)) positions_.push_back(child);
+      }
+    }
+    std::size_t backlog_end = front_;
+    while (backlog_end < backlog_.size() && better_(backlog_[backlog_end].key, now)) ++backlog_end;
+    categories_.clear();
+    for (std::size_t p : positions_) categories_.push_back(heap_[p].category);
+    for (std::size_t b = front_; b < backlog_end; ++b) categories_.push_back(backlog_[b].category);
+    keys_.resize(categories_.size());
+    fresh_batch(std::span<const std::uint32_t>(categories_), std::span<Key>(keys_));
+    for (std::size_t k = 0; k < positions_.size(); ++k) heap_[positions_[k]].key = keys_[k];
+    for (std::size_t k = positions_.size(); k-- > 0;) SiftDown(positions_[k]);
+    for (std::size_t k = positions_.size(); k < categories_.size(); ++k) {
+      heap_.push_back({keys_[k], categories_[k]});
+      std::push_heap(heap_.begin(), heap_.end(), Worse{better_});
+    }
+    front_ = backlog_end;
+    return Top(fresh);
+  }
   // Replaces the top's key (after its category advanced to a new head). From
   // the backlog the entry moves into the heap; in the heap it sinks from the
   // root to its place, one pass down. (Which entry is on top depends only on
@@ -75,22 +114,8 @@ class LazyMaxHeap {
       top_in_backlog_ = false;  // the entry is in the heap now, not necessarily on top
       return;
     }
-    Entry moving{key, heap_.front().category};
-    const std::size_t n = heap_.size();
-    std::size_t hole = 0;
-    // The better of two children is chosen by arithmetic, not a branch: which
-    // one wins is as good as random.
-    for (std::size_t child = 1; child + 1 < n; child = 2 * hole + 1) {
-      child += static_cast<std::size_t>(better_(heap_[child + 1].key, heap_[child].key));
-      if (!better_(heap_[child].key, moving.key)) break;
-      heap_[hole] = heap_[child];
-      hole = child;
-    }
-    if (const std::size_t child = 2 * hole + 1; child + 1 == n && better_(heap_[child].key, moving.key)) {
-      heap_[hole] = heap_[child];  // an only child, at the end
-      hole = child;
-    }
-    heap_[hole] = moving;
+    heap_.front().key = key;
+    SiftDown(0);
   }
   void PopTop() {
     if (top_in_backlog_) {
@@ -110,11 +135,34 @@ class LazyMaxHeap {
     Better better;
     bool operator()(const Entry& a, const Entry& b) const { return better(b.key, a.key); }
   };
+  // Moves the entry at `hole` down to its place, its subtrees being heaps.
+  void SiftDown(std::size_t hole) {
+    const Entry moving = heap_[hole];
+    const std::size_t n = heap_.size();
+    // The better of two children is chosen by arithmetic, not a branch: which
+    // one wins is as good as random.
+    for (std::size_t child = 2 * hole + 1; child + 1 < n; child = 2 * hole + 1) {
+      child += static_cast<std::size_t>(better_(heap_[child + 1].key, heap_[child].key));
+      if (!better_(heap_[child].key, moving.key)) break;
+      heap_[hole] = heap_[child];
+      hole = child;
+    }
+    if (const std::size_t child = 2 * hole + 1; child + 1 == n && better_(heap_[child].key, moving.key)) {
+      heap_[hole] = heap_[child];  // an only child, at the end
+      hole = child;
+    }
+    heap_[hole] = moving;
+  }
+
   Better better_;
   std::vector<Entry> backlog_;  // [front_, end): best first, keys never re-keyed
   std::size_t front_ = 0;
   std::vector<Entry> heap_;     // a binary max-heap of the entries re-keyed or picked once
   bool top_in_backlog_ = false;  // where the entry Top returned lies
+  // TopBatched's batch: the heap positions, then the categories and their fresh keys.
+  std::vector<std::size_t> positions_;
+  std::vector<std::uint32_t> categories_;
+  std::vector<Key> keys_;
 };
 
 }  // namespace schedk

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace schedk {
@@ -24,8 +25,9 @@ struct KeyBetter {
 };
 
 // How the greedy loop finds its winner: by a scan of every category, or by the
-// heap given its first keys unordered (Build) or sorted (AssignSorted).
-enum class Finder { kScan, kHeapBuilt, kHeapSorted };
+// heap given its first keys unordered (Build) or sorted (AssignSorted), found
+// by Top or by TopBatched (kHeapBatched: sorted first keys).
+enum class Finder { kScan, kHeapBuilt, kHeapSorted, kHeapBatched };
 
 // Runs a greedy loop over n categories with `members` picks each: the winner's
 // key drops by a random amount, and so does every key sharing its group (the
@@ -41,7 +43,7 @@ std::vector<std::uint32_t> Greedy(std::size_t n, std::size_t groups, int members
   if (finder == Finder::kHeapBuilt) {
     for (std::uint32_t c = 0; c < n; ++c) heap.PushUnordered(key(c), c);
     heap.Build();
-  } else if (finder == Finder::kHeapSorted) {
+  } else if (finder == Finder::kHeapSorted || finder == Finder::kHeapBatched) {
     using Entry = LazyMaxHeap<Key, KeyBetter>::Entry;
     std::vector<Entry> entries;
     for (std::uint32_t c = 0; c < n; ++c) entries.push_back({key(c), c});
@@ -51,7 +53,17 @@ std::vector<std::uint32_t> Greedy(std::size_t n, std::size_t groups, int members
   std::vector<std::uint32_t> winners;
   for (std::size_t round = 0; round < n * static_cast<std::size_t>(members); ++round) {
     std::uint32_t winner = 0;
-    if (with_heap) {
+    if (finder == Finder::kHeapBatched) {
+      std::vector<std::uint32_t> seen(n, 0);
+      auto batch = [&](std::span<const std::uint32_t> categories, std::span<Key> keys) {
+        ASSERT_EQ(categories.size(), keys.size());
+        for (std::size_t k = 0; k < categories.size(); ++k) {
+          ASSERT_EQ(seen[categories[k]]++, 0u) << "a category twice in one batch";
+          keys[k] = key(categories[k]);
+        }
+      };
+      winner = heap.TopBatched(key, batch).category;
+    } else if (with_heap) {
       winner = heap.Top(key).category;
     } else {
       bool found = false;
@@ -82,6 +94,7 @@ TEST(LazyMaxHeapTest, PicksWhatAScanPicksAsKeysFall) {
       const std::vector<std::uint32_t> scan = Greedy(n, 7, 3, Finder::kScan, seed);
       EXPECT_EQ(Greedy(n, 7, 3, Finder::kHeapBuilt, seed), scan) << "n " << n << " seed " << seed;
       EXPECT_EQ(Greedy(n, 7, 3, Finder::kHeapSorted, seed), scan) << "n " << n << " seed " << seed;
+      EXPECT_EQ(Greedy(n, 7, 3, Finder::kHeapBatched, seed), scan) << "n " << n << " seed " << seed;
       EXPECT_EQ(scan.size(), n * 3);
     }
   }
