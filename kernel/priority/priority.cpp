@@ -140,7 +140,7 @@ TaskPriority PriorityResult::Values(const Cluster& cluster, const JobTable& jobs
     v.ftckt = refs.ftix[entry.ref];
     v.stckt = refs.stix[entry.ref];
     v.tckts = refs.Total(entry.ref);
-    v.share = refs.share[entry.ref];
+    v.share = refs.Share(entry.ref);
   }
   v.ntckts = NormalizedTickets(c, v.tckts, tickets.max_tix);
   v.prio = WeightedPrio(c, entry.first_of_job, v.nurg, v.ntckts, v.npprior);
@@ -166,8 +166,7 @@ void PriorityResult::PrefetchValues(const JobTable& jobs, const RowIndex& index,
   if (urgency.computed) __builtin_prefetch(&urgency.urg[entry.row]);
   if (entry.ref != kNoRef) {
     const TicketRefs& refs = tickets.refs;
-    for (const double* column :
-         {&refs.otix[entry.ref], &refs.ftix[entry.ref], &refs.stix[entry.ref], &refs.share[entry.ref]}) {
+    for (const double* column : {&refs.otix[entry.ref], &refs.ftix[entry.ref], &refs.stix[entry.ref]}) {
       __builtin_prefetch(column);
     }
   }

@@ -9,8 +9,8 @@
 // it is released: the jobs' override tickets after the override pass
 // (ReleaseOverrideColumn), the entity columns, job, task and submit once no
 // functional or override pass is left (ReleaseEntityColumns), the rest when
-// the tickets are final (ReleaseWorkingColumns), after which only ftix, otix,
-// stix and share remain.
+// the tickets are final (ReleaseWorkingColumns), after which only ftix, otix
+// and stix remain, with the sums that give each ref's share.
 // Refs [0, running) are running tasks.
 #pragma once
 
@@ -40,14 +40,15 @@ struct TicketRefs {
   Column<double> otix;     // override tickets
   Column<double> stix;     // share-tree tickets
   Column<double> tickets;  // pending: tickets of the dependent policies computed so far
-  Column<double> share;    // tix / sum of tix over the running (or pending) tasks
+  // The sums of tix over the running and over the pending refs (Normalize's).
+  double running_sum = 0;
+  double pending_sum = 0;
 
   std::size_t size() const { return ftix.size(); }
   bool queued(std::size_t i) const { return i >= running; }
 
-  // Sizes every column but `share` to n refs, uninitialised: the builder writes
-  // each ref in full (Clear zeroes its results). `share` is filled last, once
-  // the working columns are gone.
+  // Sizes every column to n refs, uninitialised: the builder writes each ref
+  // in full (Clear zeroes its results).
   void Resize(std::size_t n) {
     task.resize(n);
     job.resize(n);
@@ -75,7 +76,7 @@ struct TicketRefs {
     for (auto* v : {&job, &task, &submit, &job_oticket}) Column<std::uint32_t>().swap(*v);
   }
   // Frees the identity, entity and working columns once the tickets are final;
-  // the result columns (ftix, otix, stix, share) stay.
+  // the result columns (ftix, otix, stix) stay.
   void ReleaseWorkingColumns() {
     for (auto* v : {&task, &job, &submit, &jobshare, &job_oticket}) Column<std::uint32_t>().swap(*v);
     Column<UserId>().swap(user);
@@ -85,6 +86,13 @@ struct TicketRefs {
   }
   // tix in calc_job_tickets' order of addition.
   double Total(std::size_t i) const { return stix[i] + ftix[i] + otix[i]; }
+  // tix / the sum of tix over the running (or pending) refs; 0 where tix is not
+  // positive. Worked out when asked: a column of it would add 8 bytes a ref
+  // to the pass's result.
+  double Share(std::size_t i) const {
+    const double tix = Total(i);
+    return tix > 0 ? tix / (queued(i) ? pending_sum : running_sum) : 0;
+  }
 };
 
 // Number of active running tasks per user, project and department (Grid Engine's

@@ -408,9 +408,9 @@ class TicketPasses {
 };
 
 // max_tix over pass A (pending tasks and running tasks' pass A values) and
-// pass B; share = tix / sum over the pending (pass A) or running (pass B)
-// tasks, summed in job-list order. With PRIORITY_NORMALIZATION=pending only
-// the pending tasks span the range.
+// pass B; the sums of tix over the pending (pass A) and running (pass B)
+// tasks, in job-list order, which TicketRefs::Share divides by. With
+// PRIORITY_NORMALIZATION=pending only the pending tasks span the range.
 void TicketPasses::Normalize(const std::vector<double>& pass_a_running) {
   const bool pending_only = config_.normalization == PriorityNormalization::kPendingOnly;
   double max_tix = -1;
@@ -420,23 +420,22 @@ void TicketPasses::Normalize(const std::vector<double>& pass_a_running) {
   double pending_sum = 0, running_sum = 0;
   for (std::size_t i = 0; i < refs_.running; ++i) running_sum += refs_.Total(i);
   for (std::size_t i = refs_.running; i < refs_.size(); ++i) pending_sum += refs_.Total(i);
-  refs_.share.resize(refs_.size());
-  // The largest total and the shares do not depend on the order of the refs.
-  auto shares = [&](std::size_t begin, std::size_t end, double max) {
+  refs_.running_sum = running_sum;
+  refs_.pending_sum = pending_sum;
+  // The largest total does not depend on the order of the refs.
+  auto largest = [&](std::size_t begin, std::size_t end, double max) {
     for (std::size_t i = begin; i < end; ++i) {
-      const double tix = refs_.Total(i);
-      if (!pending_only || refs_.queued(i)) max = std::max(max, tix);
-      refs_.share[i] = tix > 0 ? tix / (refs_.queued(i) ? pending_sum : running_sum) : 0;
+      if (!pending_only || refs_.queued(i)) max = std::max(max, refs_.Total(i));
     }
     return max;
   };
   if (mode_ == ExecutionMode::kParallel) {
     max_tix = tbb::parallel_reduce(
         tbb::blocked_range<std::size_t>(0, refs_.size(), 16384), max_tix,
-        [&](const auto& r, double max) { return shares(r.begin(), r.end(), max); },
+        [&](const auto& r, double max) { return largest(r.begin(), r.end(), max); },
         [](double a, double b) { return std::max(a, b); });
   } else {
-    max_tix = shares(0, refs_.size(), max_tix);
+    max_tix = largest(0, refs_.size(), max_tix);
   }
   result_.max_tix = max_tix == -1 ? 0 : max_tix;
 }

@@ -30,8 +30,8 @@ namespace schedk {
 inline constexpr std::uint32_t kNoRef = UINT32_MAX;
 
 struct TicketResult {
-  // The final tickets (ftix, otix, stix, share) of every ref; the working
-  // columns are released when ComputeTickets returns.
+  // The final tickets (ftix, otix, stix) of every ref and the sums their shares
+  // divide by; the working columns are released when ComputeTickets returns.
   TicketRefs refs;
   double max_tix = 0;
   // Per flat row: the row's first ref and how many refs it has. A pending row's
