@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 namespace schedk {
@@ -21,6 +22,19 @@ void ForEachIndex(ExecutionMode mode, std::size_t n, F&& f) {
     tbb::parallel_for(std::size_t{0}, n, f);
   } else {
     for (std::size_t k = 0; k < n; ++k) f(k);
+  }
+}
+
+// Calls f(begin, end) over [first, last): in parallel ranges of at least
+// `grain` items (the range split as oneTBB sees fit), or once over the whole
+// on this thread.
+template <class F>
+void ForEachRange(ExecutionMode mode, std::size_t first, std::size_t last, std::size_t grain, F&& f) {
+  if (mode == ExecutionMode::kParallel) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, grain),
+                      [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+  } else {
+    f(first, last);
   }
 }
 

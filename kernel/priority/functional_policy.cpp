@@ -354,10 +354,8 @@ void FunctionalTicketsPending(const SchedulerConfig& config, const EntityTables&
     };
     if (categories.size() < tuning::kRekeyBatchSerialBelow) return rekey(0, categories.size());
     // Isolated: while it waits, this thread takes none of `beside_rounds`'s work.
-    tbb::this_task_arena::isolate([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, categories.size(), tuning::kRekeyGrain),
-                        [&](const auto& r) { rekey(r.begin(), r.end()); });
-    });
+    tbb::this_task_arena::isolate(
+        [&] { ForEachRange(ExecutionMode::kParallel, 0, categories.size(), tuning::kRekeyGrain, rekey); });
   };
   tbb::task_group beside;
   if (beside_rounds) beside.run(beside_rounds);
@@ -452,13 +450,9 @@ void FunctionalTicketsPendingLinear(const SchedulerConfig& config, const EntityT
     refs.ftix[i] = total * t;
     if (dependent) refs.tickets[i] += refs.ftix[i];
   };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(refs.running, refs.size(), 16384), [&](const auto& r) {
-      for (std::size_t i = r.begin(); i != r.end(); ++i) tickets(i);
-    });
-  } else {
-    for (std::size_t i = refs.running; i < refs.size(); ++i) tickets(i);
-  }
+  ForEachRange(mode, refs.running, refs.size(), 16384, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i != end; ++i) tickets(i);
+  });
 }
 
 }  // namespace schedk

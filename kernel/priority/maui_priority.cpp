@@ -301,13 +301,9 @@ PriorityResult ComputeMauiPriorities(const Cluster& cluster, const JobTable& job
       section[flat] = kRunning;
     }
   };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 4096), [&](const auto& range) {
-      for (std::size_t i = range.begin(); i != range.end(); ++i) rank(i);
-    });
-  } else {
-    for (std::size_t i = 0; i < rows; ++i) rank(i);
-  }
+  ForEachRange(mode, 0, rows, 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i != end; ++i) rank(i);
+  });
   // Sections in order, each sorted by its key.
   std::vector<RowKey> ordered[3];
   for (std::size_t i = 0; i < rows; ++i) ordered[section[i]].push_back(keys[i]);
@@ -342,13 +338,9 @@ PriorityResult ComputeMauiPriorities(const Cluster& cluster, const JobTable& job
         if (shard.task_last[r] - t < shard.task_step[r]) break;
       }
     };
-    if (mode == ExecutionMode::kParallel) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ordered[s].size(), 4096), [&](const auto& range) {
-        for (std::size_t k = range.begin(); k != range.end(); ++k) expand(k);
-      });
-    } else {
-      for (std::size_t k = 0; k < ordered[s].size(); ++k) expand(k);
-    }
+    ForEachRange(mode, 0, ordered[s].size(), 4096, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k != end; ++k) expand(k);
+    });
   }
   return result;
 }

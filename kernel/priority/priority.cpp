@@ -13,6 +13,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
+#include "kernel/execution_mode.hpp"
 #include "kernel/util/bucket_sort.hpp"
 #include "kernel/priority/maui_priority.hpp"
 #include "kernel/priority/normalize.hpp"
@@ -479,15 +480,9 @@ template <class Task>
 void AppendEntries(const Column<Task>& tasks, Column<DispatchEntry>& order, ExecutionMode mode) {
   const std::size_t at = order.size();
   order.resize(at + tasks.size());
-  auto copy = [&](std::size_t begin, std::size_t end) {
+  ForEachRange(mode, 0, tasks.size(), 16384, [&](std::size_t begin, std::size_t end) {
     for (std::size_t k = begin; k < end; ++k) order[at + k] = tasks[k].entry;
-  };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tasks.size(), 16384),
-                      [&](const auto& r) { copy(r.begin(), r.end()); });
-  } else {
-    copy(0, tasks.size());
-  }
+  });
 }
 
 // Shards are collected apart (in parallel unless serial) and joined in shard

@@ -299,13 +299,9 @@ void ShareTreeWorkspace::ComputeUsage(ExecutionMode mode) {
   auto weigh = [&](std::size_t n) {
     if (records[n] != nullptr) own[n] = RecordUsage(*records[n]);
   };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes_.size(), 256), [&](const auto& r) {
-      for (std::size_t n = r.begin(); n != r.end(); ++n) weigh(n);
-    });
-  } else {
-    for (std::size_t n = 0; n < nodes_.size(); ++n) weigh(n);
-  }
+  ForEachRange(mode, 0, nodes_.size(), 256, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t n = begin; n != end; ++n) weigh(n);
+  });
   NodeUsage(0, ProjectId::None(), own);
 }
 
@@ -491,12 +487,7 @@ ShareTreeWorkspace::PendingLayout ShareTreeWorkspace::LayOutPending(const Ticket
       layout.job_shares[w] = bits;
     }
   };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, layout.job_shares.size(), 1024),
-                      [&](const auto& r) { mark_job_shares(r.begin(), r.end()); });
-  } else {
-    mark_job_shares(0, layout.job_shares.size());
-  }
+  ForEachRange(mode, 0, layout.job_shares.size(), 1024, mark_job_shares);
   return layout;
 }
 

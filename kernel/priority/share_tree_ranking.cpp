@@ -210,12 +210,7 @@ void ShareTreeRanking::AddToTickets(ExecutionMode mode) {
       if (ref_node_[i].valid()) refs_.tickets[i] += refs_.stix[i];
     }
   };
-  if (mode == ExecutionMode::kParallel) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(refs_.running, refs_.size(), 16384),
-                      [&](const auto& r) { add(r.begin(), r.end()); });
-  } else {
-    add(refs_.running, refs_.size());
-  }
+  ForEachRange(mode, refs_.running, refs_.size(), 16384, add);
 }
 
 }  // namespace schedk

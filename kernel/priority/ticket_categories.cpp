@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "kernel/execution_mode.hpp"
 #include "kernel/util/chunk_starts.hpp"
 #include "kernel/priority/entity_values.hpp"
 #include "kernel/tuning.hpp"
@@ -246,15 +247,6 @@ class CategoryGrouping {
       if (category_of_[i] != kNoCategory) f(static_cast<std::uint32_t>(i));
     }
   }
-  // Calls f(begin, end) over [0, n): in parallel blocks of `grain`, or at once on one thread.
-  template <class F>
-  void ForRanges(std::size_t n, std::size_t grain, F&& f) const {
-    if (mode_ == ExecutionMode::kParallel) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const auto& r) { f(r.begin(), r.end()); });
-    } else {
-      f(0, n);
-    }
-  }
 
   // Each member's chunk id in category_of_, each chunk's keys in parts_ and tables_.
   void NumberInChunks() {
@@ -292,7 +284,7 @@ class CategoryGrouping {
     for (std::size_t k = 1; k < chunks_; ++k) {
       std::vector<std::uint32_t>& global = global_of_[k];
       global.resize(parts_[k].keys.size());
-      ForRanges(global.size(), 4096, [&](std::size_t begin, std::size_t end) {
+      ForEachRange(mode_, 0, global.size(), 4096, [&](std::size_t begin, std::size_t end) {
         for (std::size_t j = begin; j < end; ++j) {
           const CategoryKey& key = parts_[k].keys[j];
           const std::uint64_t hash = CategoryHash{}(key);
@@ -378,7 +370,7 @@ class CategoryGrouping {
 
   // Each category's bounds and values, read from its first member (they are the same for all).
   void Describe() {
-    ForRanges(result_.categories.size(), 1024, [&](std::size_t begin, std::size_t end) {
+    ForEachRange(mode_, 0, result_.categories.size(), 1024, [&](std::size_t begin, std::size_t end) {
       for (std::size_t c = begin; c < end; ++c) {
         TicketCategory& cat = result_.categories[c];
         cat.begin = start_[c];
@@ -400,7 +392,7 @@ class CategoryGrouping {
   // the head alone).
   void OrderMembers() {
     const DependentBefore before{refs_};
-    ForRanges(result_.categories.size(), 64, [&](std::size_t begin, std::size_t end) {
+    ForEachRange(mode_, 0, result_.categories.size(), 64, [&](std::size_t begin, std::size_t end) {
       for (std::size_t c = begin; c < end; ++c) {
         if (!in_ref_order_.empty() && in_ref_order_[c]) continue;
         std::uint32_t* const first = result_.members.data() + start_[c];
