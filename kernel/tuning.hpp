@@ -80,7 +80,7 @@ inline constexpr std::size_t kKeptWalkPlans = 64;
 inline constexpr std::size_t kKeptHostRoomTables = 64;
 // Ledger entries per task where a step reads the diagrams of many entries:
 // FlatDiagrams finding and copying the stale ones of a walk, the ledger
-// listing the postings of its breakpoint index.
+// listing the postings of its breakpoint index, a running book's ledger copied.
 inline constexpr std::size_t kLedgerEntriesPerTask = 256;
 // Parallel walks before the ledger builds its breakpoint index: building one
 // costs about as much as the searches of a few walks save.

@@ -322,7 +322,7 @@ void Interval::BookRunningJobs() {
   AppendRunningLines(chunks, instances);
   quota_.DebitAll(quota_debits, mode_, ledger_.with_diagrams() ? &instances : nullptr);
   if (keep) {
-    book_->Apply(ledger_);
+    book_->Apply(ledger_, mode_);
   } else {
     ledger_.DebitAll(debits, mode_);  // every running task's debits at once
   }

@@ -219,6 +219,27 @@ bool ResourceLedger::SameLayout(const ResourceLedger& other) const {
   return true;
 }
 
+void ResourceLedger::CopyFrom(const ResourceLedger& other, ExecutionMode mode) {
+  if (mode == ExecutionMode::kSerial) {
+    *this = other;
+    return;
+  }
+  // Every member but the diagrams, as the implicit copy assignment copies them.
+  with_diagrams_ = other.with_diagrams_;
+  pes_ = other.pes_;
+  hosts_ = other.hosts_;
+  first_ = other.first_;
+  entries_ = other.entries_;
+  versions_ = other.versions_;
+  index_ = other.index_;
+  last_version_ = other.last_version_;
+  frontiers_ = other.frontiers_;
+  diagrams_.resize(other.diagrams_.size());
+  ForEachRange(mode, 0, diagrams_.size(), tuning::kLedgerEntriesPerTask, [&](std::size_t begin, std::size_t end) {
+    std::copy(other.diagrams_.begin() + begin, other.diagrams_.begin() + end, diagrams_.begin() + begin);
+  });
+}
+
 std::optional<Time> ResourceLedger::EarliestFit(std::uint32_t k, Time from, Duration duration, double limit) {
   assert(with_diagrams_);
   if (frontiers_.empty()) frontiers_.resize(diagrams_.size());

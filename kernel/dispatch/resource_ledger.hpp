@@ -103,6 +103,9 @@ class ResourceLedger {
   // exclusivity) and diagrams on or off: whether bookings made in one mean the
   // same in the other.
   bool SameLayout(const ResourceLedger& other) const;
+  // Makes this ledger a copy of `other`, as copy assignment does; under
+  // kParallel the diagrams (a dozen arrays each) are copied in parallel blocks.
+  void CopyFrom(const ResourceLedger& other, ExecutionMode mode);
 
  private:
   std::uint32_t Flat(ContainerRef c) const;

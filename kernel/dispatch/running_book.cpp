@@ -24,16 +24,12 @@ bool SameDebits(const RunningListing& a, const RunningBooking& x, const RunningL
 
 }  // namespace
 
-void RunningBook::Post(const RunningListing& listing, const RunningBooking& booking, double sign) {
-  for (std::uint32_t k = booking.first; k < booking.last; ++k) {
-    const BookedDebit& d = listing.debits[k];
-    ledger_->Debit(d.entry, sign * d.amount, d.start, d.duration, d.now);
-    magnitude_[d.entry] += std::fabs(d.amount);
-    exact_ = exact_ && Integral(d.amount) && magnitude_[d.entry] < kExactBound;
-  }
+void RunningBook::Note(const BookedDebit& d) {
+  magnitude_[d.entry] += std::fabs(d.amount);
+  exact_ = exact_ && Integral(d.amount) && magnitude_[d.entry] < kExactBound;
 }
 
-void RunningBook::Apply(ResourceLedger& ledger) {
+void RunningBook::Apply(ResourceLedger& ledger, ExecutionMode mode) {
   last_update_ = {};
   const std::vector<RunningBooking>& held = held_.bookings;
   const std::vector<RunningBooking>& wanted = wanted_.bookings;
@@ -62,8 +58,9 @@ void RunningBook::Apply(ResourceLedger& ledger) {
   // An update in place is exact while every amount so far, and every one to
   // come, is an integer whose sums stay below 2^52.
   bool in_place = ledger_ && ledger_->SameLayout(ledger) && exact_;
+  std::vector<double> magnitude;  // magnitude_ after the update in place
   if (in_place && changed) {
-    std::vector<double> magnitude = magnitude_;
+    magnitude = magnitude_;
     auto check = [&](const RunningListing& listing, const RunningBooking* b) {
       for (std::uint32_t k = b->first; k < b->last; ++k) {
         const BookedDebit& d = listing.debits[k];
@@ -79,16 +76,29 @@ void RunningBook::Apply(ResourceLedger& ledger) {
     ledger_ = ledger;
     magnitude_.assign(ledger.size(), 0);
     exact_ = true;
-    for (const RunningBooking& b : wanted) Post(wanted_, b, +1);
+    for (const BookedDebit& d : wanted_.debits) Note(d);
+    ledger_->DebitAll(wanted_.debits, mode);
     last_update_ = {0, held.size(), wanted.size(), true};
-  } else {
-    for (const RunningBooking* b : gone) Post(held_, *b, -1);
-    for (const RunningBooking* b : added) Post(wanted_, *b, +1);
+  } else if (changed) {
+    // The releases (negative amounts), then the new bookings, in one DebitAll:
+    // each entry's amounts are added in that order, as one by one.
+    std::vector<BookedDebit> debits;
+    for (const RunningBooking* b : gone) {
+      for (std::uint32_t k = b->first; k < b->last; ++k) {
+        debits.push_back(held_.debits[k]);
+        debits.back().amount = -debits.back().amount;
+      }
+    }
+    for (const RunningBooking* b : added) {
+      debits.insert(debits.end(), wanted_.debits.begin() + b->first, wanted_.debits.begin() + b->last);
+    }
+    magnitude_ = std::move(magnitude);
+    ledger_->DebitAll(debits, mode);
     last_update_.released = gone.size();
     last_update_.booked = added.size();
   }
   std::swap(held_, wanted_);
-  ledger = *ledger_;
+  ledger.CopyFrom(*ledger_, mode);
 }
 
 }  // namespace schedk

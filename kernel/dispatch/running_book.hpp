@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kernel/dispatch/resource_ledger.hpp"
+#include "kernel/execution_mode.hpp"
 #include "kernel/types.hpp"
 
 namespace schedk {
@@ -71,14 +72,15 @@ class RunningBook {
 
   // The interval lists what its running tasks book here (cleared), then
   // calls Apply, which brings the book to that listing and copies its ledger
-  // into `ledger`, the interval's, which holds no booking yet.
+  // into `ledger`, the interval's, which holds no booking yet. The ledger's
+  // changes and the copy are shared out under kParallel, with the same result.
   RunningListing& wanted() {
     wanted_.clear();
     return wanted_;
   }
-  void Apply(ResourceLedger& ledger);
-  // Adds `sign` times each of the booking's amounts (in `listing`) to the book's ledger.
-  void Post(const RunningListing& listing, const RunningBooking& booking, double sign);
+  void Apply(ResourceLedger& ledger, ExecutionMode mode);
+  // Counts an amount about to be added to the book's ledger in magnitude_ and exact_.
+  void Note(const BookedDebit& debit);
 
   std::optional<ResourceLedger> ledger_;
   RunningListing held_;    // what the ledger holds

@@ -171,5 +171,34 @@ TEST(ResourceLedgerTest, DebitAllIsEveryDebitInTurn) {
   }
 }
 
+// CopyFrom under kParallel (the diagrams copied in blocks of entries) gives
+// the ledger that copy assignment gives: amounts, versions, diagrams and the
+// index, and a copy that goes on as the original does.
+TEST(ResourceLedgerTest, AParallelCopyIsTheCopy) {
+  testing::TestCluster c(1000);
+  c.Queue(c.Hosts(400, 8), 8);
+  const QueueInstanceTable instances = QueueInstanceTable::Build(c.cluster());
+  ResourceLedger original(c.cluster(), instances, true);
+  ASSERT_GT(original.size(), 3 * tuning::kLedgerEntriesPerTask);
+  ASSERT_TRUE(original.IndexBreakpoints());
+  std::mt19937_64 rng(7);
+  for (int step = 0; step < 3000; ++step) {
+    const auto k = static_cast<std::uint32_t>(rng() % original.size());
+    original.Debit(k, 1, static_cast<Time>(1000 + rng() % 5000), static_cast<Duration>(1 + rng() % 3000), step % 2 == 0);
+  }
+  ResourceLedger assigned(c.cluster(), instances, true), copied(c.cluster(), instances, true);
+  assigned = original;
+  copied.CopyFrom(original, ExecutionMode::kParallel);
+  for (ResourceLedger* ledger : {&assigned, &copied}) ledger->Debit(5, 2, 1500, 100, true);  // both go on alike
+  for (std::uint32_t k = 0; k < assigned.size(); ++k) {
+    ASSERT_EQ(copied.entry(k).used_now, assigned.entry(k).used_now) << "entry " << k;
+    ASSERT_EQ(copied.version(k), assigned.version(k)) << "entry " << k;
+    ASSERT_EQ(copied.diagram(k).Breakpoints(), assigned.diagram(k).Breakpoints()) << "entry " << k;
+  }
+  ASSERT_NE(copied.breakpoint_index(), nullptr);
+  EXPECT_EQ(Postings(*copied.breakpoint_index()), Postings(*assigned.breakpoint_index()));
+  EXPECT_GT(copied.version(5), copied.version(4));  // the copy's versions go on from the original's last
+}
+
 }  // namespace
 }  // namespace schedk
