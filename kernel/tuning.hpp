@@ -78,6 +78,9 @@ inline constexpr std::size_t kKeptWalkPlans = 64;
 // Request keys whose room-now findings are kept per host (HostRoomCache):
 // each is a table over the hosts and their instances.
 inline constexpr std::size_t kKeptHostRoomTables = 64;
+// Hosts (or queue instances) per block where a reservation search's host
+// order is filtered in parallel (Interval::ReservationHostOrder).
+inline constexpr std::size_t kHostsPerOrderBlock = 1024;
 // Ledger entries per task where a step reads the diagrams of many entries:
 // FlatDiagrams finding and copying the stale ones of a walk, the ledger
 // listing the postings of its breakpoint index, a running book's ledger copied.

@@ -860,20 +860,26 @@ const std::vector<std::uint32_t>& Interval::ReservationHostOrder(const JobView& 
   const auto [it, inserted] = host_orders_.try_emplace(key);
   std::vector<std::uint32_t>& order = it->second;
   if (!inserted) return order;
-  std::vector<std::uint8_t> taken(cluster_.hosts.size(), 0);
-  for (const auto& [value, h] : free_hosts_) {
+  // The hosts with a free instance the job may use, in load order (that of
+  // free_hosts_, read from the hosts' load order, whose scan shares out), then
+  // the hosts of the full instances it may use, in the list's order.
+  const std::vector<std::uint32_t>& by_load = HostsByLoad();
+  order = KeepInOrder(mode_, std::span(by_load), tuning::kHostsPerOrderBlock, [&](std::uint32_t h) {
+    if (free_on_host_[h] == 0) return false;
     for (std::uint32_t k = instances_.host_first[h]; k < instances_.host_first[h + 1]; ++k) {
       const std::uint32_t i = instances_.on_host[k];
-      if (has_free_[i] && QueueStatic(job, i, pe)) {
-        taken[h] = 1;
-        order.push_back(h);
-        break;
-      }
+      if (has_free_[i] && QueueStatic(job, i, pe)) return true;
     }
-  }
-  for (std::uint32_t i : list_order_.unsorted()) {
+    return false;
+  });
+  const std::vector<std::uint32_t> full = KeepInOrder(
+      mode_, std::span(list_order_.unsorted()), tuning::kHostsPerOrderBlock,
+      [&](std::uint32_t i) { return QueueStatic(job, i, pe); });
+  std::vector<std::uint8_t> taken(cluster_.hosts.size(), 0);
+  for (std::uint32_t h : order) taken[h] = 1;
+  for (std::uint32_t i : full) {
     const std::uint32_t h = instances_.host[i].index();
-    if (taken[h] || !QueueStatic(job, i, pe)) continue;
+    if (taken[h]) continue;
     taken[h] = 1;
     order.push_back(h);
   }
