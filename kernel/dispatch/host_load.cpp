@@ -6,7 +6,21 @@ namespace schedk {
 
 HostLoad::HostLoad(const Cluster& cluster, const JobTable& jobs)
     : cluster_(cluster), host_factor_(cluster.hosts.size(), 0) {
-  const SchedulerConfig& c = cluster.config;
+  CountRecentStarts(jobs);
+  const std::vector<LoadFormulaTerm>& terms = cluster.config.load_formula_terms.terms;
+  formula_operands_.reserve(cluster.hosts.size() * terms.size() * 2);
+  processors_.reserve(cluster.hosts.size());
+  for (std::uint32_t h = 0; h < cluster.hosts.size(); ++h) {
+    processors_.push_back(Processors(HostId(h)));
+    for (const LoadFormulaTerm& t : terms) {
+      formula_operands_.push_back(Locate(HostId(h), t.left));
+      formula_operands_.push_back(Locate(HostId(h), t.right));
+    }
+  }
+}
+
+void HostLoad::CountRecentStarts(const JobTable& jobs) {
+  const SchedulerConfig& c = cluster_.config;
   adjusting_ = c.load_adjustment_decay_time > 0 && !c.job_load_adjustments.empty();
   if (!adjusting_) return;
   const double decay = static_cast<double>(c.load_adjustment_decay_time);
@@ -15,7 +29,7 @@ HostLoad::HostLoad(const Cluster& cluster, const JobTable& jobs)
       if (shard.state[r] != JobState::kRunning) continue;
       const JobExtras* e = shard.extras_of(r);
       if (e == nullptr) continue;
-      const Time age = cluster.now - e->start;
+      const Time age = cluster_.now - e->start;
       if (age < 0 || static_cast<double>(age) >= decay) continue;
       const double weight = 1.0 - static_cast<double>(age) / decay;
       for (const GrantedSlots& g : e->granted) {
@@ -50,7 +64,7 @@ double HostLoad::Corrected(ComplexId complex, double value, std::uint32_t factor
   return value;
 }
 
-std::optional<double> HostLoad::LoadValue(HostId host, ComplexId complex) const {
+std::optional<double> HostLoad::ScaledLoadValue(HostId host, ComplexId complex) const {
   const ExecHost& h = cluster_.hosts[host.index()];
   const ComplexValue* v = FindValue(h.load_values, complex);
   if (v == nullptr || !IsNumeric(cluster_.complexes[complex].type)) return std::nullopt;
@@ -58,7 +72,13 @@ std::optional<double> HostLoad::LoadValue(HostId host, ComplexId complex) const 
   for (const auto& [scaled, factor] : h.load_scaling) {
     if (scaled == complex) value *= factor;
   }
-  return Corrected(complex, value, host_factor_[host.index()], Processors(host));
+  return value;
+}
+
+std::optional<double> HostLoad::LoadValue(HostId host, ComplexId complex) const {
+  const std::optional<double> value = ScaledLoadValue(host, complex);
+  if (!value) return std::nullopt;
+  return Corrected(complex, *value, host_factor_[host.index()], Processors(host));
 }
 
 std::optional<double> HostLoad::GlobalLoadValue(ComplexId complex) const {
@@ -75,21 +95,32 @@ std::optional<double> HostLoad::AttributeValue(HostId host, ComplexId complex) c
   return std::nullopt;
 }
 
-double HostLoad::FormulaValue(HostId host) const { return Evaluate(cluster_.config.load_formula_terms, host); }
+HostLoad::FormulaOperand HostLoad::Locate(HostId host, const LoadFormulaOperand& o) const {
+  using Source = FormulaOperand::Source;
+  if (o.is_number) return {Source::kFixed, {}, o.number};
+  if (!o.attribute.valid() || !IsNumeric(cluster_.complexes[o.attribute].type)) return {};
+  if (const std::optional<double> v = ScaledLoadValue(host, o.attribute)) return {Source::kHostLoad, o.attribute, *v};
+  // Past the host's load values, AttributeValue's sources do not change in the interval.
+  if (const std::optional<double> v = AttributeValue(host, o.attribute)) return {Source::kFixed, {}, *v};
+  return {};
+}
 
-double HostLoad::Evaluate(const LoadFormula& formula, HostId host) const {
-  auto operand = [&](const LoadFormulaOperand& o) -> std::optional<double> {
-    if (o.is_number) return o.number;
-    if (!o.attribute.valid() || !IsNumeric(cluster_.complexes[o.attribute].type)) return std::nullopt;
-    return AttributeValue(host, o.attribute);
-  };
+std::optional<double> HostLoad::OperandValue(const LoadFormulaOperand& o, HostId host) const {
+  if (o.is_number) return o.number;
+  if (!o.attribute.valid() || !IsNumeric(cluster_.complexes[o.attribute].type)) return std::nullopt;
+  return AttributeValue(host, o.attribute);
+}
+
+template <class Operand>
+double HostLoad::Combine(const LoadFormula& formula, Operand&& operand) {
   double total = 0;
-  for (const LoadFormulaTerm& t : formula.terms) {
-    const std::optional<double> left = operand(t.left);
+  for (std::size_t k = 0; k < formula.terms.size(); ++k) {
+    const LoadFormulaTerm& t = formula.terms[k];
+    const std::optional<double> left = operand(k, false);
     if (!left) return kErrorLoadValue;
     double value = *left;
     if (t.op != 0) {
-      const std::optional<double> right = operand(t.right);
+      const std::optional<double> right = operand(k, true);
       if (!right) return kErrorLoadValue;
       const auto a = static_cast<std::uint32_t>(*left), b = static_cast<std::uint32_t>(*right);
       switch (t.op) {
@@ -104,6 +135,27 @@ double HostLoad::Evaluate(const LoadFormula& formula, HostId host) const {
     total += t.negative ? -value : value;
   }
   return total;
+}
+
+double HostLoad::FormulaValue(HostId host) const {
+  const LoadFormula& formula = cluster_.config.load_formula_terms;
+  const std::uint32_t h = host.index();
+  const FormulaOperand* operands = formula_operands_.data() + std::size_t{h} * formula.terms.size() * 2;
+  return Combine(formula, [&](std::size_t term, bool right) -> std::optional<double> {
+    const FormulaOperand& o = operands[2 * term + (right ? 1 : 0)];
+    switch (o.source) {
+      case FormulaOperand::Source::kHostLoad: return Corrected(o.complex, o.value, host_factor_[h], processors_[h]);
+      case FormulaOperand::Source::kFixed: return o.value;
+      case FormulaOperand::Source::kNone: break;
+    }
+    return std::nullopt;
+  });
+}
+
+double HostLoad::Evaluate(const LoadFormula& formula, HostId host) const {
+  return Combine(formula, [&](std::size_t term, bool right) {
+    return OperandValue(right ? formula.terms[term].right : formula.terms[term].left, host);
+  });
 }
 
 bool HostLoad::AddSlots(HostId host, std::uint32_t slots) {

@@ -49,5 +49,39 @@ TEST(HostLoadTest, T4_4_LoadFormula) {
   EXPECT_DOUBLE_EQ(Formula("load_avg+1e-3"), kErrorLoadValue);  // `-` splits 1e-3: "1e" is no value
 }
 
+// FormulaValue (each host's operands located once, the host's load values
+// corrected as its factor grows) against Evaluate, which looks every operand
+// up: a host reporting load_avg (scaled by 2), one leaving it to its
+// complex_values, and one leaving it to the global host's report, corrected
+// with the global factor: 1.0 + 0.5 x 66 / 100 = 1.33 (T4.2's task, 150 s ago).
+TEST(HostLoadTest, EachHostsLocatedOperandsGiveTheLookedUpValues) {
+  const io::Snapshot s = testing::Load(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nload_formula load_avg*2+np_load_avg-mem_free/1024\n"
+      "job_load_adjustments np_load_avg=0.50,load_avg=0.5\nload_adjustment_decay_time 0:7:30\nend sconf\n"
+      "begin exechost h1\nload_scaling load_avg=2\nend exechost\n"
+      "begin exechost h2\ncomplex_values load_avg=3\nend exechost\nbegin exechost h3\nend exechost\n"
+      "begin queue all.q\nhostlist h1 h2 h3\nslots 4\nend queue\n"
+      "load global load_avg=1.0,np_load_avg=0.1,mem_free=2048\n"
+      "load h1 load_avg=0.25,np_load_avg=0.2,num_proc=4,mem_free=1024\n"
+      "load h2 np_load_avg=0.3,num_proc=2\nload h3 num_proc=8\n"
+      "job 1 owner=u submit=800 state=r start=850 granted=all.q@h1:1\n");
+  HostLoad load(s.cluster, s.jobs);
+  const LoadFormula& formula = s.cluster.config.load_formula_terms;
+  for (int step = 0; step < 3; ++step) {
+    for (std::uint32_t h = 0; h < 3; ++h) {
+      EXPECT_EQ(load.FormulaValue(HostId(h)), load.Evaluate(formula, HostId(h))) << "host " << h << " step " << step;
+    }
+    load.AddSlots(HostId(step), 2);  // each host's factor grows in turn
+  }
+  const io::Snapshot only = testing::Load(
+      "schedk-snapshot 1\nnow 1000\n"
+      "begin sconf\nload_formula load_avg\njob_load_adjustments load_avg=0.5\nload_adjustment_decay_time 0:7:30\n"
+      "end sconf\nbegin exechost h1\nend exechost\nbegin exechost h2\nend exechost\n"
+      "begin queue all.q\nhostlist h1 h2\nslots 4\nend queue\nload global load_avg=1.0\nload h1 num_proc=4\n"
+      "job 1 owner=u submit=800 state=r start=850 granted=all.q@h1:1\n");
+  EXPECT_DOUBLE_EQ(HostLoad(only.cluster, only.jobs).FormulaValue(HostId(1)), 1.33);
+}
+
 }  // namespace
 }  // namespace schedk
