@@ -224,7 +224,8 @@ void ResourceLedger::CopyFrom(const ResourceLedger& other, ExecutionMode mode) {
     *this = other;
     return;
   }
-  // Every member but the diagrams, as the implicit copy assignment copies them.
+  // Every member but the diagrams, as the implicit copy assignment copies them
+  // (a member added to the class is copied here too).
   with_diagrams_ = other.with_diagrams_;
   pes_ = other.pes_;
   hosts_ = other.hosts_;
