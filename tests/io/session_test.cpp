@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "io/priority_writer.hpp"
@@ -304,13 +305,16 @@ std::string BatchSchedule(const std::string& text) {
 }
 
 // Consecutive slices of an interval's result, each written on its own (as a
-// session streams them while the interval runs), give the records of the whole.
+// session streams them while the interval runs), give the records of the
+// whole, short slices and long ones; each slice keeps its decisions' soft
+// outcomes (which the records leave out) and counts.
 TEST(SessionStateTest, SlicesOfAResultWriteItsRecords) {
   GeneratorSpec spec;
-  spec.jobs = 2000;
+  spec.jobs = 4000;
   spec.hosts = 12;
   spec.seed = 5;
-  spec.max_reservation = 30;
+  spec.max_reservation = 1500;
+  spec.soft_fraction = 0.3;
   auto snapshot = ReadSnapshot(testing::GeneratedText(spec), "slices");
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   const PriorityResult priorities = ComputePriorities(snapshot->cluster, snapshot->jobs);
@@ -326,19 +330,38 @@ TEST(SessionStateTest, SlicesOfAResultWriteItsRecords) {
     }, "x");
     return out;
   };
+  ASSERT_TRUE(std::any_of(result.decisions.begin(), result.decisions.end(),
+                          [](const Decision& d) { return d.soft_begin != UINT32_MAX; }));
+  ASSERT_GT(result.decisions.size(), 4000u);
   const std::string whole = write(result);
   std::mt19937_64 random(5);
   for (int round = 0; round < 20; ++round) {
     std::string pieces;
     std::size_t from = 0;
+    std::uint32_t starts = 0, reserves = 0, pending = 0;
     bool first = true;
+    const std::size_t longest = round % 2 == 0 ? 300 : 2500;
     while (from < result.decisions.size() || first) {
-      const std::size_t to = std::min(result.decisions.size(), from + random() % 300);
-      pieces += write(ScheduleSlice(result, from, to, first));
+      const std::size_t to = std::min(result.decisions.size(), from + random() % longest);
+      const ScheduleResult slice = ScheduleSlice(result, from, to, first);
+      pieces += write(slice);
+      // The soft outcomes, which the records leave out, and the counts.
+      for (std::size_t k = 0; k < slice.decisions.size(); ++k) {
+        const Decision &part = slice.decisions[k], &all = result.decisions[from + k];
+        ASSERT_EQ(part.soft_begin == UINT32_MAX, all.soft_begin == UINT32_MAX) << "decision " << from + k;
+        for (std::uint32_t g = 0; part.soft_begin != UINT32_MAX && g < part.grant_end - part.grant_begin; ++g) {
+          ASSERT_EQ(slice.soft[part.soft_begin + g].missed, result.soft[all.soft_begin + g].missed);
+          ASSERT_EQ(slice.soft[part.soft_begin + g].violations, result.soft[all.soft_begin + g].violations);
+        }
+      }
+      starts += slice.starts;
+      reserves += slice.reserves;
+      pending += slice.pending;
       first = false;
       from = to;
     }
     ASSERT_EQ(pieces, whole) << "round " << round;
+    ASSERT_EQ(std::make_tuple(starts, reserves, pending), std::make_tuple(result.starts, result.reserves, result.pending));
   }
 }
 
